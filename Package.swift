@@ -1,0 +1,36 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "Stash",
+    products: [
+        .library(name: "Stash", targets: ["Stash"])
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CSQLite",
+            path: "Sources/CSQLite",
+            providers: [.apt(["libsqlite3-dev"])]
+        ),
+        .target(
+            name: "Stash",
+            dependencies: ["CSQLite"],
+            path: "Sources/Stash"
+        ),
+        .executableTarget(
+            name: "stash-example",
+            dependencies: ["Stash"],
+            path: "Examples/stash-example"
+        ),
+        .executableTarget(
+            name: "stash-bench",
+            dependencies: ["Stash", "CSQLite"],
+            path: "Benchmarks/stash-bench"
+        ),
+        .testTarget(
+            name: "StashTests",
+            dependencies: ["Stash", "CSQLite"],
+            path: "Tests/StashTests"
+        ),
+    ]
+)

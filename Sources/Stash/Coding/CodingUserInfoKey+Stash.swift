@@ -1,0 +1,22 @@
+extension CodingUserInfoKey {
+    /// The key under which a decoder carries the `ManagedObjectContext` that decoded
+    /// objects are inserted into (step 2 of the classic Core Data recipe):
+    ///
+    /// ```swift
+    /// decoder.userInfo[.managedObjectContext] = context
+    /// ```
+    public static let managedObjectContext = CodingUserInfoKey(rawValue: "Stash.managedObjectContext")!
+}
+
+extension ManagedObjectContext {
+    /// The context a decoder carries, or an error naming the entity being decoded.
+    static func carried(by decoder: any Decoder, decoding entityName: String) throws -> ManagedObjectContext {
+        guard let context = decoder.userInfo[.managedObjectContext] as? ManagedObjectContext else {
+            throw StashError(
+                .missingContext,
+                "decoding a managed object needs a context: set decoder.userInfo[.managedObjectContext] = context",
+                entity: entityName, codingPath: CodingPathText.format(decoder.codingPath))
+        }
+        return context
+    }
+}

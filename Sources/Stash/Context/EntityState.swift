@@ -1,0 +1,60 @@
+/// What a context knows about one entity: its registered objects, its unique index and
+/// its unsaved changes.
+final class EntityState {
+    let entity: EntityDescription
+    /// Every object of the entity that has a row, by `_pk`: one instance per row.
+    var byRowID: [Int64: ManagedObject] = [:]
+    /// For each unique attribute (in `entity.uniqueAttributes` order), the object that
+    /// holds each value. Entries can go stale (a value changed, an object left); `lookup`
+    /// checks an entry before trusting it, so nothing has to be removed eagerly.
+    var uniqueIndexes: [[SQLValue: ManagedObject]]
+    /// Objects inserted since the last save, in insertion order. An object deleted before
+    /// it was saved stays here with another state and is skipped.
+    var inserted: [ManagedObject] = []
+    /// Saved objects with unsaved changes, and their values as last saved.
+    var updated: [ObjectIdentifier: (object: ManagedObject, saved: ContiguousArray<Any?>)] = [:]
+    /// Saved objects deleted since the last save.
+    var deleted: [ObjectIdentifier: ManagedObject] = [:]
+
+    init(entity: EntityDescription) {
+        self.entity = entity
+        uniqueIndexes = Array(repeating: [:], count: entity.uniqueAttributes.count)
+    }
+
+    var liveInserted: [ManagedObject] { inserted.filter { $0.state == .inserted } }
+
+    var hasChanges: Bool {
+        !updated.isEmpty || !deleted.isEmpty || inserted.contains { $0.state == .inserted }
+    }
+
+    /// The live object of this context whose `attribute` (the `index`th unique one) holds
+    /// `key`, if any.
+    func lookup(_ index: Int, _ key: SQLValue, in context: ManagedObjectContext) -> ManagedObject? {
+        guard let object = uniqueIndexes[index][key] else { return nil }
+        guard object.managedObjectContext === context, object.state == .inserted || object.state == .persisted,
+            let value = object.value(of: entity.uniqueAttributes[index]),
+            (try? entity.uniqueAttributes[index].codec.sqlValue(for: value)) == key
+        else {
+            uniqueIndexes[index][key] = nil
+            return nil
+        }
+        return object
+    }
+
+    /// Records the object's current unique values. An entry held by another live object
+    /// is kept: the duplicate is merged into it at the next save.
+    func index(_ object: ManagedObject, in context: ManagedObjectContext) {
+        for (index, attribute) in entity.uniqueAttributes.enumerated() {
+            guard let value = object.value(of: attribute), let key = try? attribute.codec.sqlValue(for: value)
+            else { continue }
+            if let holder = lookup(index, key, in: context), holder !== object { continue }
+            uniqueIndexes[index][key] = object
+        }
+    }
+
+    /// The unique key of `object` for the `index`th unique attribute, if it has a value.
+    func uniqueKey(of object: ManagedObject, _ index: Int) -> SQLValue? {
+        let attribute = entity.uniqueAttributes[index]
+        return object.value(of: attribute).flatMap { try? attribute.codec.sqlValue(for: $0) }
+    }
+}

@@ -1,0 +1,77 @@
+import Foundation
+
+/// Owns the schema of a set of model classes and the SQLite store that keeps them.
+///
+/// ```swift
+/// let container = try PersistentContainer(for: Article.self, Author.self, storeURL: url)
+/// let scratch = try PersistentContainer(for: Article.self, inMemory: true)
+/// ```
+///
+/// Opening a file creates it if needed and migrates its tables to the models (see
+/// `SchemaMigrator`). A container is `Sendable`: make one per store and share it; make a
+/// `ManagedObjectContext` for each unit of work. Its contexts share one connection.
+public final class PersistentContainer: Sendable {
+    /// The store file, `nil` for an in-memory store.
+    public let storeURL: URL?
+    let entities: [EntityDescription]
+    private let entitiesByType: [ObjectIdentifier: EntityDescription]
+    let store: SQLiteStore
+
+    /// Opens (or creates) the store at `storeURL` for these model classes.
+    public convenience init(for types: ManagedObject.Type..., storeURL: URL) throws {
+        try self.init(types: types, storeURL: storeURL)
+    }
+
+    /// A private store in memory (`inMemory: true`), gone with the container; or, with
+    /// `false`, the store `default.sqlite` in the user's application support directory.
+    public convenience init(for types: ManagedObject.Type..., inMemory: Bool) throws {
+        if inMemory {
+            try self.init(types: types, storeURL: nil)
+        } else {
+            let directory = try FileManager.default.url(
+                for: .applicationSupportDirectory, in: .userDomainMask, appropriateFor: nil, create: true)
+            try self.init(types: types, storeURL: directory.appendingPathComponent("default.sqlite"))
+        }
+    }
+
+    private init(types: [ManagedObject.Type], storeURL: URL?) throws {
+        guard !types.isEmpty else {
+            throw StashError(.invalidModel, "a container needs at least one model class")
+        }
+        let entities = try types.map { try EntityRegistry.shared.entity(for: $0) }
+        var byName: [String: EntityDescription] = [:]
+        for entity in entities {
+            if byName.updateValue(entity, forKey: entity.name) != nil {
+                throw StashError(.invalidModel, "two model classes share the name \(entity.name)", entity: entity.name)
+            }
+        }
+        if let storeURL {
+            guard storeURL.isFileURL else {
+                throw StashError(.storeFailed, "the store URL \(storeURL) is not a file URL")
+            }
+            try FileManager.default.createDirectory(
+                at: storeURL.deletingLastPathComponent(), withIntermediateDirectories: true)
+        }
+        self.storeURL = storeURL
+        self.entities = entities
+        self.entitiesByType = Dictionary(uniqueKeysWithValues: entities.map { (ObjectIdentifier($0.type), $0) })
+        self.store = try SQLiteStore(path: storeURL?.path)
+        try store.withConnection { connection in
+            try SchemaMigrator(connection: connection, entities: entities).migrate()
+        }
+    }
+
+    /// The names of the entities (tables) this container stores.
+    public var entityNames: [String] { entities.map(\.name) }
+
+    /// The description of `type`, or an error naming it if it is not one of the models.
+    func entity(for type: ManagedObject.Type) throws -> EntityDescription {
+        guard let entity = entitiesByType[ObjectIdentifier(type)] else {
+            throw StashError(
+                .unknownEntity,
+                "\(type) is not one of this container's models (\(entityNames.joined(separator: ", ")))",
+                entity: String(describing: type))
+        }
+        return entity
+    }
+}

@@ -1,0 +1,28 @@
+import Foundation
+
+/// What to fetch: the entity, which objects, in what order, how many.
+///
+/// ```swift
+/// var recent = FetchDescriptor<Article>(
+///     predicate: #Predicate { !$0.read },
+///     sortBy: [SortDescriptor(\.publishedAt, order: .reverse)])
+/// recent.fetchLimit = 20
+/// let page = try context.fetch(recent)
+/// ```
+///
+/// A descriptor is a value: it says what to fetch, and the context decides how.
+public struct FetchDescriptor<T: ManagedObject> {
+    /// Which objects; `nil` for all of them.
+    public var predicate: Predicate<T>?
+    /// The order; empty for the order the rows were inserted in.
+    public var sortBy: [SortDescriptor<T>]
+    /// At most this many objects; `nil` for no limit.
+    public var fetchLimit: Int?
+    /// Skips this many objects first.
+    public var fetchOffset: Int?
+
+    public init(predicate: Predicate<T>? = nil, sortBy: [SortDescriptor<T>] = []) {
+        self.predicate = predicate
+        self.sortBy = sortBy
+    }
+}

@@ -1,0 +1,125 @@
+import Foundation
+
+extension ManagedObjectContext {
+    /// The objects `descriptor` describes, as the context sees them: stored rows, with
+    /// this context's unsaved inserts, changes and deletions applied.
+    ///
+    /// Each row comes back as the context's one instance for it: fetching twice returns
+    /// the same objects (`===`), and an object already in the context keeps its values.
+    ///
+    /// ```sql
+    /// SELECT "_pk", "id", "title" FROM "Post" ORDER BY "_pk"
+    /// ```
+    ///
+    /// Predicates and sort descriptors are evaluated in memory over the entity's rows for
+    /// now; SQL translation is the job of its own change.
+    public func fetch<T: ManagedObject>(_ descriptor: FetchDescriptor<T>) throws -> [T] {
+        try withLock {
+            let state = try self.state(forType: T.self)
+            let inMemoryOnly = descriptor.predicate != nil || !descriptor.sortBy.isEmpty || state.hasChanges
+            var sql = state.entity.sql.selectAll + " ORDER BY \"_pk\""
+            var parameters: [SQLValue] = []
+            if !inMemoryOnly, descriptor.fetchLimit != nil || descriptor.fetchOffset != nil {
+                sql += " LIMIT ? OFFSET ?"
+                parameters = [.integer(Int64(descriptor.fetchLimit ?? -1)), .integer(Int64(descriptor.fetchOffset ?? 0))]
+            }
+            var objects: [T] = []
+            try container.store.withConnection { connection in
+                try connection.forEachRow(sql, parameters) { statement in
+                    let object = try materialize(statement, in: state)
+                    if object.state != .deleted {
+                        objects.append(unsafeDowncast(object, to: T.self))
+                    }
+                }
+            }
+            guard inMemoryOnly else { return objects }
+            for object in state.inserted where object.state == .inserted {
+                objects.append(unsafeDowncast(object, to: T.self))
+            }
+            if let predicate = descriptor.predicate {
+                objects = try objects.filter { try predicate.evaluate($0) }
+            }
+            if !descriptor.sortBy.isEmpty {
+                objects.sort(using: descriptor.sortBy)
+            }
+            let offset = min(descriptor.fetchOffset ?? 0, objects.count)
+            let end = descriptor.fetchLimit.map { min(offset + $0, objects.count) } ?? objects.count
+            return Array(objects[offset..<end])
+        }
+    }
+
+    /// How many objects `descriptor` describes, counted by SQLite without loading them
+    /// (`SELECT count(*) FROM "Post"`), adjusted for this context's unsaved inserts and
+    /// deletions. A descriptor with a predicate is counted by fetching, for now.
+    public func fetchCount<T: ManagedObject>(_ descriptor: FetchDescriptor<T>) throws -> Int {
+        if descriptor.predicate != nil || descriptor.fetchLimit != nil || descriptor.fetchOffset != nil {
+            return try fetch(descriptor).count
+        }
+        return try withLock {
+            let state = try self.state(forType: T.self)
+            let entity = state.entity
+            return try container.store.withConnection { connection in
+                var count = Int(try connection.integer(entity.sql.count))
+                count -= state.deleted.count
+                let inserted = state.liveInserted
+                count += inserted.count
+                if let unique = entity.uniqueAttributes.first, !inserted.isEmpty {
+                    // New objects whose unique value is stored will update, not add, a row.
+                    let keys = inserted.compactMap { state.uniqueKey(of: $0, 0) }
+                    var start = 0
+                    while start < keys.count {
+                        let batch = Array(keys[start..<min(start + uniqueBatchSize, keys.count)])
+                        start += batch.count
+                        count -= Int(try connection.integer(entity.sql.countWhere(unique, in: batch.count), batch))
+                    }
+                }
+                return count
+            }
+        }
+    }
+
+    /// The context's object for the current row: the registered one if there is one, a
+    /// new object that matches the row's unique value, or a new instance filled from the row.
+    private func materialize(_ statement: SQLiteStatement, in state: EntityState) throws -> ManagedObject {
+        let rowID = statement.int64(0)
+        if let object = state.byRowID[rowID] { return object }
+        let entity = state.entity
+        let row = StoredRow(statement, columnCount: entity.attributes.count)
+        for (index, unique) in entity.uniqueAttributes.enumerated() {
+            let key = row.columns[entity.attributeIndexBySlot[unique.slot]]
+            if let pending = state.lookup(index, key, in: self), pending.state == .inserted {
+                try adopt(row, as: pending, state: state, unique: unique, key: key)
+                return pending
+            }
+        }
+        let object = entity.type.init()
+        object.attach(entity)
+        for attribute in entity.attributes {
+            object.setPrimitiveValue(try row.value(of: attribute, in: entity), of: attribute)
+        }
+        registerPersisted(object, rowID: rowID, in: state)
+        return object
+    }
+
+    /// A new, unsaved object turns out to have a stored row (same unique value): it becomes
+    /// that row's object, keeping the values it was given under `.incomingWins`.
+    private func adopt(
+        _ row: StoredRow, as object: ManagedObject, state: EntityState, unique: AttributeDescription, key: SQLValue
+    ) throws {
+        let policy = mergePolicy.kind
+        if policy == .fail { throw uniqueConflict(state.entity, unique, key) }
+        var saved = object.values
+        for attribute in state.entity.attributes {
+            let stored = try row.value(of: attribute, in: state.entity)
+            saved[object.slotBase + attribute.slot] = stored
+            if policy == .storedWins || !object.changedSlots.contains(attribute.slot) {
+                object.setPrimitiveValue(stored, of: attribute)
+            }
+        }
+        if policy == .storedWins { object.changedSlots.removeAll() }
+        registerPersisted(object, rowID: row.rowID, in: state)
+        if !object.changedSlots.isEmpty {
+            state.updated[ObjectIdentifier(object)] = (object, saved)
+        }
+    }
+}

@@ -1,0 +1,10 @@
+/// What an `@Attribute` promises beyond its type.
+public struct AttributeOptions: OptionSet, Sendable, Hashable {
+    public let rawValue: UInt8
+    public init(rawValue: UInt8) { self.rawValue = rawValue }
+
+    /// No two objects of the entity share this value: the store keeps a unique index on the
+    /// column, and inserting or decoding an object with a value already taken updates the
+    /// object that has it (upsert) instead of adding another.
+    public static let unique = AttributeOptions(rawValue: 1 << 0)
+}

@@ -1,0 +1,54 @@
+import Foundation
+
+/// Any other `Codable` value (arrays, dictionaries, nested structs), stored as JSON text
+/// with sorted keys so equal values store equal text, and dates in the same ISO 8601 form
+/// as date columns.
+struct JSONTextCodec<Value: Codable>: AttributeCodec {
+    var columnType: ColumnType { .text }
+    var isOptional: Bool { false }
+    var typeName: String { String(describing: Value.self) }
+
+    func decode(from container: KeyedDecodingContainer<AttributeKey>, forKey key: AttributeKey) throws -> Any {
+        try container.decode(Value.self, forKey: key)
+    }
+
+    func encode(_ value: Any, to container: inout KeyedEncodingContainer<AttributeKey>, forKey key: AttributeKey)
+        throws
+    {
+        try container.encode(value as! Value, forKey: key)
+    }
+
+    func sqlValue(for value: Any) throws -> SQLValue {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .custom { date, encoder in
+            var container = encoder.singleValueContainer()
+            try container.encode(try StoredDate.string(from: date))
+        }
+        do {
+            return .text(String(decoding: try encoder.encode(value as! Value), as: UTF8.self))
+        } catch {
+            throw StashError(.invalidValue, "cannot encode \(typeName) as JSON: \(error)")
+        }
+    }
+
+    func value(from sqlValue: SQLValue) throws -> Any {
+        guard case .text(let text) = sqlValue else {
+            throw StashError(.invalidValue, "the stored value \(sqlValue.typeName) is not JSON text for \(typeName)")
+        }
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .custom { decoder in
+            let text = try decoder.singleValueContainer().decode(String.self)
+            guard let date = StoredDate.date(from: text) else {
+                throw DecodingError.dataCorrupted(
+                    .init(codingPath: decoder.codingPath, debugDescription: "not an ISO 8601 date: \(text)"))
+            }
+            return date
+        }
+        do {
+            return try decoder.decode(Value.self, from: Data(text.utf8))
+        } catch {
+            throw StashError(.invalidValue, "the stored JSON cannot be read as \(typeName): \(error)")
+        }
+    }
+}

@@ -1,0 +1,45 @@
+extension ManagedObject {
+    /// The value of `attribute`, `nil` if never set (an optional attribute's `nil` may be
+    /// either `nil` here or a boxed `Optional.none`).
+    @inline(__always)
+    final func value(of attribute: AttributeDescription) -> Any? {
+        values[slotBase + attribute.slot]
+    }
+
+    /// Stores a value without telling anyone: for loading rows and merging, not for
+    /// changes the user makes.
+    @inline(__always)
+    final func setPrimitiveValue(_ value: Any?, of attribute: AttributeDescription) {
+        values[slotBase + attribute.slot] = value
+    }
+
+    /// Stores a value as a change: tracked for the next save and, for unique attributes,
+    /// in the context's unique index.
+    final func setValue(_ value: Any, of attribute: AttributeDescription) {
+        let context = managedObjectContext
+        if let context, state != .inserted, changedSlots.isEmpty {
+            context.objectWillChange(self)
+        }
+        values[slotBase + attribute.slot] = value
+        changedSlots.insert(attribute.slot)
+        if let context, attribute.isUnique {
+            context.uniqueValueDidChange(self)
+        }
+    }
+
+    final func setValue(_ value: Any, atAbsoluteSlot slot: Int) {
+        let entity = self.entity
+        setValue(value, of: entity.attributes[entity.attributeIndexBySlot[slot - slotBase]])
+    }
+
+    /// `nil` for an optional attribute never set; a trap naming the attribute for a
+    /// required one, since reading it is a programming error.
+    final func valueOfUnsetAttribute(atAbsoluteSlot slot: Int) -> Any {
+        let entity = self.entity
+        let attribute = entity.attributes[entity.attributeIndexBySlot[slot - slotBase]]
+        if attribute.isOptional { return attribute.codec.nilValue }
+        fatalError(
+            "\(entity.name).\(attribute.name) was read before it was set: give it a value, a default, or make it optional"
+        )
+    }
+}

@@ -1,0 +1,97 @@
+/// The base class of every stored model: a final subclass is both an entity of the store
+/// and, when it says `Decodable`, the JSON mapping of a REST resource.
+///
+/// ```swift
+/// final class Post: ManagedObject, Decodable {
+///     @Attribute(.unique) var id: Int
+///     @Attribute var title: String
+/// }
+/// let post = Post(context: context)   // inserted; saved by the next save()
+/// ```
+///
+/// An object belongs to at most one context and, like the context's other objects, is
+/// used from one isolation domain at a time: it is deliberately not `Sendable`. Pass its
+/// `objectID` across instead.
+open class ManagedObject {
+    /// Attribute values by slot; `nil` means "never set" (an optional attribute's `nil`
+    /// is stored as a boxed `Optional.none`, so it is never confused with unset).
+    final var values: ContiguousArray<Any?>
+    /// Where this object's first attribute sits in `values` (see `ConstructionFrame`).
+    final var slotBase = 0
+    final var cachedEntity: EntityDescription?
+
+    /// The context that tracks this object, if any.
+    public internal(set) final weak var managedObjectContext: ManagedObjectContext?
+    final var state = LifecycleState.transient
+    /// The row's `_pk` once saved (or matched to a stored row).
+    final var rowID: Int64?
+    /// Identifies the object before it has a row.
+    final var temporaryID: UInt64 = 0
+    /// Slots assigned since the last save (for new objects: assigned at all, as opposed to
+    /// left at their default).
+    final var changedSlots = SlotSet()
+
+    /// A blank object, in no context. Subclasses that add designated initializers must
+    /// keep this one: fetching builds objects with it.
+    public required init() {
+        values = ConstructionFrame.current.take()
+        if let entity = EntityRegistry.shared.cachedEntity(for: Self.self) {
+            attach(entity)
+        }
+    }
+
+    /// A new object inserted into `context`, saved by its next `save()`.
+    public convenience init(context: ManagedObjectContext) {
+        self.init()
+        context.insert(self)
+    }
+
+    /// The identity of this object: its row once saved, a temporary one before.
+    public final var objectID: ObjectID {
+        ObjectID(entityName: entity.name, rowID: rowID, temporaryID: temporaryID)
+    }
+
+    /// `true` once the object has a row in the store.
+    public final var isInserted: Bool { state == .inserted }
+    /// `true` if the object was deleted and the deletion is not yet saved.
+    public final var isDeleted: Bool { state == .deleted }
+    /// `true` if the object has unsaved changes.
+    public final var hasChanges: Bool {
+        switch state {
+        case .inserted, .deleted: true
+        case .persisted: !changedSlots.isEmpty
+        case .transient: false
+        }
+    }
+
+    /// The schema of this object's class, built on first use.
+    final var entity: EntityDescription {
+        if let cachedEntity { return cachedEntity }
+        // `try!`: the context checked the model when it was created; an object of a class
+        // that cannot become an entity never gets this far in a context.
+        let entity = try! EntityRegistry.shared.entity(for: type(of: self))
+        attach(entity)
+        return entity
+    }
+
+    final func attach(_ entity: EntityDescription) {
+        cachedEntity = entity
+        slotBase = values.count - entity.slotCount
+        precondition(
+            slotBase >= 0,
+            "\(entity.name) was built while another ManagedObject was being built: an @Attribute default must not create managed objects"
+        )
+    }
+}
+
+/// Where an object is in its life with a context.
+enum LifecycleState {
+    /// In no context.
+    case transient
+    /// Inserted, not yet saved.
+    case inserted
+    /// Has a row; changes are tracked in `changedSlots`.
+    case persisted
+    /// Deleted, deletion not yet saved.
+    case deleted
+}

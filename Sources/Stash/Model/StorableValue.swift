@@ -1,0 +1,205 @@
+import Foundation
+
+/// A Swift type with a column of its own kind, in a form the `sqlite3` shell shows as is.
+///
+/// | Swift                          | column  | stored as                                  |
+/// |--------------------------------|---------|--------------------------------------------|
+/// | Int, Int8…Int64, UInt8…UInt64  | INTEGER | the number (UInt64 above Int64.max fails)  |
+/// | Bool                           | INTEGER | 0 or 1                                     |
+/// | Double, Float                  | REAL    | the number                                 |
+/// | String                         | TEXT    | UTF-8, NUL characters kept                 |
+/// | Date                           | TEXT    | ISO 8601 in UTC, milliseconds: `2024-05-01T09:30:00.250Z` |
+/// | URL                            | TEXT    | `absoluteString`                           |
+/// | UUID                           | TEXT    | lowercase, `8-4-4-4-12`                    |
+/// | Decimal                        | TEXT    | its exact decimal digits: `12.50` is `12.5`|
+/// | Data                           | BLOB    | the bytes                                  |
+///
+/// Dates are text so that they read well and sort in time order as text; they keep
+/// milliseconds, which is what JSON APIs send.
+protocol StorableValue: Codable {
+    static var columnType: ColumnType { get }
+    func sqlValue() throws -> SQLValue
+    /// `nil` when the stored value is not of this type.
+    init?(sqlValue: SQLValue)
+    /// Decodes through the container's concrete overload where there is one: JSONDecoder
+    /// has fast paths for the standard scalar types that a generic call would miss.
+    static func decode(from container: KeyedDecodingContainer<AttributeKey>, forKey key: AttributeKey) throws
+        -> Self
+}
+
+extension StorableValue {
+    static func decode(from container: KeyedDecodingContainer<AttributeKey>, forKey key: AttributeKey) throws
+        -> Self
+    {
+        try container.decode(Self.self, forKey: key)
+    }
+
+    static func makePrimitiveCodec() -> any AttributeCodec {
+        PrimitiveCodec<Self>()
+    }
+}
+
+// MARK: Integers
+
+extension StorableValue where Self: FixedWidthInteger {
+    static var columnType: ColumnType { .integer }
+
+    func sqlValue() throws -> SQLValue {
+        guard let integer = Int64(exactly: self) else {
+            throw StashError(.invalidValue, "\(self) does not fit SQLite's 64-bit signed integer")
+        }
+        return .integer(integer)
+    }
+
+    init?(sqlValue: SQLValue) {
+        guard case .integer(let integer) = sqlValue, let value = Self(exactly: integer) else { return nil }
+        self = value
+    }
+}
+
+extension Int: StorableValue {
+    static func decode(from container: KeyedDecodingContainer<AttributeKey>, forKey key: AttributeKey) throws
+        -> Int
+    {
+        try container.decode(Int.self, forKey: key)
+    }
+}
+extension Int8: StorableValue {}
+extension Int16: StorableValue {}
+extension Int32: StorableValue {}
+extension Int64: StorableValue {
+    static func decode(from container: KeyedDecodingContainer<AttributeKey>, forKey key: AttributeKey) throws
+        -> Int64
+    {
+        try container.decode(Int64.self, forKey: key)
+    }
+}
+extension UInt: StorableValue {}
+extension UInt8: StorableValue {}
+extension UInt16: StorableValue {}
+extension UInt32: StorableValue {}
+extension UInt64: StorableValue {}
+
+// MARK: Other scalars
+
+extension Bool: StorableValue {
+    static var columnType: ColumnType { .integer }
+    func sqlValue() -> SQLValue { .integer(self ? 1 : 0) }
+
+    init?(sqlValue: SQLValue) {
+        guard case .integer(let integer) = sqlValue, integer == 0 || integer == 1 else { return nil }
+        self = integer == 1
+    }
+
+    static func decode(from container: KeyedDecodingContainer<AttributeKey>, forKey key: AttributeKey) throws
+        -> Bool
+    {
+        try container.decode(Bool.self, forKey: key)
+    }
+}
+
+extension Double: StorableValue {
+    static var columnType: ColumnType { .real }
+    func sqlValue() -> SQLValue { .real(self) }
+
+    init?(sqlValue: SQLValue) {
+        switch sqlValue {
+        case .real(let real): self = real
+        case .integer(let integer): self = Double(integer)
+        default: return nil
+        }
+    }
+
+    static func decode(from container: KeyedDecodingContainer<AttributeKey>, forKey key: AttributeKey) throws
+        -> Double
+    {
+        try container.decode(Double.self, forKey: key)
+    }
+}
+
+extension Float: StorableValue {
+    static var columnType: ColumnType { .real }
+    func sqlValue() -> SQLValue { .real(Double(self)) }
+
+    init?(sqlValue: SQLValue) {
+        guard let double = Double(sqlValue: sqlValue) else { return nil }
+        self = Float(double)
+    }
+}
+
+extension String: StorableValue {
+    static var columnType: ColumnType { .text }
+    func sqlValue() -> SQLValue { .text(self) }
+
+    init?(sqlValue: SQLValue) {
+        guard case .text(let text) = sqlValue else { return nil }
+        self = text
+    }
+
+    static func decode(from container: KeyedDecodingContainer<AttributeKey>, forKey key: AttributeKey) throws
+        -> String
+    {
+        try container.decode(String.self, forKey: key)
+    }
+}
+
+extension Data: StorableValue {
+    static var columnType: ColumnType { .blob }
+    func sqlValue() -> SQLValue { .blob([UInt8](self)) }
+
+    init?(sqlValue: SQLValue) {
+        guard case .blob(let bytes) = sqlValue else { return nil }
+        self = Data(bytes)
+    }
+}
+
+extension Date: StorableValue {
+    static var columnType: ColumnType { .text }
+    func sqlValue() throws -> SQLValue { .text(try StoredDate.string(from: self)) }
+
+    init?(sqlValue: SQLValue) {
+        switch sqlValue {
+        case .text(let text):
+            guard let date = StoredDate.date(from: text) else { return nil }
+            self = date
+        case .integer(let seconds): self = Date(timeIntervalSince1970: Double(seconds))
+        case .real(let seconds): self = Date(timeIntervalSince1970: seconds)
+        default: return nil
+        }
+    }
+}
+
+extension URL: StorableValue {
+    static var columnType: ColumnType { .text }
+    func sqlValue() -> SQLValue { .text(absoluteString) }
+
+    init?(sqlValue: SQLValue) {
+        guard case .text(let text) = sqlValue, let url = URL(string: text) else { return nil }
+        self = url
+    }
+}
+
+extension UUID: StorableValue {
+    static var columnType: ColumnType { .text }
+    func sqlValue() -> SQLValue { .text(uuidString.lowercased()) }
+
+    init?(sqlValue: SQLValue) {
+        guard case .text(let text) = sqlValue, let uuid = UUID(uuidString: text) else { return nil }
+        self = uuid
+    }
+}
+
+extension Decimal: StorableValue {
+    static var columnType: ColumnType { .text }
+    func sqlValue() -> SQLValue { .text(description) }
+
+    init?(sqlValue: SQLValue) {
+        switch sqlValue {
+        case .text(let text):
+            guard let decimal = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")) else { return nil }
+            self = decimal
+        case .integer(let integer): self = Decimal(integer)
+        default: return nil
+        }
+    }
+}

@@ -1,0 +1,110 @@
+internal import CSQLite
+import Foundation
+
+/// One SQLite connection: opens the file, caches prepared statements, runs transactions.
+///
+/// Not thread-safe by itself: `SQLiteStore` reaches it only under its lock.
+package final class SQLiteConnection {
+    let handle: OpaquePointer
+    private var statements: [String: SQLiteStatement] = [:]
+
+    /// Opens (creating if needed) the database at `path`; `nil` opens a private in-memory
+    /// database. File databases use WAL, so readers never block the writer, and wait up to
+    /// `busyTimeout` for another process's lock instead of failing at once.
+    package init(path: String?, busyTimeout: Duration = .seconds(5)) throws {
+        var handle: OpaquePointer?
+        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
+        let code = sqlite3_open_v2(path ?? ":memory:", &handle, flags, nil)
+        guard code == SQLITE_OK, let handle else {
+            let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
+            sqlite3_close_v2(handle)
+            var error = StashError(.storeFailed, "cannot open \(path ?? ":memory:"): \(message)")
+            error.sqliteCode = code
+            throw error
+        }
+        self.handle = handle
+        sqlite3_extended_result_codes(handle, 1)
+        let milliseconds = busyTimeout.components.seconds * 1000
+        sqlite3_busy_timeout(handle, Int32(clamping: milliseconds))
+        if path != nil {
+            try execute("PRAGMA journal_mode = WAL")
+            try execute("PRAGMA synchronous = NORMAL")
+        }
+        try execute("PRAGMA foreign_keys = ON")
+    }
+
+    deinit {
+        statements.removeAll()
+        sqlite3_close_v2(handle)
+    }
+
+    /// The cached statement for `sql`, prepared on first use.
+    package func statement(_ sql: String) throws -> SQLiteStatement {
+        if let cached = statements[sql] {
+            cached.reset()
+            return cached
+        }
+        let statement = try SQLiteStatement(connection: self, sql: sql)
+        statements[sql] = statement
+        return statement
+    }
+
+    /// Runs `sql` with `parameters` and calls `body` for each row. The statement is reset
+    /// afterwards, so it holds no lock on the tables it read.
+    package func forEachRow(
+        _ sql: String, _ parameters: [SQLValue] = [], _ body: (SQLiteStatement) throws -> Void
+    ) throws {
+        let statement = try statement(sql)
+        defer { statement.reset() }
+        try statement.bind(parameters)
+        while try statement.step() {
+            try body(statement)
+        }
+    }
+
+    /// The integer in the first column of the first row, as for `SELECT count(*)`.
+    package func integer(_ sql: String, _ parameters: [SQLValue] = []) throws -> Int64 {
+        var result: Int64 = 0
+        try forEachRow(sql, parameters) { result = $0.int64(0) }
+        return result
+    }
+
+    /// Runs one statement (or several separated by semicolons) with no parameters.
+    package func execute(_ sql: String) throws {
+        var message: UnsafeMutablePointer<CChar>?
+        let code = sqlite3_exec(handle, sql, nil, nil, &message)
+        guard code == SQLITE_OK else {
+            let text = message.map { String(cString: $0) }
+            sqlite3_free(message)
+            throw error(code: code, sql: sql, message: text)
+        }
+    }
+
+    /// Runs `body` in one `BEGIN IMMEDIATE` transaction: committed if it returns,
+    /// rolled back if it throws, so a failure leaves the file as it was.
+    package func transaction<Result>(_ body: () throws -> Result) throws -> Result {
+        try execute("BEGIN IMMEDIATE")
+        do {
+            let result = try body()
+            try execute("COMMIT")
+            return result
+        } catch {
+            try? execute("ROLLBACK")
+            throw error
+        }
+    }
+
+    /// The rowid of the last row inserted on this connection.
+    package var lastInsertedRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+
+    /// Rows changed by the last INSERT, UPDATE or DELETE.
+    package var changes: Int { Int(sqlite3_changes(handle)) }
+
+    func error(code: Int32, sql: String?, message: String? = nil) -> StashError {
+        let text = message ?? String(cString: sqlite3_errmsg(handle))
+        var error = StashError(.storeFailed, text)
+        error.sqliteCode = sqlite3_extended_errcode(handle) != 0 ? sqlite3_extended_errcode(handle) : code
+        error.sql = sql
+        return error
+    }
+}

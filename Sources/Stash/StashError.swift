@@ -1,0 +1,75 @@
+/// Every error Stash throws: what went wrong, and where.
+///
+/// Errors name the entity, the attribute and, for decoding, the coding path as a user
+/// would write it (`[3].publishedAt`). Store errors keep SQLite's result code and the SQL
+/// that failed; bound values stay out of the message, since they may be private data.
+///
+/// ```swift
+/// do { try context.save() } catch let error as StashError where error.code == .missingValue {
+///     print(error.entity, error.attribute)   // "Post", "title"
+/// }
+/// ```
+public struct StashError: Error, Sendable, CustomStringConvertible {
+    /// What kind of failure this is. New codes may be added; switch with a default.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        public let description: String
+        init(_ description: String) { self.description = description }
+
+        /// `decoder.userInfo[.managedObjectContext]` held no context.
+        public static let missingContext = Code("missing context")
+        /// The JSON did not match the model: a wrong type, a missing key, a bad value.
+        public static let decodingFailed = Code("decoding failed")
+        /// A non-optional attribute with no default was never given a value.
+        public static let missingValue = Code("missing value")
+        /// A value cannot be stored, or a stored value cannot be read as the model's type.
+        public static let invalidValue = Code("invalid value")
+        /// The merge policy is `.fail` and an object's unique value is already taken.
+        public static let uniqueConflict = Code("unique conflict")
+        /// The model classes cannot be turned into a schema.
+        public static let invalidModel = Code("invalid model")
+        /// The entity is not one of the container's models.
+        public static let unknownEntity = Code("unknown entity")
+        /// The store's schema cannot be migrated to the models without losing data.
+        public static let migrationFailed = Code("migration failed")
+        /// SQLite refused: a constraint, a full disk, a locked or corrupt file.
+        public static let storeFailed = Code("store failed")
+        /// The object belongs to another context, or to none.
+        public static let wrongContext = Code("wrong context")
+    }
+
+    public let code: Code
+    /// A sentence that says what happened.
+    public let message: String
+    /// The entity (model class) involved, if any.
+    public var entity: String?
+    /// The attribute involved, if any.
+    public var attribute: String?
+    /// Where in the decoded JSON, as `[3].publishedAt`; empty when not decoding.
+    public var codingPath: String = ""
+    /// SQLite's extended result code, for store errors.
+    public var sqliteCode: Int32?
+    /// The SQL statement that failed, for store errors.
+    public var sql: String?
+
+    init(
+        _ code: Code, _ message: String, entity: String? = nil, attribute: String? = nil,
+        codingPath: String = ""
+    ) {
+        self.code = code
+        self.message = message
+        self.entity = entity
+        self.attribute = attribute
+        self.codingPath = codingPath
+    }
+
+    public var description: String {
+        var place = [entity, attribute].compactMap { $0 }.joined(separator: ".")
+        if !codingPath.isEmpty {
+            place += place.isEmpty ? "at \(codingPath)" : " at \(codingPath)"
+        }
+        var text = "Stash \(code): " + (place.isEmpty ? message : "\(place): \(message)")
+        if let sqliteCode { text += " (SQLite code \(sqliteCode))" }
+        if let sql { text += " in `\(sql)`" }
+        return text
+    }
+}
