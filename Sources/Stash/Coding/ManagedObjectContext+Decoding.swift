@@ -18,7 +18,7 @@ extension ManagedObjectContext {
                     guard container.contains(unique.codingKey) else { continue }
                     let value = try decode(unique, from: container)
                     decoded.append((unique, value))
-                    if existing == nil, let key = try? unique.codec.sqlValue(for: value) {
+                    if existing == nil, let key = try? unique.codec.sqlValue(for: value), key != .null {
                         existing = state.lookup(index, key, in: self)
                         if existing != nil, mergePolicy.kind == .fail {
                             throw uniqueConflict(entity, unique, key)

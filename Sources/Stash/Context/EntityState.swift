@@ -44,17 +44,21 @@ final class EntityState {
     /// Records the object's current unique values. An entry held by another live object
     /// is kept: the duplicate is merged into it at the next save.
     func index(_ object: ManagedObject, in context: ManagedObjectContext) {
-        for (index, attribute) in entity.uniqueAttributes.enumerated() {
-            guard let value = object.value(of: attribute), let key = try? attribute.codec.sqlValue(for: value)
-            else { continue }
+        for index in entity.uniqueAttributes.indices {
+            guard let key = uniqueKey(of: object, index) else { continue }
             if let holder = lookup(index, key, in: context), holder !== object { continue }
             uniqueIndexes[index][key] = object
         }
     }
 
     /// The unique key of `object` for the `index`th unique attribute, if it has a value.
+    /// `nil` (NULL) is no key: like SQLite's unique indexes, any number of objects may
+    /// have none.
     func uniqueKey(of object: ManagedObject, _ index: Int) -> SQLValue? {
         let attribute = entity.uniqueAttributes[index]
-        return object.value(of: attribute).flatMap { try? attribute.codec.sqlValue(for: $0) }
+        guard let value = object.value(of: attribute), let key = try? attribute.codec.sqlValue(for: value),
+            key != .null
+        else { return nil }
+        return key
     }
 }

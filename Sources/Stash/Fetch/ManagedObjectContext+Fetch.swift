@@ -87,7 +87,7 @@ extension ManagedObjectContext {
         let row = StoredRow(statement, columnCount: entity.attributes.count)
         for (index, unique) in entity.uniqueAttributes.enumerated() {
             let key = row.columns[entity.attributeIndexBySlot[unique.slot]]
-            if let pending = state.lookup(index, key, in: self), pending.state == .inserted {
+            if key != .null, let pending = state.lookup(index, key, in: self), pending.state == .inserted {
                 try adopt(row, as: pending, state: state, unique: unique, key: key)
                 return pending
             }

@@ -46,10 +46,6 @@ final class EntityDescription: @unchecked Sendable {
                 error.attribute = attributeName
                 throw error
             }
-            if wrapper.options.contains(.unique) && codec.isOptional {
-                throw StashError(
-                    .invalidModel, "a unique attribute must not be optional", entity: name, attribute: attributeName)
-            }
             indexBySlot[slot] = attributes.count
             attributes.append(
                 AttributeDescription(

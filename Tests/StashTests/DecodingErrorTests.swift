@@ -1,0 +1,108 @@
+import Foundation
+import Stash
+import Testing
+
+/// Bad payloads get errors that say what and where, and nothing is half-saved.
+@Suite struct DecodingErrorTests {
+    @Test func missingRequiredKeyNamesEntityAttributeAndPath() throws {
+        let context = ManagedObjectContext(try PersistentContainer(for: Post.self, inMemory: true))
+        let payload = json(
+            #"[{"id": 1, "userId": 1, "title": "a", "body": "b"}, {"id": 2, "userId": 1, "body": "no title"}]"#)
+        let error = #expect(throws: StashError.self) {
+            _ = try recipeDecoder(context).decode([Post].self, from: payload)
+        }
+        #expect(error?.code == .decodingFailed)
+        #expect(error?.entity == "Post")
+        #expect(error?.attribute == "title")
+        #expect(error?.codingPath == "[1].title")
+        #expect(error.map { "\($0)" }?.contains("Post.title at [1].title") == true)
+    }
+
+    @Test func wrongTypeNamesThePath() throws {
+        let context = ManagedObjectContext(try PersistentContainer(for: Post.self, inMemory: true))
+        let payload = json(
+            #"{"items": [{"id": 1, "userId": 1, "title": "a", "body": "b"}, {"id": 2, "userId": "x", "title": "c", "body": "d"}]}"#
+        )
+        struct Page: Decodable { let items: [Post] }
+        let error = #expect(throws: StashError.self) { _ = try recipeDecoder(context).decode(Page.self, from: payload) }
+        #expect(error?.attribute == "userId")
+        #expect(error?.codingPath == "items[1].userId")
+    }
+
+    @Test func failedObjectIsNotInsertedAndAFailedDecodeSavesNothingOfItself() throws {
+        let container = try PersistentContainer(for: Post.self, inMemory: true)
+        let context = ManagedObjectContext(container)
+        let payload = json(
+            #"[{"id": 1, "userId": 1, "title": "a", "body": "b"}, {"id": 2, "userId": 1, "title": 3, "body": "d"}]"#)
+        #expect(throws: StashError.self) { _ = try recipeDecoder(context).decode([Post].self, from: payload) }
+        // The object that failed is not in the context; the one before it is, as JSONDecoder
+        // decoded it, and rollback() drops it.
+        #expect(try context.fetchCount(FetchDescriptor<Post>()) == 1)
+        context.rollback()
+        #expect(!context.hasChanges)
+        try context.save()
+        #expect(try ManagedObjectContext(container).fetchCount(FetchDescriptor<Post>()) == 0)
+    }
+
+    @Test func failedUpdateLeavesTheExistingObjectAsItWas() throws {
+        let context = ManagedObjectContext(try PersistentContainer(for: Post.self, inMemory: true))
+        let post = try recipeDecoder(context).decode(
+            Post.self, from: json(#"{"id": 1, "userId": 1, "title": "a", "body": "b"}"#))
+        try context.save()
+        #expect(throws: StashError.self) {
+            _ = try recipeDecoder(context).decode(Post.self, from: json(#"{"id": 1, "title": "new", "userId": "bad"}"#))
+        }
+        #expect(post.title == "a")
+        #expect(!context.hasChanges)
+    }
+
+    @Test func malformedJSONIsRejected() throws {
+        let context = ManagedObjectContext(try PersistentContainer(for: Post.self, inMemory: true))
+        #expect(throws: DecodingError.self) {
+            _ = try recipeDecoder(context).decode([Post].self, from: json(#"[{"id": 1, "title": "a"#))
+        }
+        #expect(!context.hasChanges)
+    }
+
+    @Test func requiredAttributeNeverSetFailsTheSaveAndWritesNothing() throws {
+        let container = try PersistentContainer(for: Post.self, inMemory: true)
+        let context = ManagedObjectContext(container)
+        let complete = Post(context: context)
+        complete.id = 1
+        complete.userId = 1
+        complete.title = "t"
+        complete.body = "b"
+        let incomplete = Post(context: context)
+        incomplete.id = 2
+        incomplete.userId = 1
+        incomplete.body = "b"
+        let error = #expect(throws: StashError.self) { try context.save() }
+        #expect(error?.code == .missingValue)
+        #expect(error?.entity == "Post")
+        #expect(error?.attribute == "title")
+        #expect(context.hasChanges)
+        #expect(try ManagedObjectContext(container).fetchCount(FetchDescriptor<Post>()) == 0)
+        incomplete.title = "now set"
+        try context.save()
+        #expect(try ManagedObjectContext(container).fetchCount(FetchDescriptor<Post>()) == 2)
+    }
+
+    @Test func constraintFailureRollsBackTheWholeSave() throws {
+        let directory = try TemporaryDirectory()
+        let container = try PersistentContainer(for: Post.self, storeURL: directory.file())
+        let context = ManagedObjectContext(container)
+        _ = try recipeDecoder(context).decode([Post].self, from: postsJSON(count: 2))
+        try context.save()
+        let posts = try context.fetch(FetchDescriptor<Post>())
+        posts[0].title = "changed"
+        posts[1].id = 1  // collides with posts[0] at the unique index
+        let error = #expect(throws: StashError.self) { try context.save() }
+        #expect(error?.code == .storeFailed)
+        #expect(error?.entity == "Post")
+        #expect(error?.sqliteCode == 2067)  // SQLITE_CONSTRAINT_UNIQUE
+        #expect(context.hasChanges)
+        let stored = try ManagedObjectContext(container).fetch(FetchDescriptor<Post>())
+        #expect(stored.map(\.title) == ["Title 1", "Title 2"])
+        #expect(stored.map(\.id) == [1, 2])
+    }
+}

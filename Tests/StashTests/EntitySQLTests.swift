@@ -1,0 +1,51 @@
+import Foundation
+import Testing
+
+@testable import Stash
+
+/// The exact SQL the store runs for an entity.
+@Suite struct EntitySQLTests {
+    @Test func statementsForThePostEntity() throws {
+        let entity = try EntityRegistry.shared.entity(for: Post.self)
+        #expect(
+            entity.sql.createTable
+                == #"CREATE TABLE "Post" ("_pk" INTEGER PRIMARY KEY, "id" INTEGER NOT NULL, "userId" INTEGER NOT NULL, "title" TEXT NOT NULL, "body" TEXT NOT NULL, "read" INTEGER NOT NULL, "summary" TEXT)"#
+        )
+        #expect(entity.sql.createUniqueIndexes == [#"CREATE UNIQUE INDEX "Post_id_unique" ON "Post" ("id")"#])
+        #expect(
+            entity.sql.insert
+                == #"INSERT INTO "Post" ("id", "userId", "title", "body", "read", "summary") VALUES (?, ?, ?, ?, ?, ?)"#)
+        #expect(entity.sql.selectAll == #"SELECT "_pk", "id", "userId", "title", "body", "read", "summary" FROM "Post""#)
+        #expect(entity.sql.count == #"SELECT count(*) FROM "Post""#)
+        #expect(entity.sql.deleteByKey == #"DELETE FROM "Post" WHERE "_pk" = ?"#)
+        let title = try #require(entity.attribute(named: "title"))
+        let read = try #require(entity.attribute(named: "read"))
+        #expect(entity.sql.update([title, read]) == #"UPDATE "Post" SET "title" = ?, "read" = ? WHERE "_pk" = ?"#)
+        let id = try #require(entity.attribute(named: "id"))
+        #expect(entity.sql.selectWhere(id, in: 3) == entity.sql.selectAll + #" WHERE "id" IN (?, ?, ?)"#)
+        #expect(entity.sql.countWhere(id, in: 2) == #"SELECT count(*) FROM "Post" WHERE "id" IN (?, ?)"#)
+    }
+
+    @Test func identifiersAreQuoted() {
+        #expect(quoted(#"we"ird"#) == #""we""ird""#)
+    }
+
+    @Test func schemaIsDerivedOncePerClass() throws {
+        let first = try EntityRegistry.shared.entity(for: Sample.self)
+        let second = try EntityRegistry.shared.entity(for: Sample.self)
+        #expect(first === second)
+        #expect(first.attributes.map(\.name).prefix(3) == ["id", "int8", "int16"])
+        #expect(first.attributes.first { $0.name == "kind" }?.isOptional == true)
+        #expect(first.uniqueAttributes.map(\.name) == ["id"])
+    }
+
+    @Test func storedDatesAreISO8601WithMilliseconds() throws {
+        #expect(try StoredDate.string(from: Date(timeIntervalSince1970: 0)) == "1970-01-01T00:00:00.000Z")
+        #expect(try StoredDate.string(from: Date(timeIntervalSince1970: -0.001)) == "1969-12-31T23:59:59.999Z")
+        #expect(StoredDate.date(from: "2024-05-01T09:30:00.250Z") == Date(timeIntervalSince1970: 1_714_555_800.25))
+        #expect(StoredDate.date(from: "2024-05-01 11:30:00+02:00") == Date(timeIntervalSince1970: 1_714_555_800))
+        #expect(StoredDate.date(from: "2024-05-01") == Date(timeIntervalSince1970: 1_714_521_600))
+        #expect(StoredDate.date(from: "2024-13-01") == nil)
+        #expect(StoredDate.date(from: "yesterday") == nil)
+    }
+}

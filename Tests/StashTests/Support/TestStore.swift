@@ -1,0 +1,67 @@
+import Foundation
+import Stash
+
+/// A fresh directory for one test's store files, removed when the test ends.
+final class TemporaryDirectory {
+    let url: URL
+
+    init() throws {
+        url = FileManager.default.temporaryDirectory.appendingPathComponent("stash-tests-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(at: url)
+    }
+
+    func file(_ name: String = "store.sqlite") -> URL {
+        url.appendingPathComponent(name)
+    }
+}
+
+/// A decoder as the recipe makes it, with the context in `userInfo`.
+func recipeDecoder(_ context: ManagedObjectContext) -> JSONDecoder {
+    let decoder = JSONDecoder()
+    decoder.userInfo[.managedObjectContext] = context
+    return decoder
+}
+
+/// JSON for `count` posts made by the test itself: ids from `firstID`.
+func postsJSON(count: Int, firstID: Int = 1, titlePrefix: String = "Title") -> Data {
+    let posts = (0..<count).map { offset -> [String: Any] in
+        let id = firstID + offset
+        return ["id": id, "userId": id % 7, "title": "\(titlePrefix) \(id)", "body": "Body of post \(id)\nline 2"]
+    }
+    return try! JSONSerialization.data(withJSONObject: posts)
+}
+
+func json(_ text: String) -> Data { Data(text.utf8) }
+
+/// Runs the `sqlite3` shell on `file` and returns what it prints.
+func sqliteShell(_ file: URL, _ sql: String) throws -> String {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    process.arguments = ["sqlite3", "-readonly", file.path, sql]
+    let output = Pipe()
+    process.standardOutput = output
+    try process.run()
+    let data = output.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return String(decoding: data, as: UTF8.self)
+}
+
+/// Where `../shared/fixtures` is, if this checkout has it beside it.
+enum Fixtures {
+    static let directory = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("shared/fixtures")
+
+    static var available: Bool {
+        FileManager.default.fileExists(atPath: directory.appendingPathComponent("README.md").path)
+    }
+
+    static func data(_ path: String) throws -> Data {
+        try Data(contentsOf: directory.appendingPathComponent(path))
+    }
+}
