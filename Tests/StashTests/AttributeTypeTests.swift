@@ -98,7 +98,8 @@ import Testing
 
         let row = try sqliteShell(
             directory.file(),
-            "SELECT id, date, uuid, decimal, priority, kind, tags, geo, flag, hex(data), optionalInt IS NULL FROM Sample")
+            "SELECT id, date, uuid, decimal, priority, kind, tags, geo, flag, hex(data), optionalInt IS NULL FROM Sample"
+        )
         #expect(
             row
                 == "9|2024-05-01T09:30:00.250Z|e621e1f8-c36c-495a-93fc-0c247a3e6e5f|12.5|2|story|[\"swift\",\"sqlite\"]|{\"lat\":\"1\",\"lng\":\"2\"}|1|CAFE|1\n"

@@ -88,9 +88,10 @@ import Testing
         #expect(extra.managedObjectContext == nil)
         #expect(try context.fetch(FetchDescriptor<Post>()).map(\.id) == [1, 2, 3])
         try context.save()
-        #expect(try ManagedObjectContext(container).fetch(FetchDescriptor<Post>()).map(\.title) == [
-            "Title 1", "Title 2", "Title 3",
-        ])
+        #expect(
+            try ManagedObjectContext(container).fetch(FetchDescriptor<Post>()).map(\.title) == [
+                "Title 1", "Title 2", "Title 3",
+            ])
         // The unique index follows the rollback: id 1 is still posts[0].
         let again = try recipeDecoder(context).decode(Post.self, from: json(#"{"id": 1, "title": "x"}"#))
         #expect(again === posts[0])

@@ -14,8 +14,10 @@ import Testing
         #expect(entity.sql.createUniqueIndexes == [#"CREATE UNIQUE INDEX "Post_id_unique" ON "Post" ("id")"#])
         #expect(
             entity.sql.insert
-                == #"INSERT INTO "Post" ("id", "userId", "title", "body", "read", "summary") VALUES (?, ?, ?, ?, ?, ?)"#)
-        #expect(entity.sql.selectAll == #"SELECT "_pk", "id", "userId", "title", "body", "read", "summary" FROM "Post""#)
+                == #"INSERT INTO "Post" ("id", "userId", "title", "body", "read", "summary") VALUES (?, ?, ?, ?, ?, ?)"#
+        )
+        #expect(
+            entity.sql.selectAll == #"SELECT "_pk", "id", "userId", "title", "body", "read", "summary" FROM "Post""#)
         #expect(entity.sql.count == #"SELECT count(*) FROM "Post""#)
         #expect(entity.sql.deleteByKey == #"DELETE FROM "Post" WHERE "_pk" = ?"#)
         let title = try #require(entity.attribute(named: "title"))

@@ -151,7 +151,8 @@ struct FixtureCorpusTests {
         #expect(photos.last?.url.absoluteString == plain["photos"]?.last?["url"] as? String)
         #expect(try context.fetchCount(FetchDescriptor<Placeholder.Comment>()) == 500)
         let todos = try context.fetch(FetchDescriptor<Placeholder.Todo>())
-        #expect(todos.filter(\.completed).count == (plain["todos"] ?? []).filter { $0["completed"] as? Bool == true }.count)
+        #expect(
+            todos.filter(\.completed).count == (plain["todos"] ?? []).filter { $0["completed"] as? Bool == true }.count)
 
         // Importing again changes no row count.
         _ = try recipeDecoder(context).decode(Placeholder.Database.self, from: data)
@@ -176,7 +177,8 @@ struct FixtureCorpusTests {
         #expect(issues[0].createdAt == Date(timeIntervalSince1970: 1_507_651_200))
         #expect(issues[0].user.login == "octokit-fixture-user-a")
 
-        let again = try decoder.decode([GitHubIssue].self, from: try Fixtures.data("github/bodies/paginate-issues.0.GET.200.json"))
+        let again = try decoder.decode(
+            [GitHubIssue].self, from: try Fixtures.data("github/bodies/paginate-issues.0.GET.200.json"))
         #expect(again.allSatisfy { issue in issues.contains { $0 === issue } })
         try context.save()
         #expect(try context.fetchCount(FetchDescriptor<GitHubIssue>()) == 13)

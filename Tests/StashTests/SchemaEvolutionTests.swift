@@ -110,7 +110,9 @@ enum V4 {
         third.id = 1  // no longer unique
         third.slug = "one-again"
         try context.save()
-        #expect(try sqliteShell(directory.file(), "SELECT id, body, slug FROM Article") == "1|b1|one\n2|b2|two\n1||one-again\n")
+        #expect(
+            try sqliteShell(directory.file(), "SELECT id, body, slug FROM Article")
+                == "1|b1|one\n2|b2|two\n1||one-again\n")
         let indexes = try sqliteShell(
             directory.file(), "SELECT name FROM sqlite_master WHERE type = 'index' ORDER BY name")
         #expect(indexes == "Article_slug_unique\n")
@@ -119,7 +121,8 @@ enum V4 {
     @Test func uniqueOverValuesThatRepeatFailsUntouched() throws {
         let directory = try TemporaryDirectory()
         do {
-            let context = ManagedObjectContext(try PersistentContainer(for: V4.Article.self, storeURL: directory.file()))
+            let context = ManagedObjectContext(
+                try PersistentContainer(for: V4.Article.self, storeURL: directory.file()))
             for slug in ["a", "b"] {
                 let article = V4.Article(context: context)
                 article.id = 1

@@ -100,9 +100,10 @@ import Testing
         #expect(decoded[0].objectID.rowID != nil)
         #expect(decoded[2].objectID.isTemporary)
         try context.save()
-        #expect(try ManagedObjectContext(container).fetch(FetchDescriptor<Post>()).map(\.title) == [
-            "New 1", "New 2", "New 3",
-        ])
+        #expect(
+            try ManagedObjectContext(container).fetch(FetchDescriptor<Post>()).map(\.title) == [
+                "New 1", "New 2", "New 3",
+            ])
     }
 
     @Test func storedWinsKeepsTheStoredValues() throws {

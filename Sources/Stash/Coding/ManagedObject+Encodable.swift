@@ -12,7 +12,8 @@ extension Encodable where Self: ManagedObject {
         for attribute in entity.attributes {
             guard let value = value(of: attribute) else {
                 if attribute.isOptional { continue }
-                throw StashError(.missingValue, "has no value to encode", entity: entity.name, attribute: attribute.name)
+                throw StashError(
+                    .missingValue, "has no value to encode", entity: entity.name, attribute: attribute.name)
             }
             try attribute.codec.encode(value, to: &container, forKey: attribute.codingKey)
         }

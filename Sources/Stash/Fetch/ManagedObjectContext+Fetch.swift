@@ -21,7 +21,9 @@ extension ManagedObjectContext {
             var parameters: [SQLValue] = []
             if !inMemoryOnly, descriptor.fetchLimit != nil || descriptor.fetchOffset != nil {
                 sql += " LIMIT ? OFFSET ?"
-                parameters = [.integer(Int64(descriptor.fetchLimit ?? -1)), .integer(Int64(descriptor.fetchOffset ?? 0))]
+                parameters = [
+                    .integer(Int64(descriptor.fetchLimit ?? -1)), .integer(Int64(descriptor.fetchOffset ?? 0)),
+                ]
             }
             var objects: [T] = []
             try container.store.withConnection { connection in

@@ -26,7 +26,9 @@ struct EntitySQL: Sendable {
         let columns = attributes.map { quoted($0.name) }
         columnList = columns.joined(separator: ", ")
         createTable = Self.createTable(named: table, attributes: attributes, extraColumns: [])
-        createUniqueIndexes = attributes.filter(\.isUnique).map { Self.createUniqueIndex(table: table, column: $0.name) }
+        createUniqueIndexes = attributes.filter(\.isUnique).map {
+            Self.createUniqueIndex(table: table, column: $0.name)
+        }
         let placeholders = Array(repeating: "?", count: attributes.count).joined(separator: ", ")
         insert =
             attributes.isEmpty

@@ -48,7 +48,8 @@ package final class SQLiteStatement {
             }
         case .blob(let bytes):
             code = bytes.withUnsafeBytes { raw in
-                sqlite3_bind_blob(handle, index, raw.baseAddress ?? UnsafeRawPointer(emptyBytes), Int32(raw.count), sqliteTransient)
+                sqlite3_bind_blob(
+                    handle, index, raw.baseAddress ?? UnsafeRawPointer(emptyBytes), Int32(raw.count), sqliteTransient)
             }
         }
         guard code == SQLITE_OK else { throw connection.error(code: code, sql: sql) }
