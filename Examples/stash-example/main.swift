@@ -1,35 +1,44 @@
 import Foundation
 import Stash
 
-final class Post: ManagedObject, Decodable {
-    @Attribute(.unique) var id: Int
-    @Attribute var userId: Int
-    @Attribute var title: String
-    @Attribute var body: String
-    @Attribute var read: Bool = false
-    @Attribute var tags: [String] = []
-    @Attribute var summary: String?
-}
+// The Stash recipe end to end: decode a REST payload straight into a context, save it to
+// SQLite, fetch it back; then import a later payload and see it update in place.
+//
+//     swift run stash-example [store.sqlite]
 
-let data = try Data(contentsOf: URL(fileURLWithPath: "/work/shared/fixtures/jsonplaceholder/data.json"))
-struct Envelope: Decodable { let posts: [Post] }
-let url = URL(fileURLWithPath: "/tmp/smoke.sqlite")
-try? FileManager.default.removeItem(at: url)
-let container = try PersistentContainer(for: Post.self, storeURL: url)
-let context = ManagedObjectContext(container)
+let storeURL = URL(fileURLWithPath: CommandLine.arguments.dropFirst().first ?? "stash-example.sqlite")
+try? FileManager.default.removeItem(at: storeURL)
+
+let container = try PersistentContainer(for: Article.self, storeURL: storeURL)
 let decoder = JSONDecoder()
+decoder.keyDecodingStrategy = .convertFromSnakeCase
+decoder.dateDecodingStrategy = .iso8601
+
+// The first fetch: decoded into a context, saved in one transaction.
+let context = ManagedObjectContext(container)
 decoder.userInfo[.managedObjectContext] = context
-let posts = try decoder.decode(Envelope.self, from: data).posts
-print(posts.count, posts[0].title, posts[0].read, context.hasChanges)
+let articles = try decoder.decode([Article].self, from: SamplePayloads.firstFetch)
 try context.save()
-print(context.hasChanges, try context.fetchCount(FetchDescriptor<Post>()))
-let again = try decoder.decode(Envelope.self, from: data).posts
-print(again[0] === posts[0])
-posts[1].read = true
+print("Imported \(articles.count) articles into \(storeURL.path)")
+
+// The user reads one: a local change the API knows nothing about.
+articles[1].read = true
 try context.save()
-let c2 = ManagedObjectContext(container)
-decoder.userInfo[.managedObjectContext] = c2
-_ = try decoder.decode(Envelope.self, from: data).posts
-try c2.save()
-let fetched = try c2.fetch(FetchDescriptor<Post>())
-print(fetched.count, fetched[1].read, try c2.fetch(FetchDescriptor<Post>())[5] === fetched[5])
+
+// A later fetch, in a fresh context: article 2 is updated in place (its `read` flag kept,
+// since the payload has no such key), article 5 is new. Nothing is duplicated.
+let later = ManagedObjectContext(container)
+decoder.userInfo[.managedObjectContext] = later
+_ = try decoder.decode([Article].self, from: SamplePayloads.laterFetch)
+try later.save()
+
+let stored = try ManagedObjectContext(container).fetch(
+    FetchDescriptor<Article>(sortBy: [SortDescriptor(\.publishedAt, order: .reverse)]))
+print("\nStored \(stored.count) articles, newest first:")
+let day = Date.FormatStyle(date: .abbreviated, time: .omitted, timeZone: TimeZone(identifier: "UTC")!)
+for article in stored {
+    let mark = article.read ? "read" : "new "
+    let tags = article.tags.isEmpty ? "" : "  [\(article.tags.joined(separator: ", "))]"
+    print("  #\(article.id)  \(mark)  \(article.publishedAt.formatted(day))  \(article.title)\(tags)")
+}
+print("\nLook inside with: sqlite3 \(storeURL.path) 'SELECT * FROM Article'")
