@@ -168,3 +168,21 @@ import Testing
         #expect(error?.entity == "Post")
     }
 }
+
+/// Misuse traps with a message that names the entity and attribute.
+@Suite struct ProgrammingErrorTests {
+    @Test func readingARequiredAttributeBeforeItIsSetTraps() async throws {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let post = Post()
+            _ = post.title
+        }
+        let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+        #expect(message.contains("Post.title was read before it was set"))
+    }
+
+    @Test func unsetOptionalsReadAsNil() {
+        let post = Post()
+        #expect(post.summary == nil)
+        #expect(post.read == false)
+    }
+}

@@ -26,3 +26,5 @@ public struct FetchDescriptor<T: ManagedObject> {
         self.sortBy = sortBy
     }
 }
+
+extension FetchDescriptor: Sendable {}
