@@ -1,1 +1,73 @@
-print("todo")
+import Foundation
+
+// stash-bench: Stash's decode-and-save recipe against a hand-written JSONDecoder + sqlite3
+// baseline, on the same generated REST payload, in one run.
+//
+//     swift build -c release --product stash-bench && .build/release/stash-bench [--records N]
+
+/// Command-line options; the defaults are the published benchmark.
+struct Options {
+    var records = 100_000
+    var iterations = 5
+
+    static let usage = """
+        usage: stash-bench [--records N] [--iterations N]
+          --records N     articles in the payload (default 100000)
+          --iterations N  rounds of every measurement; the table shows medians (default 5)
+        """
+
+    static func parse(_ arguments: [String]) -> Options {
+        var options = Options()
+        var remaining = arguments[...]
+        while let argument = remaining.popFirst() {
+            switch argument {
+            case "--records", "--iterations":
+                guard let text = remaining.popFirst(), let value = Int(text), value > 0 else {
+                    fail("\(argument) needs a positive whole number")
+                }
+                if argument == "--records" { options.records = value } else { options.iterations = value }
+            case "-h", "--help":
+                print(usage)
+                exit(0)
+            default:
+                fail("unknown argument \(argument)")
+            }
+        }
+        return options
+    }
+
+    private static func fail(_ message: String) -> Never {
+        FileHandle.standardError.write(Data("stash-bench: \(message)\n\(usage)\n".utf8))
+        exit(2)
+    }
+}
+
+let options = Options.parse(Array(CommandLine.arguments.dropFirst()))
+let payload = Payload.generate(count: options.records)
+let megabytes = Double(payload.data.count) / 1_000_000
+print(
+    "stash-bench: \(payload.count) records, JSON \(String(format: "%.1f", megabytes)) MB "
+        + "(\(payload.data.count / max(payload.count, 1)) bytes/record), \(options.iterations) iterations, medians")
+
+let root = FileManager.default.temporaryDirectory.appendingPathComponent("stash-bench-\(getpid())")
+var results = Results()
+do {
+    for index in 0..<options.iterations {
+        let directory = root.appendingPathComponent("iteration-\(index + 1)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let iteration = Iteration(
+            payload: payload, directory: directory,
+            order: index.isMultiple(of: 2) ? [.baseline, .stash] : [.stash, .baseline],
+            compareStores: index == 0)
+        try iteration.run(into: &results)
+        try FileManager.default.removeItem(at: directory)
+        print(results.iterationLine(index))
+    }
+    try? FileManager.default.removeItem(at: root)
+} catch {
+    try? FileManager.default.removeItem(at: root)
+    FileHandle.standardError.write(Data("stash-bench: failed: \(error)\n".utf8))
+    exit(1)
+}
+print()
+print(results.table())

@@ -1,0 +1,62 @@
+import Foundation
+import Stash
+
+/// The Stash model: one class that is both the JSON mapping and the stored entity.
+final class Article: ManagedObject, Decodable {
+    @Attribute(.unique) var id: Int
+    @Attribute var title: String
+    @Attribute var subtitle: String?
+    @Attribute var body: String
+    @Attribute var url: URL
+    @Attribute var publishedAt: Date
+    @Attribute var score: Double
+    @Attribute var read: Bool = false
+    @Attribute var authorName: String
+    @Attribute var views: Int
+}
+
+/// The recipe as an app writes it: a context in the decoder's `userInfo`, decode, save.
+/// Only public API is used, so the numbers are what a user of the library gets.
+enum StashRun {
+    /// Opens a new store file. Not timed, like the baseline's `createStore`.
+    static func createStore(at path: String) throws -> PersistentContainer {
+        try PersistentContainer(for: Article.self, storeURL: URL(fileURLWithPath: path))
+    }
+
+    /// Decodes the payload into a new context (inserting, or updating what the store has)
+    /// and returns the objects and the context, to be saved separately so the two steps
+    /// can be timed apart.
+    static func decode(_ data: Data, into container: PersistentContainer) throws
+        -> (ManagedObjectContext, [Article])
+    {
+        let context = ManagedObjectContext(container)
+        let decoder = Timestamp.makeDecoder()
+        decoder.userInfo[.managedObjectContext] = context
+        let articles = try decoder.decode([Article].self, from: data)
+        return (context, articles)
+    }
+
+    /// Every stored article through a new context, as a fresh screen of an app would. The
+    /// context is returned so that it outlives the measurement, as the objects' owner would.
+    static func fetchAll(from container: PersistentContainer) throws -> (ManagedObjectContext, [Article]) {
+        let context = ManagedObjectContext(container)
+        return (context, try context.fetch(FetchDescriptor<Article>()))
+    }
+
+    /// Reads every attribute of every object, so nothing fetched goes unread.
+    static func touch(_ articles: [Article]) -> Checksum {
+        var checksum = Checksum()
+        for article in articles {
+            checksum.add(
+                id: article.id, title: article.title, subtitle: article.subtitle, body: article.body,
+                url: article.url, publishedAt: article.publishedAt, score: article.score, read: article.read,
+                authorName: article.authorName, views: article.views)
+        }
+        return checksum
+    }
+
+    /// The count as Stash reports it, through a context of its own.
+    static func count(in container: PersistentContainer) throws -> Int {
+        try ManagedObjectContext(container).fetchCount(FetchDescriptor<Article>())
+    }
+}

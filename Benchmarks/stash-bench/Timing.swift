@@ -1,0 +1,104 @@
+import Foundation
+
+/// Which implementation a sample belongs to.
+enum Side: CaseIterable {
+    case baseline, stash
+}
+
+/// The rows of the report. The indented ones split an import into its two steps, to show
+/// whether a difference comes from decoding or from writing.
+enum Operation: CaseIterable {
+    case importTotal, importDecode, importWrite, fetchAll, reimportTotal, reimportDecode, reimportWrite
+
+    var label: String {
+        switch self {
+        case .importTotal: "import (decode + save)"
+        case .importDecode: "  JSON decode"
+        case .importWrite: "  write (one transaction)"
+        case .fetchAll: "fetch all + read every field"
+        case .reimportTotal: "re-import (upsert)"
+        case .reimportDecode: "  JSON decode"
+        case .reimportWrite: "  write (one transaction)"
+        }
+    }
+}
+
+/// A point in time for measuring spans; monotonic, so clock adjustments cannot skew it.
+struct Instant {
+    private let value = ContinuousClock.now
+
+    /// Seconds from `self` to now.
+    var elapsed: Double { Instant().seconds(since: self) }
+
+    func seconds(since start: Instant) -> Double {
+        let components = (value - start.value).components
+        return Double(components.seconds) + Double(components.attoseconds) * 1e-18
+    }
+}
+
+/// Samples per operation and side; the report shows medians, so one slow iteration (a
+/// page-cache miss, the first run's one-time set-up) does not decide the result.
+struct Results {
+    private var samples: [Operation: [Side: [Double]]] = [:]
+
+    mutating func add(_ operation: Operation, _ side: Side, _ seconds: Double) {
+        samples[operation, default: [:]][side, default: []].append(seconds)
+    }
+
+    func median(_ operation: Operation, _ side: Side) -> Double? {
+        guard let values = samples[operation]?[side], !values.isEmpty else { return nil }
+        let sorted = values.sorted()
+        let middle = sorted.count / 2
+        return sorted.count.isMultiple(of: 2) ? (sorted[middle - 1] + sorted[middle]) / 2 : sorted[middle]
+    }
+
+    /// One line per iteration's raw numbers: the medians hide the spread.
+    func iterationLine(_ iteration: Int) -> String {
+        let parts = [Operation.importTotal, .fetchAll, .reimportTotal].map { operation in
+            let baseline = samples[operation]?[.baseline]?[iteration] ?? .nan
+            let stash = samples[operation]?[.stash]?[iteration] ?? .nan
+            return "\(operation.shortLabel) \(format(baseline))/\(format(stash))"
+        }
+        return "  iteration \(iteration + 1) (baseline/stash s): " + parts.joined(separator: ", ")
+    }
+
+    func table() -> String {
+        let labelWidth = Operation.allCases.map(\.label.count).max() ?? 0
+        var lines = [
+            row("operation", "baseline s", "stash s", "stash/baseline", labelWidth: labelWidth)
+        ]
+        lines.append(String(repeating: "-", count: lines[0].count))
+        for operation in Operation.allCases {
+            guard let baseline = median(operation, .baseline), let stash = median(operation, .stash) else { continue }
+            let ratio = String(format: "%.2fx", stash / baseline)
+            lines.append(
+                row(operation.label, format(baseline), format(stash), ratio, labelWidth: labelWidth))
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    private func row(_ label: String, _ baseline: String, _ stash: String, _ ratio: String, labelWidth: Int)
+        -> String
+    {
+        leftAligned(label, labelWidth) + "  " + rightAligned(baseline, 10) + "  " + rightAligned(stash, 10) + "  "
+            + rightAligned(ratio, 14)
+    }
+
+    private func format(_ seconds: Double) -> String { String(format: "%.3f", seconds) }
+    private func leftAligned(_ text: String, _ width: Int) -> String {
+        text + String(repeating: " ", count: max(0, width - text.count))
+    }
+    private func rightAligned(_ text: String, _ width: Int) -> String {
+        String(repeating: " ", count: max(0, width - text.count)) + text
+    }
+}
+
+extension Operation {
+    fileprivate var shortLabel: String {
+        switch self {
+        case .importTotal, .importDecode, .importWrite: "import"
+        case .fetchAll: "fetch"
+        case .reimportTotal, .reimportDecode, .reimportWrite: "re-import"
+        }
+    }
+}
