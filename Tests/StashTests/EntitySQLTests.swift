@@ -24,7 +24,9 @@ import Testing
         let read = try #require(entity.attribute(named: "read"))
         #expect(entity.sql.update([title, read]) == #"UPDATE "Post" SET "title" = ?, "read" = ? WHERE "_pk" = ?"#)
         let id = try #require(entity.attribute(named: "id"))
-        #expect(entity.sql.selectWhere(id, in: 3) == entity.sql.selectAll + #" WHERE "id" IN (?, ?, ?)"#)
+        #expect(
+            entity.sql.select([title, read], where: id, in: 3)
+                == #"SELECT "_pk", "id", "title", "read" FROM "Post" WHERE "id" IN (?, ?, ?)"#)
         #expect(entity.sql.countWhere(id, in: 2) == #"SELECT count(*) FROM "Post" WHERE "id" IN (?, ?)"#)
     }
 

@@ -10,12 +10,12 @@ extension CodingUserInfoKey {
 
 extension ManagedObjectContext {
     /// The context a decoder carries, or an error naming the entity being decoded.
-    static func carried(by decoder: any Decoder, decoding entityName: String) throws -> ManagedObjectContext {
+    static func carried(by decoder: any Decoder, decoding type: ManagedObject.Type) throws -> ManagedObjectContext {
         guard let context = decoder.userInfo[.managedObjectContext] as? ManagedObjectContext else {
             throw StashError(
                 .missingContext,
                 "decoding a managed object needs a context: set decoder.userInfo[.managedObjectContext] = context",
-                entity: entityName, codingPath: CodingPathText.format(decoder.codingPath))
+                entity: String(describing: type), codingPath: CodingPathText.format(decoder.codingPath))
         }
         return context
     }

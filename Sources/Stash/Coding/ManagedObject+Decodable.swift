@@ -15,7 +15,7 @@
 /// inserted). A hand-written `init(from:)` replaces all of this.
 extension Decodable where Self: ManagedObject {
     public init(from decoder: any Decoder) throws {
-        let context = try ManagedObjectContext.carried(by: decoder, decoding: String(describing: Self.self))
+        let context = try ManagedObjectContext.carried(by: decoder, decoding: Self.self)
         let object = try context.decodeObject(of: Self.self, from: decoder)
         self = unsafeDowncast(object, to: Self.self)
     }

@@ -8,17 +8,19 @@ extension ManagedObjectContext {
     func decodeObject(of type: ManagedObject.Type, from decoder: any Decoder) throws -> ManagedObject {
         let state = try self.state(forType: type)
         let entity = state.entity
-        return try withErrorContext(entity, decoder.codingPath) {
+        return try withErrorContext(entity, decoder) {
             let container = try decoder.container(keyedBy: AttributeKey.self)
             return try withLock {
                 // The unique values first: they say which object this is.
                 var decoded: [(AttributeDescription, Any)] = []
+                var keys: [(index: Int, key: SQLValue)] = []
                 var existing: ManagedObject?
                 for (index, unique) in entity.uniqueAttributes.enumerated() {
-                    guard container.contains(unique.codingKey) else { continue }
-                    let value = try decode(unique, from: container)
+                    guard let value = try incomingValue(of: unique, from: container) else { continue }
                     decoded.append((unique, value))
-                    if existing == nil, let key = try? unique.codec.sqlValue(for: value), key != .null {
+                    guard let key = try? unique.codec.sqlValue(for: value), key != .null else { continue }
+                    keys.append((index, key))
+                    if existing == nil {
                         existing = state.lookup(index, key, in: self)
                         if existing != nil, mergePolicy.kind == .fail {
                             throw uniqueConflict(entity, unique, key)
@@ -31,21 +33,30 @@ extension ManagedObjectContext {
                 }
                 let object = entity.type.init()
                 object.attach(entity)
+                let storage = object.storage
+                let base = object.slotBase
+                var changed = SlotSet()
                 for (attribute, value) in decoded {
-                    object.setPrimitiveValue(value, of: attribute)
-                    object.changedSlots.insert(attribute.slot)
+                    storage.values[base + attribute.slot] = value
+                    changed.insert(attribute.slot)
                 }
-                for attribute in entity.attributes where !attribute.isUnique {
-                    guard let value = try decodeIfPresent(attribute, from: container, required: !attribute.hasDefault)
-                    else { continue }
-                    object.setPrimitiveValue(value, of: attribute)
-                    object.changedSlots.insert(attribute.slot)
+                for attribute in entity.nonUniqueAttributes {
+                    var value = try incomingValue(of: attribute, from: container)
+                    if value == nil, !attribute.hasDefault {
+                        value = try decode(attribute, from: container)  // throws "key not found"
+                    }
+                    guard let value else { continue }
+                    storage.values[base + attribute.slot] = value
+                    changed.insert(attribute.slot)
                 }
                 for attribute in entity.uniqueAttributes where object.value(of: attribute) == nil {
                     _ = try decode(attribute, from: container)  // throws "key not found"
                 }
+                object.changedSlots = changed
                 register(object, in: state)
-                state.index(object, in: self)
+                for (index, key) in keys where state.uniqueIndexes[index][key] == nil {
+                    state.uniqueIndexes[index][key] = object
+                }
                 return object
             }
         }
@@ -58,8 +69,8 @@ extension ManagedObjectContext {
         decoded: [(AttributeDescription, Any)], state: EntityState
     ) throws {
         var values = decoded
-        for attribute in state.entity.attributes where !attribute.isUnique {
-            if let value = try decodeIfPresent(attribute, from: container, required: false) {
+        for attribute in state.entity.nonUniqueAttributes {
+            if let value = try incomingValue(of: attribute, from: container) {
                 values.append((attribute, value))
             }
         }
@@ -72,8 +83,27 @@ extension ManagedObjectContext {
     private func decode(_ attribute: AttributeDescription, from container: KeyedDecodingContainer<AttributeKey>)
         throws -> Any
     {
+        try naming(attribute) { try attribute.codec.decode(from: container, forKey: attribute.codingKey) }
+    }
+
+    /// The value the JSON gives the attribute, or `nil` to leave it as it is: the key is
+    /// absent, or null for a non-optional attribute. One lookup when the key is there; an
+    /// optional's `nil` costs a second one, to tell null (set it) from absent (leave it).
+    private func incomingValue(of attribute: AttributeDescription, from container: KeyedDecodingContainer<AttributeKey>)
+        throws -> Any?
+    {
+        try naming(attribute) {
+            if let value = try attribute.codec.decodeIfPresent(from: container, forKey: attribute.codingKey) {
+                return value
+            }
+            return attribute.isOptional && container.contains(attribute.codingKey) ? attribute.codec.nilValue : nil
+        }
+    }
+
+    /// Names the attribute in any error `body` throws.
+    private func naming<Result>(_ attribute: AttributeDescription, _ body: () throws -> Result) throws -> Result {
         do {
-            return try attribute.codec.decode(from: container, forKey: attribute.codingKey)
+            return try body()
         } catch var error as StashError {
             error.attribute = error.attribute ?? attribute.name
             throw error
@@ -82,26 +112,15 @@ extension ManagedObjectContext {
         }
     }
 
-    /// The attribute's value if its key is present (and, for a defaulted non-optional
-    /// attribute, not null); `nil` to leave it as it is.
-    private func decodeIfPresent(
-        _ attribute: AttributeDescription, from container: KeyedDecodingContainer<AttributeKey>, required: Bool
-    ) throws -> Any? {
-        if required { return try decode(attribute, from: container) }
-        guard container.contains(attribute.codingKey) else { return nil }
-        if !attribute.isOptional, try container.decodeNil(forKey: attribute.codingKey) { return nil }
-        return try decode(attribute, from: container)
-    }
-
     /// Names the entity (and the coding path) in any error thrown while decoding it.
     private func withErrorContext<Result>(
-        _ entity: EntityDescription, _ codingPath: [any CodingKey], _ body: () throws -> Result
+        _ entity: EntityDescription, _ decoder: any Decoder, _ body: () throws -> Result
     ) throws -> Result {
         do {
             return try body()
         } catch var error as StashError {
             error.entity = error.entity ?? entity.name
-            if error.codingPath.isEmpty { error.codingPath = CodingPathText.format(codingPath) }
+            if error.codingPath.isEmpty { error.codingPath = CodingPathText.format(decoder.codingPath) }
             throw error
         } catch let error as DecodingError {
             var wrapped = StashError(decoding: error, attribute: nil)

@@ -46,6 +46,10 @@ final class EntityState {
     func index(_ object: ManagedObject, in context: ManagedObjectContext) {
         for index in entity.uniqueAttributes.indices {
             guard let key = uniqueKey(of: object, index) else { continue }
+            if uniqueIndexes[index][key] == nil {
+                uniqueIndexes[index][key] = object
+                continue
+            }
             if let holder = lookup(index, key, in: context), holder !== object { continue }
             uniqueIndexes[index][key] = object
         }

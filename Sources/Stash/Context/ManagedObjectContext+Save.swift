@@ -117,28 +117,13 @@ extension ManagedObjectContext {
     private func writeUpdates(of state: EntityState, _ connection: SQLiteConnection, _ outcome: inout SaveOutcome)
         throws
     {
+        var updater = RowUpdater(entity: state.entity)
+        defer { updater.finish() }
         for (object, _) in state.updated.values where object.state == .persisted {
             guard let rowID = object.rowID, !object.changedSlots.isEmpty else { continue }
-            try update(object, rowID: rowID, changing: object.changedSlots, state, connection)
+            try updater.update(object, rowID: rowID, in: self, connection)
             outcome.updated.append(object)
         }
-    }
-
-    /// `UPDATE … SET <changed columns> WHERE "_pk" = ?`.
-    private func update(
-        _ object: ManagedObject, rowID: Int64, changing slots: SlotSet, _ state: EntityState,
-        _ connection: SQLiteConnection
-    ) throws {
-        let attributes = state.entity.attributes.filter { slots.contains($0.slot) }
-        guard !attributes.isEmpty else { return }
-        let sql = container.store.updateSQL(for: state.entity, changing: slots, attributes)
-        let statement = try connection.statement(sql)
-        defer { statement.reset() }
-        for (offset, attribute) in attributes.enumerated() {
-            try statement.bind(try sqlValue(of: attribute, in: object), at: Int32(offset + 1))
-        }
-        try statement.bind(.integer(rowID), at: Int32(attributes.count + 1))
-        while try statement.step() {}
     }
 
     private func writeInserts(of state: EntityState, _ connection: SQLiteConnection, _ outcome: inout SaveOutcome)
@@ -146,16 +131,16 @@ extension ManagedObjectContext {
     {
         var pending = state.liveInserted
         guard !pending.isEmpty else { return }
-        if !state.entity.uniqueAttributes.isEmpty {
+        let entity = state.entity
+        if !entity.uniqueAttributes.isEmpty {
             pending = try resolveStoredMatches(of: pending, state, connection, &outcome)
         }
-        let entity = state.entity
         let statement = try connection.statement(entity.sql.insert)
         defer { statement.reset() }
         for object in pending {
             statement.reset()
             for (offset, attribute) in entity.attributes.enumerated() {
-                try statement.bind(try sqlValue(of: attribute, in: object), at: Int32(offset + 1))
+                try bind(attribute, of: object, to: statement, at: Int32(offset + 1))
             }
             while try statement.step() {}
             outcome.inserted.append((object, connection.lastInsertedRowID, state))
@@ -165,14 +150,29 @@ extension ManagedObjectContext {
     /// Finds the stored rows that new objects' unique values already name, one query per
     /// batch of values, and turns each match into an update of that row (or, under
     /// `.storedWins`, into nothing). Returns the objects that really are new.
+    ///
+    /// The query reads only the key and the columns the matched objects need back: under
+    /// `.incomingWins`, the attributes an object was not given keep their stored values.
     private func resolveStoredMatches(
         of objects: [ManagedObject], _ state: EntityState, _ connection: SQLiteConnection,
         _ outcome: inout SaveOutcome
     ) throws -> [ManagedObject] {
+        let entity = state.entity
         var unmatched = objects
-        for (index, unique) in state.entity.uniqueAttributes.enumerated() {
-            let rows = try storedRows(
-                matching: unmatched.compactMap { state.uniqueKey(of: $0, index) }, unique, state.entity, connection)
+        var updater = RowUpdater(entity: entity)
+        defer { updater.finish() }
+        for (index, unique) in entity.uniqueAttributes.enumerated() {
+            let wanted: [AttributeDescription]
+            switch mergePolicy.kind {
+            case .fail: wanted = []
+            case .storedWins: wanted = entity.attributes
+            case .incomingWins:
+                wanted = entity.attributes.filter { attribute in
+                    unmatched.contains { !$0.changedSlots.contains(attribute.slot) }
+                }
+            }
+            let keys = unmatched.compactMap { state.uniqueKey(of: $0, index) }
+            let rows = try storedRows(matching: keys, unique, reading: wanted, entity, connection)
             guard !rows.isEmpty else { continue }
             var stillUnmatched: [ManagedObject] = []
             for object in unmatched {
@@ -180,56 +180,67 @@ extension ManagedObjectContext {
                     stillUnmatched.append(object)
                     continue
                 }
-                let rowID = row.rowID
-                if let registered = state.byRowID[rowID], registered !== object {
-                    throw uniqueConflict(state.entity, unique, key)
+                if mergePolicy.kind == .fail { throw uniqueConflict(entity, unique, key) }
+                if let registered = state.byRowID[row.rowID], registered !== object {
+                    throw uniqueConflict(entity, unique, key)
                 }
                 var stored: [(AttributeDescription, Any)] = []
-                switch mergePolicy.kind {
-                case .fail:
-                    throw uniqueConflict(state.entity, unique, key)
-                case .incomingWins:
-                    try update(object, rowID: rowID, changing: object.changedSlots, state, connection)
-                    for attribute in state.entity.attributes where !object.changedSlots.contains(attribute.slot) {
-                        stored.append((attribute, try row.value(of: attribute, in: state.entity)))
-                    }
-                case .storedWins:
-                    for attribute in state.entity.attributes {
-                        stored.append((attribute, try row.value(of: attribute, in: state.entity)))
-                    }
+                for (attribute, value) in zip(wanted, row.values)
+                where mergePolicy.kind == .storedWins || !object.changedSlots.contains(attribute.slot) {
+                    stored.append((attribute, try annotated(entity, attribute) { try attribute.codec.value(from: value) }))
                 }
-                outcome.merged.append((object, rowID, state, stored))
+                if mergePolicy.kind == .incomingWins {
+                    try updater.update(object, rowID: row.rowID, in: self, connection)
+                }
+                outcome.merged.append((object, row.rowID, state, stored))
             }
             unmatched = stillUnmatched
         }
         return unmatched
     }
 
-    /// Stored rows whose `attribute` is one of `keys`, by that value.
-    func storedRows(
-        matching keys: [SQLValue], _ attribute: AttributeDescription, _ entity: EntityDescription,
-        _ connection: SQLiteConnection
-    ) throws -> [SQLValue: StoredRow] {
-        guard let column = entity.attributes.firstIndex(where: { $0 === attribute }) else { return [:] }
-        var rows: [SQLValue: StoredRow] = [:]
+    /// Stored rows whose `unique` attribute is one of `keys`, by that value, with the
+    /// values of `wanted` in order.
+    private func storedRows(
+        matching keys: [SQLValue], _ unique: AttributeDescription, reading wanted: [AttributeDescription],
+        _ entity: EntityDescription, _ connection: SQLiteConnection
+    ) throws -> [SQLValue: MatchedRow] {
+        var rows: [SQLValue: MatchedRow] = [:]
         var start = 0
         while start < keys.count {
             let batch = Array(keys[start..<min(start + uniqueBatchSize, keys.count)])
             start += batch.count
-            try connection.forEachRow(entity.sql.selectWhere(attribute, in: batch.count), batch) { statement in
-                let row = StoredRow(statement, columnCount: entity.attributes.count)
-                rows[row.columns[column]] = row
+            let sql = entity.sql.select(wanted, where: unique, in: batch.count)
+            try connection.forEachRow(sql, batch) { statement in
+                let values = (0..<wanted.count).map { statement.column(Int32($0 + 2)) }
+                rows[statement.column(1)] = MatchedRow(rowID: statement.int64(0), values: values)
             }
         }
         return rows
     }
 
-    private func sqlValue(of attribute: AttributeDescription, in object: ManagedObject) throws -> SQLValue {
-        guard let value = object.value(of: attribute) else { return .null }
+    /// Binds an attribute's value (NULL if never set), naming the attribute on failure.
+    func bind(
+        _ attribute: AttributeDescription, of object: ManagedObject, to statement: SQLiteStatement, at index: Int32
+    ) throws {
         do {
-            return try attribute.codec.sqlValue(for: value)
+            guard let value = object.value(of: attribute) else { return try statement.bind(.null, at: index) }
+            try attribute.codec.bind(value, to: statement, at: index)
         } catch var error as StashError {
             error.entity = error.entity ?? object.entity.name
+            error.attribute = error.attribute ?? attribute.name
+            throw error
+        }
+    }
+
+    /// Runs `body`, naming the entity and attribute in any error it throws.
+    func annotated<Result>(
+        _ entity: EntityDescription, _ attribute: AttributeDescription, _ body: () throws -> Result
+    ) throws -> Result {
+        do {
+            return try body()
+        } catch var error as StashError {
+            error.entity = error.entity ?? entity.name
             error.attribute = error.attribute ?? attribute.name
             throw error
         }
@@ -283,25 +294,47 @@ extension ManagedObjectContext {
 /// How many unique values one lookup query binds: well under SQLite's parameter limit.
 let uniqueBatchSize = 500
 
-/// A stored row as read by `SELECT "_pk", <attributes> …`.
-struct StoredRow {
+/// A stored row found by its unique value: its key and the columns asked for.
+private struct MatchedRow {
     let rowID: Int64
-    /// The attribute columns, in entity order.
-    let columns: [SQLValue]
+    let values: [SQLValue]
+}
 
-    init(_ statement: SQLiteStatement, columnCount: Int) {
-        rowID = statement.int64(0)
-        columns = (0..<columnCount).map { statement.column(Int32($0 + 1)) }
+/// Runs `UPDATE "Post" SET <changed columns> WHERE "_pk" = ?` for object after object,
+/// keeping the prepared statement while consecutive objects changed the same attributes.
+private struct RowUpdater {
+    let entity: EntityDescription
+    private var slots = SlotSet()
+    private var attributes: [AttributeDescription] = []
+    private var statement: SQLiteStatement?
+
+    init(entity: EntityDescription) { self.entity = entity }
+
+    mutating func update(
+        _ object: ManagedObject, rowID: Int64, in context: ManagedObjectContext, _ connection: SQLiteConnection
+    ) throws {
+        if statement == nil || object.changedSlots != slots {
+            statement?.reset()
+            slots = object.changedSlots
+            let changed = entity.attributes.filter { slots.contains($0.slot) }
+            attributes = changed
+            guard !changed.isEmpty else {
+                statement = nil
+                return
+            }
+            let sql = context.container.store.cachedSQL(for: entity, .update, slots) { entity.sql.update(changed) }
+            statement = try connection.statement(sql)
+        }
+        guard let statement else { return }
+        statement.reset()
+        for (offset, attribute) in attributes.enumerated() {
+            try context.bind(attribute, of: object, to: statement, at: Int32(offset + 1))
+        }
+        try statement.bind(rowID, at: Int32(attributes.count + 1))
+        while try statement.step() {}
     }
 
-    func value(of attribute: AttributeDescription, in entity: EntityDescription) throws -> Any {
-        let index = entity.attributeIndexBySlot[attribute.slot]
-        do {
-            return try attribute.codec.value(from: columns[index])
-        } catch var error as StashError {
-            error.entity = entity.name
-            error.attribute = attribute.name
-            throw error
-        }
+    func finish() {
+        statement?.reset()
     }
 }

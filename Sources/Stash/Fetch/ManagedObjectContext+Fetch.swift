@@ -86,18 +86,21 @@ extension ManagedObjectContext {
         let rowID = statement.int64(0)
         if let object = state.byRowID[rowID] { return object }
         let entity = state.entity
-        let row = StoredRow(statement, columnCount: entity.attributes.count)
-        for (index, unique) in entity.uniqueAttributes.enumerated() {
-            let key = row.columns[entity.attributeIndexBySlot[unique.slot]]
-            if key != .null, let pending = state.lookup(index, key, in: self), pending.state == .inserted {
-                try adopt(row, as: pending, state: state, unique: unique, key: key)
-                return pending
+        if !state.inserted.isEmpty {
+            for (index, unique) in entity.uniqueAttributes.enumerated() {
+                let key = statement.column(Int32(entity.attributeIndexBySlot[unique.slot] + 1))
+                if key != .null, let pending = state.lookup(index, key, in: self), pending.state == .inserted {
+                    let row = StoredRow(statement, columnCount: entity.attributes.count)
+                    try adopt(row, as: pending, state: state, unique: unique, key: key)
+                    return pending
+                }
             }
         }
         let object = entity.type.init()
         object.attach(entity)
-        for attribute in entity.attributes {
-            object.setPrimitiveValue(try row.value(of: attribute, in: entity), of: attribute)
+        for (offset, attribute) in entity.attributes.enumerated() {
+            let value = try annotated(entity, attribute) { try attribute.codec.read(statement, column: Int32(offset + 1)) }
+            object.setPrimitiveValue(value, of: attribute)
         }
         registerPersisted(object, rowID: rowID, in: state)
         return object
@@ -122,6 +125,29 @@ extension ManagedObjectContext {
         registerPersisted(object, rowID: row.rowID, in: state)
         if !object.changedSlots.isEmpty {
             state.updated[ObjectIdentifier(object)] = (object, saved)
+        }
+    }
+}
+
+/// A stored row as read by `SELECT "_pk", <attributes> …`.
+struct StoredRow {
+    let rowID: Int64
+    /// The attribute columns, in entity order.
+    let columns: [SQLValue]
+
+    init(_ statement: SQLiteStatement, columnCount: Int) {
+        rowID = statement.int64(0)
+        columns = (0..<columnCount).map { statement.column(Int32($0 + 1)) }
+    }
+
+    func value(of attribute: AttributeDescription, in entity: EntityDescription) throws -> Any {
+        let index = entity.attributeIndexBySlot[attribute.slot]
+        do {
+            return try attribute.codec.value(from: columns[index])
+        } catch var error as StashError {
+            error.entity = entity.name
+            error.attribute = attribute.name
+            throw error
         }
     }
 }

@@ -16,45 +16,46 @@
 /// through the property is seen by change tracking.
 @propertyWrapper
 public struct Attribute<Value: Codable> {
-    let slot: Int
-    let options: AttributeOptions
+    @usableFromInline let storage: ObjectStorage
+    @usableFromInline let slot: Int
+    @usableFromInline let options: AttributeOptions
+
+    // Everything here is inlinable so that, in the model's module, it is specialized for
+    // `Value`: reading an attribute is then an array load and a cast.
 
     /// An attribute with a default, used for new objects when the JSON has no such key.
+    @inlinable
     public init(wrappedValue: Value, _ options: AttributeOptions = []) {
         self.options = options
-        slot = ConstructionFrame.current.append(wrappedValue)
+        storage = ConstructionFrame.current.currentStorage
+        slot = storage.values.count
+        // As `Any`, so that an optional's `nil` is kept as a value, distinct from unset.
+        storage.values.append(wrappedValue as Any)
     }
 
     /// An attribute without a default. If `Value` is optional, it is `nil` (a NULL column)
     /// until set; otherwise decoding fails if its key is missing, and saving fails if it
     /// was never set.
+    @inlinable
     public init(_ options: AttributeOptions = []) {
         self.options = options
+        storage = ConstructionFrame.current.currentStorage
+        slot = storage.values.count
         // Swift picks this initializer for optionals too (a constrained overload loses to
         // a non-generic one), so an optional starts "unset" and reads as nil.
-        slot = ConstructionFrame.current.appendUnset()
+        storage.values.append(nil)
     }
 
-    @available(*, unavailable, message: "@Attribute can only be used in a ManagedObject subclass")
+    @inlinable
     public var wrappedValue: Value {
-        get { fatalError() }
-        set { fatalError() }
-    }
-
-    public static subscript<Object: ManagedObject>(
-        _enclosingInstance object: Object,
-        wrapped wrappedKeyPath: ReferenceWritableKeyPath<Object, Value>,
-        storage storageKeyPath: ReferenceWritableKeyPath<Object, Self>
-    ) -> Value {
         get {
-            let slot = object[keyPath: storageKeyPath].slot
-            guard let value = object.values[slot] else {
-                return object.valueOfUnsetAttribute(atAbsoluteSlot: slot) as! Value
+            guard let value = storage.values[slot] else {
+                return storage.owner!.valueOfUnsetAttribute(atAbsoluteSlot: slot) as! Value
             }
             return value as! Value
         }
-        set {
-            object.setValue(newValue as Any, atAbsoluteSlot: object[keyPath: storageKeyPath].slot)
+        nonmutating set {
+            storage.owner!.setValue(newValue as Any, atAbsoluteSlot: slot)
         }
     }
 }

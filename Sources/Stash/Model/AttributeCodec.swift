@@ -21,10 +21,27 @@ protocol AttributeCodec: Sendable {
     /// Decodes the value for `key`. JSONDecoder's errors pass through; the caller adds the
     /// entity and attribute.
     func decode(from container: KeyedDecodingContainer<AttributeKey>, forKey key: AttributeKey) throws -> Any
+    /// The value for `key`, or `nil` if the key is absent or null.
+    func decodeIfPresent(from container: KeyedDecodingContainer<AttributeKey>, forKey key: AttributeKey) throws
+        -> Any?
     func encode(_ value: Any, to container: inout KeyedEncodingContainer<AttributeKey>, forKey key: AttributeKey)
         throws
     func sqlValue(for value: Any) throws -> SQLValue
     func value(from sqlValue: SQLValue) throws -> Any
+    /// Binds the value straight to a statement parameter: the insert path.
+    func bind(_ value: Any, to statement: SQLiteStatement, at index: Int32) throws
+    /// Reads the value straight from a result column: the fetch path.
+    func read(_ statement: SQLiteStatement, column: Int32) throws -> Any
+}
+
+extension AttributeCodec {
+    func bind(_ value: Any, to statement: SQLiteStatement, at index: Int32) throws {
+        try statement.bind(try sqlValue(for: value), at: index)
+    }
+
+    func read(_ statement: SQLiteStatement, column: Int32) throws -> Any {
+        try value(from: statement.column(column))
+    }
 }
 
 /// The codec for an attribute of type `Value`, chosen once per attribute:
@@ -80,7 +97,13 @@ struct PrimitiveCodec<Value: StorableValue>: AttributeCodec {
     var typeName: String { String(describing: Value.self) }
 
     func decode(from container: KeyedDecodingContainer<AttributeKey>, forKey key: AttributeKey) throws -> Any {
-        try Value.decode(from: container, forKey: key)
+        try Value.decodeBoxed(from: container, forKey: key)
+    }
+
+    func decodeIfPresent(from container: KeyedDecodingContainer<AttributeKey>, forKey key: AttributeKey) throws
+        -> Any?
+    {
+        try Value.decodeBoxedIfPresent(from: container, forKey: key)
     }
 
     func encode(_ value: Any, to container: inout KeyedEncodingContainer<AttributeKey>, forKey key: AttributeKey)
@@ -99,6 +122,15 @@ struct PrimitiveCodec<Value: StorableValue>: AttributeCodec {
         }
         return value
     }
+
+    func bind(_ value: Any, to statement: SQLiteStatement, at index: Int32) throws {
+        try Value.bindBoxed(value, to: statement, at: index)
+    }
+
+    func read(_ statement: SQLiteStatement, column: Int32) throws -> Any {
+        if let value = Value.readBoxed(statement, column: column) { return value }
+        return try value(from: statement.column(column))
+    }
 }
 
 /// An optional attribute: `nil` is NULL in the store and an absent or null key in JSON.
@@ -112,6 +144,12 @@ struct OptionalCodec<Wrapped>: AttributeCodec {
     func decode(from container: KeyedDecodingContainer<AttributeKey>, forKey key: AttributeKey) throws -> Any {
         if try container.decodeNil(forKey: key) { return Wrapped?.none as Any }
         return try base.decode(from: container, forKey: key)
+    }
+
+    func decodeIfPresent(from container: KeyedDecodingContainer<AttributeKey>, forKey key: AttributeKey) throws
+        -> Any?
+    {
+        try base.decodeIfPresent(from: container, forKey: key)
     }
 
     func encode(_ value: Any, to container: inout KeyedEncodingContainer<AttributeKey>, forKey key: AttributeKey)
@@ -130,6 +168,16 @@ struct OptionalCodec<Wrapped>: AttributeCodec {
         if case .null = sqlValue { return Wrapped?.none as Any }
         return try base.value(from: sqlValue)
     }
+
+    func bind(_ value: Any, to statement: SQLiteStatement, at index: Int32) throws {
+        guard let wrapped = value as! Wrapped? else { return try statement.bind(.null, at: index) }
+        try base.bind(wrapped, to: statement, at: index)
+    }
+
+    func read(_ statement: SQLiteStatement, column: Int32) throws -> Any {
+        if statement.isNull(column) { return Wrapped?.none as Any }
+        return try base.read(statement, column: column)
+    }
 }
 
 /// An enum stored as its raw value; decoded and encoded with the enum's own `Codable`.
@@ -142,6 +190,12 @@ struct RawValueCodec<Value: Codable, Representable: RawRepresentable>: Attribute
 
     func decode(from container: KeyedDecodingContainer<AttributeKey>, forKey key: AttributeKey) throws -> Any {
         try container.decode(Value.self, forKey: key)
+    }
+
+    func decodeIfPresent(from container: KeyedDecodingContainer<AttributeKey>, forKey key: AttributeKey) throws
+        -> Any?
+    {
+        try container.decodeIfPresent(Value.self, forKey: key)
     }
 
     func encode(_ value: Any, to container: inout KeyedEncodingContainer<AttributeKey>, forKey key: AttributeKey)

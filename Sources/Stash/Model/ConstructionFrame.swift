@@ -8,55 +8,49 @@ import Foundation
     import Darwin
 #endif
 
-/// Carries attribute initial values from property wrappers to the object being built.
+/// Carries the value box of an object being built from its property wrappers to the
+/// object itself.
 ///
 /// Swift runs a class's stored-property initializers, and so every `@Attribute` wrapper's
-/// `init`, before the class's `init` body and before `ManagedObject.init` can see them. Each
-/// wrapper appends its initial value (or "unset") here and keeps the slot it got;
-/// `ManagedObject.init` then takes the whole array as the object's storage. This is what
-/// lets the wrappers hold no value of their own, so decoding, fetching and saving reach
-/// every attribute by slot, with no reflection per object.
+/// `init`, before the class's `init` body and before `ManagedObject.init` can see them. The
+/// first wrapper starts an `ObjectStorage` here; each wrapper appends its initial value (or
+/// "unset") and keeps the box and its slot; `ManagedObject.init` then takes the box. This is
+/// what lets decoding, fetching and saving reach every attribute by slot, with no
+/// reflection per object, and lets a property read be an array load.
 ///
 /// Initializers cannot suspend, so a thread-local frame is safe under Swift concurrency.
+@usableFromInline
 final class ConstructionFrame {
-    var values: ContiguousArray<Any?> = []
-    private var lastCount = 0
+    @exclusivity(unchecked) @usableFromInline var storage: ObjectStorage?
+    /// How many values the last object had: the next box reserves that much.
+    @exclusivity(unchecked) @usableFromInline var lastCount = 0
 
-    /// Appends an initial value and returns its slot. The parameter is `Any`, not `Any?`,
-    /// so an optional attribute's `nil` is kept as a value, distinct from unset.
-    @inline(__always)
-    func append(_ value: Any) -> Int {
-        if values.isEmpty { values.reserveCapacity(lastCount) }
-        values.append(value)
-        return values.count - 1
+    /// The box of the object being built, started by its first wrapper.
+    @inlinable
+    var currentStorage: ObjectStorage {
+        if let storage { return storage }
+        let storage = ObjectStorage(capacity: lastCount)
+        self.storage = storage
+        return storage
     }
 
-    /// Appends "unset", for a required attribute without a default, and returns its slot.
-    @inline(__always)
-    func appendUnset() -> Int {
-        if values.isEmpty { values.reserveCapacity(lastCount) }
-        values.append(nil)
-        return values.count - 1
-    }
-
-    /// Hands every value gathered so far to the new object and starts empty again.
-    @inline(__always)
-    func take() -> ContiguousArray<Any?> {
-        lastCount = values.count
-        defer { values = [] }
-        return values
+    /// Hands the box to the new object and starts afresh for the next one.
+    func take() -> ObjectStorage {
+        let storage = self.storage ?? ObjectStorage(capacity: 0)
+        self.storage = nil
+        lastCount = storage.values.count
+        return storage
     }
 
     /// This thread's frame.
+    @usableFromInline
     static var current: ConstructionFrame {
-        @inline(__always) get {
-            if let pointer = pthread_getspecific(frameKey) {
-                return Unmanaged<ConstructionFrame>.fromOpaque(pointer).takeUnretainedValue()
-            }
-            let frame = ConstructionFrame()
-            pthread_setspecific(frameKey, Unmanaged.passRetained(frame).toOpaque())
-            return frame
+        if let pointer = pthread_getspecific(frameKey) {
+            return Unmanaged<ConstructionFrame>.fromOpaque(pointer).takeUnretainedValue()
         }
+        let frame = ConstructionFrame()
+        pthread_setspecific(frameKey, Unmanaged.passRetained(frame).toOpaque())
+        return frame
     }
 }
 

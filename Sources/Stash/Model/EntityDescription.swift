@@ -14,6 +14,8 @@ final class EntityDescription: @unchecked Sendable {
     /// How many slots a built object has (attributes and, later, relationships).
     let slotCount: Int
     let uniqueAttributes: [AttributeDescription]
+    /// The others, in order: what decoding walks after the unique values.
+    let nonUniqueAttributes: [AttributeDescription]
     let sql: EntitySQL
 
     init(type: ManagedObject.Type) throws {
@@ -61,6 +63,7 @@ final class EntityDescription: @unchecked Sendable {
         self.attributeIndexBySlot = indexBySlot
         self.slotCount = wrappers.count
         self.uniqueAttributes = attributes.filter(\.isUnique)
+        self.nonUniqueAttributes = attributes.filter { !$0.isUnique }
         self.sql = EntitySQL(table: name, attributes: attributes)
     }
 

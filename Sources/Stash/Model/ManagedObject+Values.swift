@@ -1,4 +1,11 @@
 extension ManagedObject {
+    /// The attribute values by slot (see `ObjectStorage`).
+    final var values: ContiguousArray<Any?> {
+        @inline(__always) get { storage.values }
+        @inline(__always) set { storage.values = newValue }
+        @inline(__always) _modify { yield &storage.values }
+    }
+
     /// The value of `attribute`, `nil` if never set (an optional attribute's `nil` may be
     /// either `nil` here or a boxed `Optional.none`).
     @inline(__always)
@@ -27,6 +34,7 @@ extension ManagedObject {
         }
     }
 
+    @usableFromInline
     final func setValue(_ value: Any, atAbsoluteSlot slot: Int) {
         let entity = self.entity
         setValue(value, of: entity.attributes[entity.attributeIndexBySlot[slot - slotBase]])
@@ -34,6 +42,7 @@ extension ManagedObject {
 
     /// `nil` for an optional attribute never set; a trap naming the attribute for a
     /// required one, since reading it is a programming error.
+    @usableFromInline
     final func valueOfUnsetAttribute(atAbsoluteSlot slot: Int) -> Any {
         let entity = self.entity
         let attribute = entity.attributes[entity.attributeIndexBySlot[slot - slotBase]]

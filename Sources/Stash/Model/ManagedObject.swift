@@ -13,11 +13,11 @@
 /// used from one isolation domain at a time: it is deliberately not `Sendable`. Pass its
 /// `objectID` across instead.
 open class ManagedObject {
-    /// Attribute values by slot; `nil` means "never set" (an optional attribute's `nil`
-    /// is stored as a boxed `Optional.none`, so it is never confused with unset).
-    final var values: ContiguousArray<Any?>
-    /// Where this object's first attribute sits in `values` (see `ConstructionFrame`).
-    final var slotBase = 0
+    /// The attribute values, shared with the wrappers (see `ObjectStorage`).
+    final let storage: ObjectStorage
+    /// Where this object's first attribute sits in `values`: past values left by an
+    /// object whose construction was abandoned (see `ConstructionFrame`).
+    @exclusivity(unchecked) final var slotBase = 0
     final var cachedEntity: EntityDescription?
 
     /// The context that tracks this object, if any.
@@ -29,15 +29,13 @@ open class ManagedObject {
     final var temporaryID: UInt64 = 0
     /// Slots assigned since the last save (for new objects: assigned at all, as opposed to
     /// left at their default).
-    final var changedSlots = SlotSet()
+    @exclusivity(unchecked) final var changedSlots = SlotSet()
 
     /// A blank object, in no context. Subclasses that add designated initializers must
     /// keep this one: fetching builds objects with it.
     public required init() {
-        values = ConstructionFrame.current.take()
-        if let entity = EntityRegistry.shared.cachedEntity(for: Self.self) {
-            attach(entity)
-        }
+        storage = ConstructionFrame.current.take()
+        storage.owner = self
     }
 
     /// A new object inserted into `context`, saved by its next `save()`.
@@ -74,7 +72,10 @@ open class ManagedObject {
         return entity
     }
 
+    /// Binds the object to its entity's description; everything that reaches attributes by
+    /// entity (decoding, fetching, saving) does this first.
     final func attach(_ entity: EntityDescription) {
+        guard cachedEntity !== entity else { return }
         cachedEntity = entity
         slotBase = values.count - entity.slotCount
         precondition(

@@ -25,6 +25,24 @@ protocol StorableValue: Codable {
     /// has fast paths for the standard scalar types that a generic call would miss.
     static func decode(from container: KeyedDecodingContainer<AttributeKey>, forKey key: AttributeKey) throws
         -> Self
+    static func decodeIfPresent(from container: KeyedDecodingContainer<AttributeKey>, forKey key: AttributeKey)
+        throws -> Self?
+    /// Binds without an `SQLValue` in between where the type allows.
+    func bind(to statement: SQLiteStatement, at index: Int32) throws
+    /// Reads the current row's `column`; `nil` when it holds another kind of value (the
+    /// codec then reports it).
+    static func read(_ statement: SQLiteStatement, column: Int32) -> Self?
+
+    // The same operations with the value boxed as `Any`, which is how objects store it.
+    // Implemented once below; being requirements, each conformance gets them specialized,
+    // so the generic codec never handles `Self` or `Self?` generically (that costs a type
+    // metadata lookup per call).
+    static func decodeBoxed(from container: KeyedDecodingContainer<AttributeKey>, forKey key: AttributeKey)
+        throws -> Any
+    static func decodeBoxedIfPresent(from container: KeyedDecodingContainer<AttributeKey>, forKey key: AttributeKey)
+        throws -> Any?
+    static func bindBoxed(_ value: Any, to statement: SQLiteStatement, at index: Int32) throws
+    static func readBoxed(_ statement: SQLiteStatement, column: Int32) -> Any?
 }
 
 extension StorableValue {
@@ -34,8 +52,44 @@ extension StorableValue {
         try container.decode(Self.self, forKey: key)
     }
 
+    static func decodeIfPresent(from container: KeyedDecodingContainer<AttributeKey>, forKey key: AttributeKey)
+        throws -> Self?
+    {
+        try container.decodeIfPresent(Self.self, forKey: key)
+    }
+
     static func makePrimitiveCodec() -> any AttributeCodec {
         PrimitiveCodec<Self>()
+    }
+
+    static func decodeBoxed(from container: KeyedDecodingContainer<AttributeKey>, forKey key: AttributeKey)
+        throws -> Any
+    {
+        try decode(from: container, forKey: key)
+    }
+
+    static func decodeBoxedIfPresent(from container: KeyedDecodingContainer<AttributeKey>, forKey key: AttributeKey)
+        throws -> Any?
+    {
+        guard let value = try decodeIfPresent(from: container, forKey: key) else { return nil }
+        return value
+    }
+
+    static func bindBoxed(_ value: Any, to statement: SQLiteStatement, at index: Int32) throws {
+        try (value as! Self).bind(to: statement, at: index)
+    }
+
+    static func readBoxed(_ statement: SQLiteStatement, column: Int32) -> Any? {
+        guard let value = read(statement, column: column) else { return nil }
+        return value
+    }
+
+    func bind(to statement: SQLiteStatement, at index: Int32) throws {
+        try statement.bind(try sqlValue(), at: index)
+    }
+
+    static func read(_ statement: SQLiteStatement, column: Int32) -> Self? {
+        Self(sqlValue: statement.column(column))
     }
 }
 
@@ -58,10 +112,24 @@ extension StorableValue where Self: FixedWidthInteger {
 }
 
 extension Int: StorableValue {
+    func bind(to statement: SQLiteStatement, at index: Int32) throws {
+        try statement.bind(Int64(self), at: index)
+    }
+
+    static func read(_ statement: SQLiteStatement, column: Int32) -> Int? {
+        statement.isInteger(column) ? Int(statement.int64(column)) : nil
+    }
+
     static func decode(from container: KeyedDecodingContainer<AttributeKey>, forKey key: AttributeKey) throws
         -> Int
     {
         try container.decode(Int.self, forKey: key)
+    }
+
+    static func decodeIfPresent(from container: KeyedDecodingContainer<AttributeKey>, forKey key: AttributeKey)
+        throws -> Int?
+    {
+        try container.decodeIfPresent(Int.self, forKey: key)
     }
 }
 extension Int8: StorableValue {}
@@ -72,6 +140,12 @@ extension Int64: StorableValue {
         -> Int64
     {
         try container.decode(Int64.self, forKey: key)
+    }
+
+    static func decodeIfPresent(from container: KeyedDecodingContainer<AttributeKey>, forKey key: AttributeKey)
+        throws -> Int64?
+    {
+        try container.decodeIfPresent(Int64.self, forKey: key)
     }
 }
 extension UInt: StorableValue {}
@@ -86,6 +160,10 @@ extension Bool: StorableValue {
     static var columnType: ColumnType { .integer }
     func sqlValue() -> SQLValue { .integer(self ? 1 : 0) }
 
+    func bind(to statement: SQLiteStatement, at index: Int32) throws {
+        try statement.bind(Int64(self ? 1 : 0), at: index)
+    }
+
     init?(sqlValue: SQLValue) {
         guard case .integer(let integer) = sqlValue, integer == 0 || integer == 1 else { return nil }
         self = integer == 1
@@ -96,11 +174,21 @@ extension Bool: StorableValue {
     {
         try container.decode(Bool.self, forKey: key)
     }
+
+    static func decodeIfPresent(from container: KeyedDecodingContainer<AttributeKey>, forKey key: AttributeKey)
+        throws -> Bool?
+    {
+        try container.decodeIfPresent(Bool.self, forKey: key)
+    }
 }
 
 extension Double: StorableValue {
     static var columnType: ColumnType { .real }
     func sqlValue() -> SQLValue { .real(self) }
+
+    func bind(to statement: SQLiteStatement, at index: Int32) throws {
+        try statement.bind(self, at: index)
+    }
 
     init?(sqlValue: SQLValue) {
         switch sqlValue {
@@ -114,6 +202,12 @@ extension Double: StorableValue {
         -> Double
     {
         try container.decode(Double.self, forKey: key)
+    }
+
+    static func decodeIfPresent(from container: KeyedDecodingContainer<AttributeKey>, forKey key: AttributeKey)
+        throws -> Double?
+    {
+        try container.decodeIfPresent(Double.self, forKey: key)
     }
 }
 
@@ -131,6 +225,14 @@ extension String: StorableValue {
     static var columnType: ColumnType { .text }
     func sqlValue() -> SQLValue { .text(self) }
 
+    func bind(to statement: SQLiteStatement, at index: Int32) throws {
+        try statement.bind(self, at: index)
+    }
+
+    static func read(_ statement: SQLiteStatement, column: Int32) -> String? {
+        statement.isText(column) ? statement.text(column) : nil
+    }
+
     init?(sqlValue: SQLValue) {
         guard case .text(let text) = sqlValue else { return nil }
         self = text
@@ -140,6 +242,12 @@ extension String: StorableValue {
         -> String
     {
         try container.decode(String.self, forKey: key)
+    }
+
+    static func decodeIfPresent(from container: KeyedDecodingContainer<AttributeKey>, forKey key: AttributeKey)
+        throws -> String?
+    {
+        try container.decodeIfPresent(String.self, forKey: key)
     }
 }
 
@@ -157,6 +265,15 @@ extension Date: StorableValue {
     static var columnType: ColumnType { .text }
     func sqlValue() throws -> SQLValue { .text(try StoredDate.string(from: self)) }
 
+    func bind(to statement: SQLiteStatement, at index: Int32) throws {
+        try statement.bind(try StoredDate.string(from: self), at: index)
+    }
+
+    static func read(_ statement: SQLiteStatement, column: Int32) -> Date? {
+        guard statement.isText(column) else { return Date(sqlValue: statement.column(column)) }
+        return statement.withText(column, StoredDate.date(fromUTF8:))
+    }
+
     init?(sqlValue: SQLValue) {
         switch sqlValue {
         case .text(let text):
@@ -172,6 +289,10 @@ extension Date: StorableValue {
 extension URL: StorableValue {
     static var columnType: ColumnType { .text }
     func sqlValue() -> SQLValue { .text(absoluteString) }
+
+    func bind(to statement: SQLiteStatement, at index: Int32) throws {
+        try statement.bind(absoluteString, at: index)
+    }
 
     init?(sqlValue: SQLValue) {
         guard case .text(let text) = sqlValue, let url = URL(string: text) else { return nil }

@@ -15,29 +15,38 @@ enum StoredDate {
             throw StashError(.invalidValue, "the date \(date) is outside the years 1 to 9999")
         }
         let second = millisecondOfDay / 1000
-        var text = ""
-        text.reserveCapacity(24)
-        append(year, digits: 4, to: &text)
-        text.append("-")
-        append(month, digits: 2, to: &text)
-        text.append("-")
-        append(day, digits: 2, to: &text)
-        text.append("T")
-        append(second / 3600, digits: 2, to: &text)
-        text.append(":")
-        append(second / 60 % 60, digits: 2, to: &text)
-        text.append(":")
-        append(second % 60, digits: 2, to: &text)
-        text.append(".")
-        append(millisecondOfDay % 1000, digits: 3, to: &text)
-        text.append("Z")
-        return text
+        return String(unsafeUninitializedCapacity: 24) { buffer in
+            var position = 0
+            func put(_ value: Int64, _ digits: Int, _ separator: Unicode.Scalar) {
+                var value = value
+                for offset in stride(from: digits - 1, through: 0, by: -1) {
+                    buffer[position + offset] = UInt8(ascii: "0") + UInt8(value % 10)
+                    value /= 10
+                }
+                buffer[position + digits] = UInt8(ascii: separator)
+                position += digits + 1
+            }
+            put(year, 4, "-")
+            put(month, 2, "-")
+            put(day, 2, "T")
+            put(second / 3600, 2, ":")
+            put(second / 60 % 60, 2, ":")
+            put(second % 60, 2, ".")
+            put(millisecondOfDay % 1000, 3, "Z")
+            return position
+        }
     }
 
     /// Reads `YYYY-MM-DD[T ]HH:MM[:SS[.fff]][Z|±HH:MM]`: the stored form, and what people
     /// and SQLite's own date functions write. A missing zone is UTC.
     static func date(from text: String) -> Date? {
-        var scanner = DigitScanner(Array(text.utf8))
+        var text = text
+        return text.withUTF8 { date(fromUTF8: $0) }
+    }
+
+    /// The same, from UTF-8 bytes: what a row's text column holds, read without a String.
+    static func date(fromUTF8 bytes: UnsafeBufferPointer<UInt8>) -> Date? {
+        var scanner = DigitScanner(bytes)
         guard let year = scanner.number(digits: 4), scanner.skip("-"),
             let month = scanner.number(digits: 2), scanner.skip("-"),
             let day = scanner.number(digits: 2), (1...12).contains(month), (1...31).contains(day)
@@ -103,22 +112,14 @@ enum StoredDate {
         let quotient = value >= 0 ? value / divisor : (value - divisor + 1) / divisor
         return (quotient, value - quotient * divisor)
     }
-
-    private static func append(_ value: Int64, digits: Int, to text: inout String) {
-        let string = String(value)
-        if string.utf8.count < digits {
-            text.append(String(repeating: "0", count: digits - string.utf8.count))
-        }
-        text.append(string)
-    }
 }
 
 /// Reads fixed-width numbers and single characters off UTF-8 bytes.
 private struct DigitScanner {
-    let bytes: [UInt8]
+    let bytes: UnsafeBufferPointer<UInt8>
     var position = 0
 
-    init(_ bytes: [UInt8]) { self.bytes = bytes }
+    init(_ bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
 
     var isAtEnd: Bool { position == bytes.count }
 

@@ -58,16 +58,19 @@ struct EntitySQL: Sendable {
         return "UPDATE \(quotedTable) SET \(assignments) WHERE \"_pk\" = ?"
     }
 
-    /// `SELECT "_pk", … FROM "Post" WHERE "id" IN (?, ?, …)`: finds stored rows for a batch
-    /// of unique values in one query.
-    func selectWhere(_ attribute: AttributeDescription, in count: Int) -> String {
-        let placeholders = Array(repeating: "?", count: count).joined(separator: ", ")
-        return "\(selectAll) WHERE \(quoted(attribute.name)) IN (\(placeholders))"
+    /// `SELECT "_pk", "id", "title" FROM "Post" WHERE "id" IN (?, ?, …)`: the key, the
+    /// unique value and the `wanted` columns of the rows that hold a batch of unique values.
+    func select(_ wanted: [AttributeDescription], where unique: AttributeDescription, in count: Int) -> String {
+        let columns = (["_pk", unique.name] + wanted.map(\.name)).map(quoted).joined(separator: ", ")
+        return "SELECT \(columns) FROM \(quotedTable) WHERE \(quoted(unique.name)) IN (\(placeholders(count)))"
     }
 
     /// `SELECT count(*) FROM "Post" WHERE "id" IN (?, ?, …)`.
     func countWhere(_ attribute: AttributeDescription, in count: Int) -> String {
-        let placeholders = Array(repeating: "?", count: count).joined(separator: ", ")
-        return "\(self.count) WHERE \(quoted(attribute.name)) IN (\(placeholders))"
+        "\(self.count) WHERE \(quoted(attribute.name)) IN (\(placeholders(count)))"
+    }
+
+    private func placeholders(_ count: Int) -> String {
+        Array(repeating: "?", count: count).joined(separator: ", ")
     }
 }

@@ -55,6 +55,57 @@ package final class SQLiteStatement {
         guard code == SQLITE_OK else { throw connection.error(code: code, sql: sql) }
     }
 
+    // MARK: Typed binding and reading, for the per-row paths (no `SQLValue` in between)
+
+    package func bind(_ integer: Int64, at index: Int32) throws {
+        try check(sqlite3_bind_int64(handle, index, integer))
+    }
+
+    package func bind(_ real: Double, at index: Int32) throws {
+        try check(sqlite3_bind_double(handle, index, real))
+    }
+
+    package func bind(_ text: String, at index: Int32) throws {
+        var text = text
+        try check(
+            text.withUTF8 { bytes in
+                sqlite3_bind_text(
+                    handle, index, bytes.baseAddress ?? UnsafePointer(emptyBytes), Int32(bytes.count), sqliteTransient)
+            })
+    }
+
+    /// The storage class of `column` in the current row.
+    package func isNull(_ column: Int32) -> Bool {
+        sqlite3_column_type(handle, column) == SQLITE_NULL
+    }
+
+    package func isInteger(_ column: Int32) -> Bool {
+        sqlite3_column_type(handle, column) == SQLITE_INTEGER
+    }
+
+    package func isText(_ column: Int32) -> Bool {
+        sqlite3_column_type(handle, column) == SQLITE_TEXT
+    }
+
+    package func double(_ column: Int32) -> Double {
+        sqlite3_column_double(handle, column)
+    }
+
+    /// Calls `body` with the UTF-8 bytes of a text column, valid only during the call.
+    package func withText<Result>(_ column: Int32, _ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
+        let bytes = sqlite3_column_text(handle, column)
+        let count = Int(sqlite3_column_bytes(handle, column))
+        return body(UnsafeBufferPointer(start: bytes ?? UnsafePointer(emptyBytes), count: bytes == nil ? 0 : count))
+    }
+
+    package func text(_ column: Int32) -> String {
+        withText(column) { String(decoding: $0, as: UTF8.self) }
+    }
+
+    private func check(_ code: Int32) throws {
+        guard code == SQLITE_OK else { throw connection.error(code: code, sql: sql) }
+    }
+
     /// Binds each value in order, from parameter 1.
     package func bind(_ values: [SQLValue]) throws {
         for (offset, value) in values.enumerated() {

@@ -7,8 +7,8 @@ import Foundation
 final class SQLiteStore: @unchecked Sendable {
     private let connection: SQLiteConnection
     private let lock = NSLock()
-    /// UPDATE statements by entity and changed columns, so their SQL is built once.
-    private var updateSQL: [UpdateKey: String] = [:]
+    /// UPDATE and upsert SQL by entity and changed columns, so it is built once.
+    private var statementSQL: [StatementKey: String] = [:]
 
     init(path: String?) throws {
         connection = try SQLiteConnection(path: path)
@@ -28,19 +28,26 @@ final class SQLiteStore: @unchecked Sendable {
         }
     }
 
-    /// The UPDATE for `attributes` of `entity`; the caller holds the connection.
-    func updateSQL(for entity: EntityDescription, changing slots: SlotSet, _ attributes: [AttributeDescription])
-        -> String
-    {
-        let key = UpdateKey(entity: ObjectIdentifier(entity), slots: slots)
-        if let sql = updateSQL[key] { return sql }
-        let sql = entity.sql.update(attributes)
-        updateSQL[key] = sql
+    /// Statements whose SQL depends on which attributes an object changed.
+    enum StatementKind: Hashable {
+        case update
+    }
+
+    /// The SQL of a `kind` statement for `entity` and `slots`, made by `make` the first
+    /// time; the caller holds the connection.
+    func cachedSQL(
+        for entity: EntityDescription, _ kind: StatementKind, _ slots: SlotSet, make: () -> String
+    ) -> String {
+        let key = StatementKey(entity: ObjectIdentifier(entity), kind: kind, slots: slots)
+        if let sql = statementSQL[key] { return sql }
+        let sql = make()
+        statementSQL[key] = sql
         return sql
     }
 
-    private struct UpdateKey: Hashable {
+    private struct StatementKey: Hashable {
         let entity: ObjectIdentifier
+        let kind: StatementKind
         let slots: SlotSet
     }
 }
