@@ -19,6 +19,7 @@ import Testing
         #expect(
             entity.sql.selectAll == #"SELECT "_pk", "id", "userId", "title", "body", "read", "summary" FROM "Post""#)
         #expect(entity.sql.count == #"SELECT count(*) FROM "Post""#)
+        #expect(entity.sql.anyRow == #"SELECT EXISTS (SELECT 1 FROM "Post")"#)
         #expect(entity.sql.deleteByKey == #"DELETE FROM "Post" WHERE "_pk" = ?"#)
         let title = try #require(entity.attribute(named: "title"))
         let read = try #require(entity.attribute(named: "read"))

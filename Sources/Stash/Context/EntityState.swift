@@ -15,6 +15,9 @@ final class EntityState {
     var updated: [ObjectIdentifier: (object: ManagedObject, saved: ContiguousArray<Any?>)] = [:]
     /// Saved objects deleted since the last save.
     var deleted: [ObjectIdentifier: ManagedObject] = [:]
+    /// Set when an object took a unique value another live object holds (the hand-written
+    /// `init(from:)` does this): the next save merges the two.
+    var mayHoldDuplicates = false
 
     init(entity: EntityDescription) {
         self.entity = entity
@@ -50,7 +53,10 @@ final class EntityState {
                 uniqueIndexes[index][key] = object
                 continue
             }
-            if let holder = lookup(index, key, in: context), holder !== object { continue }
+            if let holder = lookup(index, key, in: context), holder !== object {
+                mayHoldDuplicates = true
+                continue
+            }
             uniqueIndexes[index][key] = object
         }
     }

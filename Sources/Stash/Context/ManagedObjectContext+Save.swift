@@ -45,7 +45,7 @@ extension ManagedObjectContext {
     /// Merges new objects whose unique value another live object of the context holds
     /// into that object (which the unique index names: the first one seen).
     private func mergeDuplicateInserts(in state: EntityState) throws {
-        guard !state.entity.uniqueAttributes.isEmpty else { return }
+        guard state.mayHoldDuplicates else { return }
         for object in state.inserted where object.state == .inserted {
             for index in state.entity.uniqueAttributes.indices {
                 guard let key = state.uniqueKey(of: object, index) else { continue }
@@ -58,6 +58,7 @@ extension ManagedObjectContext {
                 break
             }
         }
+        state.mayHoldDuplicates = false
     }
 
     private func merge(
@@ -121,7 +122,7 @@ extension ManagedObjectContext {
         defer { updater.finish() }
         for (object, _) in state.updated.values where object.state == .persisted {
             guard let rowID = object.rowID, !object.changedSlots.isEmpty else { continue }
-            try updater.update(object, rowID: rowID, in: self, connection)
+            try updater.update(object, rowID: rowID, changing: object.changedSlots, in: self, connection)
             outcome.updated.append(object)
         }
     }
@@ -132,7 +133,7 @@ extension ManagedObjectContext {
         var pending = state.liveInserted
         guard !pending.isEmpty else { return }
         let entity = state.entity
-        if !entity.uniqueAttributes.isEmpty {
+        if !entity.uniqueAttributes.isEmpty, try connection.integer(entity.sql.anyRow) != 0 {
             pending = try resolveStoredMatches(of: pending, state, connection, &outcome)
         }
         let statement = try connection.statement(entity.sql.insert)
@@ -190,7 +191,11 @@ extension ManagedObjectContext {
                     stored.append((attribute, try annotated(entity, attribute) { try attribute.codec.value(from: value) }))
                 }
                 if mergePolicy.kind == .incomingWins {
-                    try updater.update(object, rowID: row.rowID, in: self, connection)
+                    // The row was found by this value: setting it again would only make
+                    // SQLite rewrite the unique index entry.
+                    var changed = object.changedSlots
+                    changed.remove(unique.slot)
+                    try updater.update(object, rowID: row.rowID, changing: changed, in: self, connection)
                 }
                 outcome.merged.append((object, row.rowID, state, stored))
             }
@@ -311,11 +316,12 @@ private struct RowUpdater {
     init(entity: EntityDescription) { self.entity = entity }
 
     mutating func update(
-        _ object: ManagedObject, rowID: Int64, in context: ManagedObjectContext, _ connection: SQLiteConnection
+        _ object: ManagedObject, rowID: Int64, changing changedSlots: SlotSet, in context: ManagedObjectContext,
+        _ connection: SQLiteConnection
     ) throws {
-        if statement == nil || object.changedSlots != slots {
+        if statement == nil || changedSlots != slots {
             statement?.reset()
-            slots = object.changedSlots
+            slots = changedSlots
             let changed = entity.attributes.filter { slots.contains($0.slot) }
             attributes = changed
             guard !changed.isEmpty else {

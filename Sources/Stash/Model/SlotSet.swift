@@ -20,6 +20,15 @@ struct SlotSet: Hashable {
     }
 
     @inline(__always)
+    mutating func remove(_ slot: Int) {
+        if slot < 64 {
+            low &= ~(1 << UInt64(slot))
+        } else if slot / 64 - 1 < high.count {
+            high[slot / 64 - 1] &= ~(1 << UInt64(slot % 64))
+        }
+    }
+
+    @inline(__always)
     func contains(_ slot: Int) -> Bool {
         if slot < 64 { return low & (1 << UInt64(slot)) != 0 }
         let word = slot / 64 - 1

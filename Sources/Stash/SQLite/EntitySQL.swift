@@ -16,6 +16,8 @@ struct EntitySQL: Sendable {
     let insert: String
     let selectAll: String
     let count: String
+    /// `SELECT EXISTS (SELECT 1 FROM "Post")`: whether the table has any row at all.
+    let anyRow: String
     let deleteByKey: String
     private let quotedTable: String
     private let columnList: String
@@ -36,6 +38,7 @@ struct EntitySQL: Sendable {
             : "INSERT INTO \(quotedTable) (\(columnList)) VALUES (\(placeholders))"
         selectAll = "SELECT \(attributes.isEmpty ? "\"_pk\"" : "\"_pk\", " + columnList) FROM \(quotedTable)"
         count = "SELECT count(*) FROM \(quotedTable)"
+        anyRow = "SELECT EXISTS (SELECT 1 FROM \(quotedTable))"
         deleteByKey = "DELETE FROM \(quotedTable) WHERE \"_pk\" = ?"
     }
 
