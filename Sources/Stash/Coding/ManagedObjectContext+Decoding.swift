@@ -11,34 +11,26 @@ extension ManagedObjectContext {
         return try withErrorContext(entity, decoder) {
             let container = try decoder.container(keyedBy: AttributeKey.self)
             return try withLock {
-                // The unique values first: they say which object this is.
-                var decoded: [(AttributeDescription, Any)] = []
-                var keys: [(index: Int, key: SQLValue)] = []
-                var existing: ManagedObject?
-                for (index, unique) in entity.uniqueAttributes.enumerated() {
-                    guard let value = try incomingValue(of: unique, from: container) else { continue }
-                    decoded.append((unique, value))
-                    guard let key = try? unique.codec.sqlValue(for: value), key != .null else { continue }
-                    keys.append((index, key))
-                    if existing == nil {
-                        existing = state.lookup(index, key, in: self)
-                        if existing != nil, mergePolicy.kind == .fail {
-                            throw uniqueConflict(entity, unique, key)
-                        }
-                    }
-                }
-                if let existing {
-                    try update(existing, from: container, decoded: decoded, state: state)
-                    return existing
-                }
+                // A blank object takes the values as they are decoded, unique ones first:
+                // they say whether this is an object the context already has. If it is, the
+                // blank one is dropped; a new one costs no copying.
                 let object = entity.type.init()
                 object.attach(entity)
                 let storage = object.storage
                 let base = object.slotBase
                 var changed = SlotSet()
-                for (attribute, value) in decoded {
-                    storage.values[base + attribute.slot] = value
-                    changed.insert(attribute.slot)
+                var keys: [(index: Int, key: SQLValue)] = []
+                for (index, unique) in entity.uniqueAttributes.enumerated() {
+                    guard let value = try incomingValue(of: unique, from: container) else { continue }
+                    storage.values[base + unique.slot] = value
+                    changed.insert(unique.slot)
+                    guard let key = try? unique.codec.sqlValue(for: value), key != .null else { continue }
+                    if let existing = state.lookup(index, key, in: self) {
+                        if mergePolicy.kind == .fail { throw uniqueConflict(entity, unique, key) }
+                        try update(existing, from: container, uniqueValuesOf: object, state: state)
+                        return existing
+                    }
+                    keys.append((index, key))
                 }
                 for attribute in entity.nonUniqueAttributes {
                     var value = try incomingValue(of: attribute, from: container)
@@ -54,6 +46,7 @@ extension ManagedObjectContext {
                 }
                 object.changedSlots = changed
                 register(object, in: state)
+                // The lookups above missed (and indexed anything pending), so the keys are free.
                 for (index, key) in keys where state.uniqueIndexes[index][key] == nil {
                     state.uniqueIndexes[index][key] = object
                 }
@@ -62,13 +55,17 @@ extension ManagedObjectContext {
         }
     }
 
-    /// Decodes into an object the context already has. Values are gathered first and
-    /// applied only once all decoded, so a failure leaves the object as it was.
+    /// Decodes into an object the context already has, taking the unique values already
+    /// decoded into `blank`. Values are gathered first and applied only once all decoded,
+    /// so a failure leaves the object as it was.
     private func update(
         _ object: ManagedObject, from container: KeyedDecodingContainer<AttributeKey>,
-        decoded: [(AttributeDescription, Any)], state: EntityState
+        uniqueValuesOf blank: ManagedObject, state: EntityState
     ) throws {
-        var values = decoded
+        var values: [(AttributeDescription, Any)] = []
+        for unique in state.entity.uniqueAttributes {
+            if let value = blank.value(of: unique) { values.append((unique, value)) }
+        }
         for attribute in state.entity.nonUniqueAttributes {
             if let value = try incomingValue(of: attribute, from: container) {
                 values.append((attribute, value))

@@ -8,6 +8,10 @@ final class EntityState {
     /// holds each value. Entries can go stale (a value changed, an object left); `lookup`
     /// checks an entry before trusting it, so nothing has to be removed eagerly.
     var uniqueIndexes: [[SQLValue: ManagedObject]]
+    /// Objects loaded from rows and not yet in `uniqueIndexes`: a fetch only lists them
+    /// here, and the first lookup indexes them, so fetching pays for the unique index
+    /// only if something is decoded into the context afterwards.
+    var unindexed: [ManagedObject] = []
     /// Objects inserted since the last save, in insertion order. An object deleted before
     /// it was saved stays here with another state and is skipped.
     var inserted: [ManagedObject] = []
@@ -33,6 +37,7 @@ final class EntityState {
     /// The live object of this context whose `attribute` (the `index`th unique one) holds
     /// `key`, if any.
     func lookup(_ index: Int, _ key: SQLValue, in context: ManagedObjectContext) -> ManagedObject? {
+        if !unindexed.isEmpty { indexLoadedObjects(in: context) }
         guard let object = uniqueIndexes[index][key] else { return nil }
         guard object.managedObjectContext === context, object.state == .inserted || object.state == .persisted,
             let value = object.value(of: entity.uniqueAttributes[index]),
@@ -47,6 +52,7 @@ final class EntityState {
     /// Records the object's current unique values. An entry held by another live object
     /// is kept: the duplicate is merged into it at the next save.
     func index(_ object: ManagedObject, in context: ManagedObjectContext) {
+        if !unindexed.isEmpty { indexLoadedObjects(in: context) }
         for index in entity.uniqueAttributes.indices {
             guard let key = uniqueKey(of: object, index) else { continue }
             if uniqueIndexes[index][key] == nil {
@@ -58,6 +64,15 @@ final class EntityState {
                 continue
             }
             uniqueIndexes[index][key] = object
+        }
+    }
+
+    /// Indexes the objects fetches loaded since the last lookup.
+    private func indexLoadedObjects(in context: ManagedObjectContext) {
+        let loaded = unindexed
+        unindexed = []
+        for object in loaded where object.managedObjectContext === context {
+            index(object, in: context)
         }
     }
 

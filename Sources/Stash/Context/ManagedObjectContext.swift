@@ -121,6 +121,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
                 }
                 state.byRowID.removeAll()
                 state.uniqueIndexes = state.uniqueIndexes.map { _ in [:] }
+                state.unindexed = []
             }
         }
     }
@@ -169,7 +170,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
         object.state = .persisted
         object.rowID = rowID
         state.byRowID[rowID] = object
-        state.index(object, in: self)
+        if !state.entity.uniqueAttributes.isEmpty { state.unindexed.append(object) }
     }
 
     private func undelete(_ object: ManagedObject) {
