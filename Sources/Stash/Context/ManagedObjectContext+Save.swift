@@ -139,7 +139,7 @@ extension ManagedObjectContext {
         let statement = try connection.statement(entity.sql.insert)
         defer { statement.reset() }
         for object in pending {
-            statement.reset()
+            statement.rewind()
             for (offset, attribute) in entity.attributes.enumerated() {
                 try bind(attribute, of: object, to: statement, at: Int32(offset + 1))
             }
@@ -332,7 +332,7 @@ private struct RowUpdater {
             statement = try connection.statement(sql)
         }
         guard let statement else { return }
-        statement.reset()
+        statement.rewind()
         for (offset, attribute) in attributes.enumerated() {
             try context.bind(attribute, of: object, to: statement, at: Int32(offset + 1))
         }

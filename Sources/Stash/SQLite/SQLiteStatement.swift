@@ -30,6 +30,11 @@ package final class SQLiteStatement {
         sqlite3_clear_bindings(handle)
     }
 
+    /// Rewinds but keeps the bindings: for a loop that binds every parameter each time.
+    package func rewind() {
+        sqlite3_reset(handle)
+    }
+
     /// Binds `value` to the 1-based parameter `index`.
     package func bind(_ value: SQLValue, at index: Int32) throws {
         let code: Int32
