@@ -188,7 +188,8 @@ extension ManagedObjectContext {
                 var stored: [(AttributeDescription, Any)] = []
                 for (attribute, value) in zip(wanted, row.values)
                 where mergePolicy.kind == .storedWins || !object.changedSlots.contains(attribute.slot) {
-                    stored.append((attribute, try annotated(entity, attribute) { try attribute.codec.value(from: value) }))
+                    stored.append(
+                        (attribute, try annotated(entity, attribute) { try attribute.codec.value(from: value) }))
                 }
                 if mergePolicy.kind == .incomingWins {
                     // The row was found by this value: setting it again would only make

@@ -99,7 +99,9 @@ extension ManagedObjectContext {
         let object = entity.type.init()
         object.attach(entity)
         for (offset, attribute) in entity.attributes.enumerated() {
-            let value = try annotated(entity, attribute) { try attribute.codec.read(statement, column: Int32(offset + 1)) }
+            let value = try annotated(entity, attribute) {
+                try attribute.codec.read(statement, column: Int32(offset + 1))
+            }
             object.setPrimitiveValue(value, of: attribute)
         }
         registerPersisted(object, rowID: rowID, in: state)
