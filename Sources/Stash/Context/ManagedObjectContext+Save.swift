@@ -273,6 +273,9 @@ extension ManagedObjectContext {
         for object in outcome.updated {
             object.changedSlots.removeAll()
         }
+        for state in states where !state.inserted.isEmpty {
+            state.byRowID.reserveCapacity(state.byRowID.count + state.inserted.count)
+        }
         for (object, rowID, state) in outcome.inserted {
             object.rowID = rowID
             object.state = .persisted
