@@ -33,6 +33,9 @@ public struct StashError: Error, Sendable, CustomStringConvertible {
         public static let migrationFailed = Code("migration failed")
         /// SQLite refused: a constraint, a full disk, a locked or corrupt file.
         public static let storeFailed = Code("store failed")
+        /// The object's row is gone: another context or process deleted it after it was
+        /// loaded, so its changes have nowhere to go.
+        public static let rowMissing = Code("row missing")
         /// The object belongs to another context, or to none.
         public static let wrongContext = Code("wrong context")
     }

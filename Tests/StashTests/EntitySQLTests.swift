@@ -28,7 +28,6 @@ import Testing
         #expect(
             entity.sql.select([title, read], where: id, in: 3)
                 == #"SELECT "_pk", "id", "title", "read" FROM "Post" WHERE "id" IN (?, ?, ?)"#)
-        #expect(entity.sql.countWhere(id, in: 2) == #"SELECT count(*) FROM "Post" WHERE "id" IN (?, ?)"#)
     }
 
     @Test func identifiersAreQuoted() {

@@ -25,12 +25,15 @@ extension ManagedObjectContext {
                     storage.values[base + unique.slot] = value
                     changed.insert(unique.slot)
                     guard let key = try? unique.codec.sqlValue(for: value), key != .null else { continue }
-                    if let existing = state.lookup(index, key, in: self) {
-                        if mergePolicy.kind == .fail { throw uniqueConflict(entity, unique, key) }
-                        try update(existing, from: container, uniqueValuesOf: object, state: state)
-                        return existing
-                    }
                     keys.append((index, key))
+                }
+                for (index, key) in keys {
+                    guard let existing = state.lookup(index, key, in: self) else { continue }
+                    if mergePolicy.kind == .fail {
+                        throw uniqueConflict(entity, entity.uniqueAttributes[index], key)
+                    }
+                    try update(existing, from: container, uniqueValuesOf: object, decoded: changed, state: state)
+                    return existing
                 }
                 for attribute in entity.nonUniqueAttributes {
                     var value = try incomingValue(of: attribute, from: container)
@@ -57,13 +60,14 @@ extension ManagedObjectContext {
 
     /// Decodes into an object the context already has, taking the unique values already
     /// decoded into `blank`. Values are gathered first and applied only once all decoded,
-    /// so a failure leaves the object as it was.
+    /// so a failure leaves the object as it was; values equal to the current ones are not
+    /// changes, so re-importing the same payload leaves nothing to save.
     private func update(
         _ object: ManagedObject, from container: KeyedDecodingContainer<AttributeKey>,
-        uniqueValuesOf blank: ManagedObject, state: EntityState
+        uniqueValuesOf blank: ManagedObject, decoded: SlotSet, state: EntityState
     ) throws {
         var values: [(AttributeDescription, Any)] = []
-        for unique in state.entity.uniqueAttributes {
+        for unique in state.entity.uniqueAttributes where decoded.contains(unique.slot) {
             if let value = blank.value(of: unique) { values.append((unique, value)) }
         }
         for attribute in state.entity.nonUniqueAttributes {
@@ -72,7 +76,7 @@ extension ManagedObjectContext {
             }
         }
         guard mergePolicy.kind == .incomingWins else { return }
-        for (attribute, value) in values {
+        for (attribute, value) in values where !object.holds(value, for: attribute) {
             object.setValue(value, of: attribute)
         }
     }

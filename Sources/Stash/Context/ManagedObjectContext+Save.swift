@@ -9,21 +9,29 @@ extension ManagedObjectContext {
     public func save() throws {
         try withLock {
             guard states.contains(where: \.hasChanges) else { return }
-            for state in states {
-                try mergeDuplicateInserts(in: state)
-                try validateRequiredValues(in: state)
-            }
+            // Merging duplicates changes objects before anything is written: if the save
+            // fails, `undo` puts them back, so the context is left as it was.
+            var undo: [() -> Void] = []
             var outcome = SaveOutcome()
-            try container.store.write { connection in
+            do {
                 for state in states {
-                    try annotating(state.entity) { try writeDeletes(of: state, connection, &outcome) }
+                    try mergeDuplicateInserts(in: state, undo: &undo)
+                    try validateRequiredValues(in: state)
                 }
-                for state in states {
-                    try annotating(state.entity) { try writeUpdates(of: state, connection, &outcome) }
+                try container.store.write { connection in
+                    for state in states {
+                        try annotating(state.entity) { try writeDeletes(of: state, connection, &outcome) }
+                    }
+                    for state in states {
+                        try annotating(state.entity) { try writeUpdates(of: state, connection, &outcome) }
+                    }
+                    for state in states {
+                        try annotating(state.entity) { try writeInserts(of: state, connection, &outcome) }
+                    }
                 }
-                for state in states {
-                    try annotating(state.entity) { try writeInserts(of: state, connection, &outcome) }
-                }
+            } catch {
+                for step in undo.reversed() { step() }
+                throw error
             }
             apply(outcome)
         }
@@ -44,8 +52,9 @@ extension ManagedObjectContext {
 
     /// Merges new objects whose unique value another live object of the context holds
     /// into that object (which the unique index names: the first one seen).
-    private func mergeDuplicateInserts(in state: EntityState) throws {
+    private func mergeDuplicateInserts(in state: EntityState, undo: inout [() -> Void]) throws {
         guard state.mayHoldDuplicates else { return }
+        undo.append { state.mayHoldDuplicates = true }
         for object in state.inserted where object.state == .inserted {
             for index in state.entity.uniqueAttributes.indices {
                 guard let key = state.uniqueKey(of: object, index) else { continue }
@@ -54,7 +63,9 @@ extension ManagedObjectContext {
                     continue
                 }
                 guard holder !== object else { continue }
-                try merge(object, into: holder, state: state, attribute: state.entity.uniqueAttributes[index], key: key)
+                try merge(
+                    object, into: holder, state: state, attribute: state.entity.uniqueAttributes[index], key: key,
+                    undo: &undo)
                 break
             }
         }
@@ -63,8 +74,18 @@ extension ManagedObjectContext {
 
     private func merge(
         _ object: ManagedObject, into holder: ManagedObject, state: EntityState, attribute: AttributeDescription,
-        key: SQLValue
+        key: SQLValue, undo: inout [() -> Void]
     ) throws {
+        let holderValues = holder.values
+        let holderChanges = holder.changedSlots
+        let holderWasUpdated = state.updated[ObjectIdentifier(holder)] != nil
+        undo.append { [self] in
+            holder.values = holderValues
+            holder.changedSlots = holderChanges
+            if !holderWasUpdated { state.updated[ObjectIdentifier(holder)] = nil }
+            object.state = .inserted
+            object.managedObjectContext = self
+        }
         switch mergePolicy.kind {
         case .fail:
             throw uniqueConflict(state.entity, attribute, key)
@@ -81,12 +102,11 @@ extension ManagedObjectContext {
         object.managedObjectContext = nil
     }
 
-    func uniqueConflict(_ entity: EntityDescription, _ attribute: AttributeDescription, _ key: SQLValue)
-        -> StashError
-    {
-        StashError(
-            .uniqueConflict, "the value \(key) is already taken and the merge policy is .fail",
-            entity: entity.name, attribute: attribute.name)
+    func uniqueConflict(
+        _ entity: EntityDescription, _ attribute: AttributeDescription, _ key: SQLValue,
+        _ reason: String = "is already taken and the merge policy is .fail"
+    ) -> StashError {
+        StashError(.uniqueConflict, "the value \(key) \(reason)", entity: entity.name, attribute: attribute.name)
     }
 
     private func validateRequiredValues(in state: EntityState) throws {
@@ -120,7 +140,9 @@ extension ManagedObjectContext {
     {
         var updater = RowUpdater(entity: state.entity)
         defer { updater.finish() }
-        for (object, _) in state.updated.values where object.state == .persisted {
+        // In row order, so that a save does the same thing every time.
+        let objects = state.updated.values.map(\.object).sorted { ($0.rowID ?? 0) < ($1.rowID ?? 0) }
+        for object in objects where object.state == .persisted {
             guard let rowID = object.rowID, !object.changedSlots.isEmpty else { continue }
             try updater.update(object, rowID: rowID, changing: object.changedSlots, in: self, connection)
             outcome.updated.append(object)
@@ -183,7 +205,8 @@ extension ManagedObjectContext {
                 }
                 if mergePolicy.kind == .fail { throw uniqueConflict(entity, unique, key) }
                 if let registered = state.byRowID[row.rowID], registered !== object {
-                    throw uniqueConflict(entity, unique, key)
+                    throw uniqueConflict(
+                        entity, unique, key, "belongs to a stored row this context holds as another object")
                 }
                 var stored: [(AttributeDescription, Any)] = []
                 for (attribute, value) in zip(wanted, row.values)
@@ -293,6 +316,7 @@ extension ManagedObjectContext {
             state.index(object, in: self)
         }
         for state in states {
+            for object in state.inserted { object.isQueuedForInsert = false }
             state.inserted.removeAll()
             state.updated.removeAll()
             state.deleted.removeAll()
@@ -342,6 +366,11 @@ private struct RowUpdater {
         }
         try statement.bind(rowID, at: Int32(attributes.count + 1))
         while try statement.step() {}
+        guard connection.changes == 1 else {
+            throw StashError(
+                .rowMissing, "the row \(rowID) was deleted since this object was loaded; nothing was saved",
+                entity: entity.name)
+        }
     }
 
     func finish() {

@@ -90,7 +90,9 @@ public final class ManagedObjectContext: @unchecked Sendable {
     public func rollback() {
         withLock {
             for state in states {
-                for object in state.inserted where object.state == .inserted {
+                for object in state.inserted {
+                    object.isQueuedForInsert = false
+                    guard object.state == .inserted else { continue }
                     object.state = .transient
                     object.managedObjectContext = nil
                 }
@@ -98,13 +100,16 @@ public final class ManagedObjectContext: @unchecked Sendable {
                 for (object, saved) in state.updated.values {
                     object.values = saved
                     object.changedSlots.removeAll()
-                    state.index(object, in: self)
                 }
-                state.updated.removeAll()
                 for object in state.deleted.values {
                     object.state = .persisted
                 }
+                for object in Array(state.updated.values.map(\.object)) + Array(state.deleted.values) {
+                    state.index(object, in: self)
+                }
+                state.updated.removeAll()
                 state.deleted.removeAll()
+                state.mayHoldDuplicates = false
             }
         }
     }
@@ -161,7 +166,10 @@ public final class ManagedObjectContext: @unchecked Sendable {
         object.state = .inserted
         object.temporaryID = nextTemporaryID
         nextTemporaryID += 1
-        state.inserted.append(object)
+        if !object.isQueuedForInsert {
+            object.isQueuedForInsert = true
+            state.inserted.append(object)
+        }
     }
 
     /// Makes an object loaded from a row part of this context.
@@ -177,6 +185,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
         let state = self.state(for: object.entity)
         object.state = .persisted
         state.deleted[ObjectIdentifier(object)] = nil
+        state.index(object, in: self)
     }
 
     /// Called before a saved object's first change since its last save: keeps its saved

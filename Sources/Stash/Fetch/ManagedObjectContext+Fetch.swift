@@ -44,39 +44,25 @@ extension ManagedObjectContext {
             if !descriptor.sortBy.isEmpty {
                 objects.sort(using: descriptor.sortBy)
             }
-            let offset = min(descriptor.fetchOffset ?? 0, objects.count)
-            let end = descriptor.fetchLimit.map { min(offset + $0, objects.count) } ?? objects.count
+            let offset = min(max(descriptor.fetchOffset ?? 0, 0), objects.count)
+            let end = descriptor.fetchLimit.map { min(offset + max($0, 0), objects.count) } ?? objects.count
             return Array(objects[offset..<end])
         }
     }
 
     /// How many objects `descriptor` describes, counted by SQLite without loading them
-    /// (`SELECT count(*) FROM "Post"`), adjusted for this context's unsaved inserts and
-    /// deletions. A descriptor with a predicate is counted by fetching, for now.
+    /// (`SELECT count(*) FROM "Post"`). While the context has unsaved changes to the entity,
+    /// or the descriptor has a predicate, it counts what `fetch` returns instead.
     public func fetchCount<T: ManagedObject>(_ descriptor: FetchDescriptor<T>) throws -> Int {
         if descriptor.predicate != nil || descriptor.fetchLimit != nil || descriptor.fetchOffset != nil {
             return try fetch(descriptor).count
         }
         return try withLock {
             let state = try self.state(forType: T.self)
+            // Unsaved changes can add, remove or merge rows: count what a fetch would return.
+            if state.hasChanges { return try fetch(descriptor).count }
             let entity = state.entity
-            return try container.store.withConnection { connection in
-                var count = Int(try connection.integer(entity.sql.count))
-                count -= state.deleted.count
-                let inserted = state.liveInserted
-                count += inserted.count
-                if let unique = entity.uniqueAttributes.first, !inserted.isEmpty {
-                    // New objects whose unique value is stored will update, not add, a row.
-                    let keys = inserted.compactMap { state.uniqueKey(of: $0, 0) }
-                    var start = 0
-                    while start < keys.count {
-                        let batch = Array(keys[start..<min(start + uniqueBatchSize, keys.count)])
-                        start += batch.count
-                        count -= Int(try connection.integer(entity.sql.countWhere(unique, in: batch.count), batch))
-                    }
-                }
-                return count
-            }
+            return try container.store.withConnection { Int(try $0.integer(entity.sql.count)) }
         }
     }
 

@@ -18,7 +18,9 @@ import Foundation
 /// what lets decoding, fetching and saving reach every attribute by slot, with no
 /// reflection per object, and lets a property read be an array load.
 ///
-/// Initializers cannot suspend, so a thread-local frame is safe under Swift concurrency.
+/// Stored-property initializers cannot suspend, so a thread-local frame is safe under Swift
+/// concurrency, as long as a model's designated initializers are not `async` (one that
+/// awaits before `super.init()` could resume on another thread, away from its values).
 @usableFromInline
 final class ConstructionFrame {
     @exclusivity(unchecked) @usableFromInline var storage: ObjectStorage?
@@ -37,6 +39,9 @@ final class ConstructionFrame {
     /// Hands the box to the new object and starts afresh for the next one.
     func take() -> ObjectStorage {
         let storage = self.storage ?? ObjectStorage(capacity: 0)
+        precondition(
+            storage.owner == nil,
+            "a ManagedObject's values were taken twice: model initializers must not be async")
         self.storage = nil
         lastCount = storage.values.count
         return storage

@@ -34,6 +34,15 @@ extension ManagedObject {
         }
     }
 
+    /// `true` if the attribute already has `value`, as the store would see it.
+    final func holds(_ value: Any, for attribute: AttributeDescription) -> Bool {
+        guard let current = self.value(of: attribute) else { return false }
+        guard let new = try? attribute.codec.sqlValue(for: value),
+            let old = try? attribute.codec.sqlValue(for: current)
+        else { return false }
+        return new == old
+    }
+
     @usableFromInline
     final func setValue(_ value: Any, atAbsoluteSlot slot: Int) {
         let entity = self.entity

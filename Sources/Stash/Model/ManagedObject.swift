@@ -27,6 +27,9 @@ open class ManagedObject {
     final var rowID: Int64?
     /// Identifies the object before it has a row.
     final var temporaryID: UInt64 = 0
+    /// `true` while the object is listed in its entity's `inserted` (an object deleted and
+    /// inserted again before a save must not be listed, and so written, twice).
+    final var isQueuedForInsert = false
     /// Slots assigned since the last save (for new objects: assigned at all, as opposed to
     /// left at their default).
     @exclusivity(unchecked) final var changedSlots = SlotSet()

@@ -9,8 +9,10 @@ final class ObjectStorage {
     /// Values by slot; `nil` means "never set" (an optional attribute's `nil` is stored
     /// as a boxed `Optional.none`, so it is never confused with unset).
     @exclusivity(unchecked) @usableFromInline var values: ContiguousArray<Any?> = []
-    /// The object these values belong to; set once it exists.
-    @usableFromInline unowned(unsafe) var owner: ManagedObject?
+    /// The object these values belong to; set once it exists. `unowned`, not `weak`: the
+    /// box lives exactly as long as its object, and misuse traps instead of reading freed
+    /// memory.
+    @usableFromInline unowned var owner: ManagedObject?
 
     @usableFromInline init(capacity: Int) {
         values.reserveCapacity(capacity)

@@ -68,11 +68,6 @@ struct EntitySQL: Sendable {
         return "SELECT \(columns) FROM \(quotedTable) WHERE \(quoted(unique.name)) IN (\(placeholders(count)))"
     }
 
-    /// `SELECT count(*) FROM "Post" WHERE "id" IN (?, ?, …)`.
-    func countWhere(_ attribute: AttributeDescription, in count: Int) -> String {
-        "\(self.count) WHERE \(quoted(attribute.name)) IN (\(placeholders(count)))"
-    }
-
     private func placeholders(_ count: Int) -> String {
         Array(repeating: "?", count: count).joined(separator: ", ")
     }

@@ -131,8 +131,8 @@ struct SchemaMigrator {
     private func migrateUniqueIndexes(of entity: EntityDescription) throws {
         var existing = Set<String>()
         try connection.forEachRow(
-            "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND name LIKE ?",
-            [.text(entity.name), .text("%_unique")]
+            "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND name GLOB ?",
+            [.text(entity.name), .text(entity.name + "_*_unique")]
         ) { row in
             if case .text(let name) = row.column(0) { existing.insert(name) }
         }
@@ -146,7 +146,7 @@ struct SchemaMigrator {
                 }
             }
         }
-        for name in existing where name.hasPrefix(entity.name + "_") {
+        for name in existing {
             try connection.execute("DROP INDEX \(quoted(name))")
         }
     }
