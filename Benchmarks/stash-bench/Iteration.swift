@@ -1,4 +1,5 @@
 import Foundation
+import Stash
 
 /// One round of every measurement on fresh store files: import, fetch all, re-import.
 ///
@@ -18,32 +19,9 @@ struct Iteration {
         let stashPath = directory.appendingPathComponent("stash.sqlite").path
         let database = try Baseline.createStore(at: baselinePath)
         let container = try StashRun.createStore(at: stashPath)
-        let expected = payload.count
 
         for side in order {
-            switch side {
-            case .baseline:
-                let start = Instant()
-                let records = try Baseline.decode(payload.data)
-                let decoded = Instant()
-                try Baseline.write(records, to: database, upsert: false)
-                let end = Instant()
-                record(&results, .baseline, start, decoded, end, total: .importTotal, .importDecode, .importWrite)
-                precondition(records.count == expected, "baseline decoded \(records.count) records")
-                try expectRows(expected, in: baselinePath, after: "baseline import")
-            case .stash:
-                let start = Instant()
-                let (context, articles) = try StashRun.decode(payload.data, into: container)
-                let decoded = Instant()
-                try context.save()
-                let end = Instant()
-                record(&results, .stash, start, decoded, end, total: .importTotal, .importDecode, .importWrite)
-                precondition(articles.count == expected, "Stash decoded \(articles.count) articles")
-                precondition(!context.hasChanges, "Stash's context still has changes after save()")
-                try expectRows(expected, in: stashPath, after: "Stash import")
-                let counted = try StashRun.count(in: container)
-                precondition(counted == expected, "Stash's fetchCount says \(counted) after import, not \(expected)")
-            }
+            try importPayload(side, upsert: false, database, baselinePath, container, stashPath, &results)
         }
         if compareStores {
             try StoreComparison.assertSame(table: Baseline.table, baselinePath, stashPath)
@@ -68,32 +46,45 @@ struct Iteration {
         }
 
         for side in order {
-            switch side {
-            case .baseline:
-                let start = Instant()
-                let records = try Baseline.decode(payload.data)
-                let decoded = Instant()
-                try Baseline.write(records, to: database, upsert: true)
-                let end = Instant()
-                record(&results, .baseline, start, decoded, end, total: .reimportTotal, .reimportDecode, .reimportWrite)
-                precondition(records.count == expected, "baseline decoded \(records.count) records")
-                try expectRows(expected, in: baselinePath, after: "baseline re-import")
-            case .stash:
-                let start = Instant()
-                let (context, articles) = try StashRun.decode(payload.data, into: container)
-                let decoded = Instant()
-                try context.save()
-                let end = Instant()
-                record(&results, .stash, start, decoded, end, total: .reimportTotal, .reimportDecode, .reimportWrite)
-                precondition(articles.count == expected, "Stash decoded \(articles.count) articles")
-                precondition(!context.hasChanges, "Stash's context still has changes after save()")
-                try expectRows(expected, in: stashPath, after: "Stash re-import")
-                let counted = try StashRun.count(in: container)
-                precondition(counted == expected, "Stash's fetchCount says \(counted) after re-import, not \(expected)")
-            }
+            try importPayload(side, upsert: true, database, baselinePath, container, stashPath, &results)
         }
         if compareStores {
             try StoreComparison.assertSame(table: Baseline.table, baselinePath, stashPath)
+        }
+    }
+
+    /// Decodes and writes the payload on one side: the first import into empty stores, or
+    /// (`upsert`) the re-import over the same rows, which must leave the row count as it was.
+    private func importPayload(
+        _ side: Side, upsert: Bool, _ database: RawDatabase, _ baselinePath: String,
+        _ container: PersistentContainer, _ stashPath: String, _ results: inout Results
+    ) throws {
+        let expected = payload.count
+        let operations: (Operation, Operation, Operation) =
+            upsert ? (.reimportTotal, .reimportDecode, .reimportWrite) : (.importTotal, .importDecode, .importWrite)
+        let step = upsert ? "re-import" : "import"
+        switch side {
+        case .baseline:
+            let start = Instant()
+            let records = try Baseline.decode(payload.data)
+            let decoded = Instant()
+            try Baseline.write(records, to: database, upsert: upsert)
+            let end = Instant()
+            record(&results, .baseline, start, decoded, end, total: operations.0, operations.1, operations.2)
+            precondition(records.count == expected, "baseline decoded \(records.count) records")
+            try expectRows(expected, in: baselinePath, after: "baseline \(step)")
+        case .stash:
+            let start = Instant()
+            let (context, articles) = try StashRun.decode(payload.data, into: container)
+            let decoded = Instant()
+            try context.save()
+            let end = Instant()
+            record(&results, .stash, start, decoded, end, total: operations.0, operations.1, operations.2)
+            precondition(articles.count == expected, "Stash decoded \(articles.count) articles")
+            precondition(!context.hasChanges, "Stash's context still has changes after save()")
+            try expectRows(expected, in: stashPath, after: "Stash \(step)")
+            let counted = try StashRun.count(in: container)
+            precondition(counted == expected, "Stash's fetchCount says \(counted) after \(step), not \(expected)")
         }
     }
 

@@ -163,8 +163,11 @@ package final class SQLiteStatement {
     }
 }
 
-/// Tells SQLite to copy bound text and blobs before the call returns.
-nonisolated(unsafe) private let sqliteTransient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+/// Tells SQLite to copy bound text and blobs before the call returns. Computed, not a
+/// global: a global's lazy initialization check would run on every bind.
+private var sqliteTransient: sqlite3_destructor_type {
+    @inline(__always) get { unsafeBitCast(-1, to: sqlite3_destructor_type.self) }
+}
 
 /// A non-null pointer for empty text and blobs: SQLite binds a null pointer as NULL.
 nonisolated(unsafe) private let emptyBytes = UnsafeMutablePointer<UInt8>.allocate(capacity: 1)
