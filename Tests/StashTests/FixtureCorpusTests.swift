@@ -127,8 +127,17 @@ struct FixtureCorpusTests {
             try context.save()
         }
 
-        // Compare every stored value with the payload as plain JSON.
+        // Compare every stored value with the payload as plain JSON: first from another
+        // process (the sqlite3 shell), then through a fresh container.
         let plain = try #require(try JSONSerialization.jsonObject(with: data) as? [String: [[String: Any]]])
+        let payloadPosts = plain["posts"] ?? []
+        let shellRows = try sqliteShell(
+            directory.file(),
+            "SELECT id || char(31) || userId || char(31) || title || char(31) || body FROM Post ORDER BY id")
+        let expectedRows = payloadPosts.map { post in
+            ["id", "userId", "title", "body"].map { "\(post[$0]!)" }.joined(separator: "\u{1F}")
+        }
+        #expect(shellRows == expectedRows.joined(separator: "\n") + "\n")
         let container = try PersistentContainer(
             for: Post.self, Placeholder.User.self, Placeholder.Comment.self, Placeholder.Photo.self,
             Placeholder.Todo.self, storeURL: directory.file())
