@@ -1,24 +1,25 @@
 /// What a context knows about one entity: its registered objects, its unique index and
 /// its unsaved changes.
+/// Only ever used under the context's lock, hence no exclusivity checks on its properties.
 final class EntityState {
     let entity: EntityDescription
     /// Every object of the entity that has a row, by `_pk`: one instance per row.
-    var byRowID: [Int64: ManagedObject] = [:]
+    @exclusivity(unchecked) var byRowID: [Int64: ManagedObject] = [:]
     /// For each unique attribute (in `entity.uniqueAttributes` order), the object that
     /// holds each value. Entries can go stale (a value changed, an object left); `lookup`
     /// checks an entry before trusting it, so nothing has to be removed eagerly.
-    var uniqueIndexes: [[SQLValue: ManagedObject]]
+    @exclusivity(unchecked) var uniqueIndexes: [[SQLValue: ManagedObject]]
     /// Objects loaded from rows and not yet in `uniqueIndexes`: a fetch only lists them
     /// here, and the first lookup indexes them, so fetching pays for the unique index
     /// only if something is decoded into the context afterwards.
-    var unindexed: [ManagedObject] = []
+    @exclusivity(unchecked) var unindexed: [ManagedObject] = []
     /// Objects inserted since the last save, in insertion order. An object deleted before
     /// it was saved stays here with another state and is skipped.
-    var inserted: [ManagedObject] = []
+    @exclusivity(unchecked) var inserted: [ManagedObject] = []
     /// Saved objects with unsaved changes, and their values as last saved.
-    var updated: [ObjectIdentifier: (object: ManagedObject, saved: ContiguousArray<Any?>)] = [:]
+    @exclusivity(unchecked) var updated: [ObjectIdentifier: (object: ManagedObject, saved: ContiguousArray<Any?>)] = [:]
     /// Saved objects deleted since the last save.
-    var deleted: [ObjectIdentifier: ManagedObject] = [:]
+    @exclusivity(unchecked) var deleted: [ObjectIdentifier: ManagedObject] = [:]
     /// Set when an object took a unique value another live object holds (the hand-written
     /// `init(from:)` does this): the next save merges the two.
     var mayHoldDuplicates = false

@@ -27,7 +27,7 @@ public struct Attribute<Value: Codable> {
     @inlinable
     public init(wrappedValue: Value, _ options: AttributeOptions = []) {
         self.options = options
-        storage = ConstructionFrame.current.currentStorage
+        storage = ConstructionFrame.currentStorage
         slot = storage.values.count
         // As `Any`, so that an optional's `nil` is kept as a value, distinct from unset.
         storage.values.append(wrappedValue as Any)
@@ -39,7 +39,7 @@ public struct Attribute<Value: Codable> {
     @inlinable
     public init(_ options: AttributeOptions = []) {
         self.options = options
-        storage = ConstructionFrame.current.currentStorage
+        storage = ConstructionFrame.currentStorage
         slot = storage.values.count
         // Swift picks this initializer for optionals too (a constrained overload loses to
         // a non-generic one), so an optional starts "unset" and reads as nil.

@@ -9,7 +9,7 @@ import Foundation
 #endif
 
 /// Carries the value box of an object being built from its property wrappers to the
-/// object itself.
+/// object itself, through two thread-local slots.
 ///
 /// Swift runs a class's stored-property initializers, and so every `@Attribute` wrapper's
 /// `init`, before the class's `init` body and before `ManagedObject.init` can see them. The
@@ -22,52 +22,57 @@ import Foundation
 /// concurrency, as long as a model's designated initializers are not `async` (one that
 /// awaits before `super.init()` could resume on another thread, away from its values).
 @usableFromInline
-final class ConstructionFrame {
-    @exclusivity(unchecked) @usableFromInline var storage: ObjectStorage?
-    /// How many values the last object had: the next box reserves that much.
-    @exclusivity(unchecked) @usableFromInline var lastCount = 0
-
-    /// The box of the object being built, started by its first wrapper.
+enum ConstructionFrame {
+    /// The box of the object being built on this thread, started by its first wrapper.
     @inlinable
-    var currentStorage: ObjectStorage {
-        if let storage { return storage }
-        let storage = ObjectStorage(capacity: lastCount)
-        self.storage = storage
+    static var currentStorage: ObjectStorage {
+        if let pointer = pthread_getspecific(storageKey) {
+            return Unmanaged<ObjectStorage>.fromOpaque(pointer).takeUnretainedValue()
+        }
+        return startStorage()
+    }
+
+    /// A new box, sized like the last object built on this thread, held by the thread
+    /// until `take()`.
+    @usableFromInline
+    static func startStorage() -> ObjectStorage {
+        let storage = ObjectStorage(capacity: Int(bitPattern: pthread_getspecific(countKey)))
+        pthread_setspecific(storageKey, Unmanaged.passRetained(storage).toOpaque())
         return storage
     }
 
     /// Hands the box to the new object and starts afresh for the next one.
-    func take() -> ObjectStorage {
-        let storage = self.storage ?? ObjectStorage(capacity: 0)
+    static func take() -> ObjectStorage {
+        guard let pointer = pthread_getspecific(storageKey) else { return ObjectStorage(capacity: 0) }
+        pthread_setspecific(storageKey, nil)
+        let storage = Unmanaged<ObjectStorage>.fromOpaque(pointer).takeRetainedValue()
+        pthread_setspecific(countKey, UnsafeRawPointer(bitPattern: storage.values.count))
         precondition(
             storage.owner == nil,
             "a ManagedObject's values were taken twice: model initializers must not be async")
-        self.storage = nil
-        lastCount = storage.values.count
         return storage
-    }
-
-    /// This thread's frame.
-    @usableFromInline
-    static var current: ConstructionFrame {
-        if let pointer = pthread_getspecific(frameKey) {
-            return Unmanaged<ConstructionFrame>.fromOpaque(pointer).takeUnretainedValue()
-        }
-        let frame = ConstructionFrame()
-        pthread_setspecific(frameKey, Unmanaged.passRetained(frame).toOpaque())
-        return frame
     }
 }
 
-/// The key of the per-thread frame; its destructor releases the frame when a thread ends.
-private let frameKey: pthread_key_t = {
+/// The thread's box under construction; a thread that ends mid-construction releases it.
+@usableFromInline
+let storageKey: pthread_key_t = {
     var key = pthread_key_t()
     pthread_key_create(&key) { pointer in
         #if canImport(Darwin)
-            Unmanaged<ConstructionFrame>.fromOpaque(pointer).release()
+            Unmanaged<ObjectStorage>.fromOpaque(pointer).release()
         #else
-            if let pointer { Unmanaged<ConstructionFrame>.fromOpaque(pointer).release() }
+            if let pointer { Unmanaged<ObjectStorage>.fromOpaque(pointer).release() }
         #endif
     }
+    return key
+}()
+
+/// How many values the thread's last object had, as pointer bits: the next box reserves
+/// that much.
+@usableFromInline
+let countKey: pthread_key_t = {
+    var key = pthread_key_t()
+    pthread_key_create(&key, nil)
     return key
 }()

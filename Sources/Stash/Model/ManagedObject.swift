@@ -37,7 +37,7 @@ open class ManagedObject {
     /// A blank object, in no context. Subclasses that add designated initializers must
     /// keep this one: fetching builds objects with it.
     public required init() {
-        storage = ConstructionFrame.current.take()
+        storage = ConstructionFrame.take()
         storage.owner = self
     }
 
