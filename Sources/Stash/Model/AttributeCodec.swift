@@ -21,9 +21,6 @@ protocol AttributeCodec: Sendable {
     /// Decodes the value for `key`. JSONDecoder's errors pass through; the caller adds the
     /// entity and attribute.
     func decode(from container: KeyedDecodingContainer<AttributeKey>, forKey key: AttributeKey) throws -> Any
-    /// The value for `key`, or `nil` if the key is absent or null.
-    func decodeIfPresent(from container: KeyedDecodingContainer<AttributeKey>, forKey key: AttributeKey) throws
-        -> Any?
     func encode(_ value: Any, to container: inout KeyedEncodingContainer<AttributeKey>, forKey key: AttributeKey)
         throws
     func sqlValue(for value: Any) throws -> SQLValue
@@ -100,12 +97,6 @@ struct PrimitiveCodec<Value: StorableValue>: AttributeCodec {
         try Value.decodeBoxed(from: container, forKey: key)
     }
 
-    func decodeIfPresent(from container: KeyedDecodingContainer<AttributeKey>, forKey key: AttributeKey) throws
-        -> Any?
-    {
-        try Value.decodeBoxedIfPresent(from: container, forKey: key)
-    }
-
     func encode(_ value: Any, to container: inout KeyedEncodingContainer<AttributeKey>, forKey key: AttributeKey)
         throws
     {
@@ -146,12 +137,6 @@ struct OptionalCodec<Wrapped>: AttributeCodec {
         return try base.decode(from: container, forKey: key)
     }
 
-    func decodeIfPresent(from container: KeyedDecodingContainer<AttributeKey>, forKey key: AttributeKey) throws
-        -> Any?
-    {
-        try base.decodeIfPresent(from: container, forKey: key)
-    }
-
     func encode(_ value: Any, to container: inout KeyedEncodingContainer<AttributeKey>, forKey key: AttributeKey)
         throws
     {
@@ -190,12 +175,6 @@ struct RawValueCodec<Value: Codable, Representable: RawRepresentable>: Attribute
 
     func decode(from container: KeyedDecodingContainer<AttributeKey>, forKey key: AttributeKey) throws -> Any {
         try container.decode(Value.self, forKey: key)
-    }
-
-    func decodeIfPresent(from container: KeyedDecodingContainer<AttributeKey>, forKey key: AttributeKey) throws
-        -> Any?
-    {
-        try container.decodeIfPresent(Value.self, forKey: key)
     }
 
     func encode(_ value: Any, to container: inout KeyedEncodingContainer<AttributeKey>, forKey key: AttributeKey)

@@ -12,12 +12,6 @@ struct JSONTextCodec<Value: Codable>: AttributeCodec {
         try container.decode(Value.self, forKey: key)
     }
 
-    func decodeIfPresent(from container: KeyedDecodingContainer<AttributeKey>, forKey key: AttributeKey) throws
-        -> Any?
-    {
-        try container.decodeIfPresent(Value.self, forKey: key)
-    }
-
     func encode(_ value: Any, to container: inout KeyedEncodingContainer<AttributeKey>, forKey key: AttributeKey)
         throws
     {

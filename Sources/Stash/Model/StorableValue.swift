@@ -25,8 +25,6 @@ protocol StorableValue: Codable {
     /// has fast paths for the standard scalar types that a generic call would miss.
     static func decode(from container: KeyedDecodingContainer<AttributeKey>, forKey key: AttributeKey) throws
         -> Self
-    static func decodeIfPresent(from container: KeyedDecodingContainer<AttributeKey>, forKey key: AttributeKey)
-        throws -> Self?
     /// Binds without an `SQLValue` in between where the type allows.
     func bind(to statement: SQLiteStatement, at index: Int32) throws
     /// Reads the current row's `column`; `nil` when it holds another kind of value (the
@@ -39,8 +37,6 @@ protocol StorableValue: Codable {
     // metadata lookup per call).
     static func decodeBoxed(from container: KeyedDecodingContainer<AttributeKey>, forKey key: AttributeKey)
         throws -> Any
-    static func decodeBoxedIfPresent(from container: KeyedDecodingContainer<AttributeKey>, forKey key: AttributeKey)
-        throws -> Any?
     static func bindBoxed(_ value: Any, to statement: SQLiteStatement, at index: Int32) throws
     static func readBoxed(_ statement: SQLiteStatement, column: Int32) -> Any?
 }
@@ -52,12 +48,6 @@ extension StorableValue {
         try container.decode(Self.self, forKey: key)
     }
 
-    static func decodeIfPresent(from container: KeyedDecodingContainer<AttributeKey>, forKey key: AttributeKey)
-        throws -> Self?
-    {
-        try container.decodeIfPresent(Self.self, forKey: key)
-    }
-
     static func makePrimitiveCodec() -> any AttributeCodec {
         PrimitiveCodec<Self>()
     }
@@ -66,13 +56,6 @@ extension StorableValue {
         throws -> Any
     {
         try decode(from: container, forKey: key)
-    }
-
-    static func decodeBoxedIfPresent(from container: KeyedDecodingContainer<AttributeKey>, forKey key: AttributeKey)
-        throws -> Any?
-    {
-        guard let value = try decodeIfPresent(from: container, forKey: key) else { return nil }
-        return value
     }
 
     static func bindBoxed(_ value: Any, to statement: SQLiteStatement, at index: Int32) throws {
@@ -126,11 +109,6 @@ extension Int: StorableValue {
         try container.decode(Int.self, forKey: key)
     }
 
-    static func decodeIfPresent(from container: KeyedDecodingContainer<AttributeKey>, forKey key: AttributeKey)
-        throws -> Int?
-    {
-        try container.decodeIfPresent(Int.self, forKey: key)
-    }
 }
 extension Int8: StorableValue {}
 extension Int16: StorableValue {}
@@ -142,11 +120,6 @@ extension Int64: StorableValue {
         try container.decode(Int64.self, forKey: key)
     }
 
-    static func decodeIfPresent(from container: KeyedDecodingContainer<AttributeKey>, forKey key: AttributeKey)
-        throws -> Int64?
-    {
-        try container.decodeIfPresent(Int64.self, forKey: key)
-    }
 }
 extension UInt: StorableValue {}
 extension UInt8: StorableValue {}
@@ -175,11 +148,6 @@ extension Bool: StorableValue {
         try container.decode(Bool.self, forKey: key)
     }
 
-    static func decodeIfPresent(from container: KeyedDecodingContainer<AttributeKey>, forKey key: AttributeKey)
-        throws -> Bool?
-    {
-        try container.decodeIfPresent(Bool.self, forKey: key)
-    }
 }
 
 extension Double: StorableValue {
@@ -204,11 +172,6 @@ extension Double: StorableValue {
         try container.decode(Double.self, forKey: key)
     }
 
-    static func decodeIfPresent(from container: KeyedDecodingContainer<AttributeKey>, forKey key: AttributeKey)
-        throws -> Double?
-    {
-        try container.decodeIfPresent(Double.self, forKey: key)
-    }
 }
 
 extension Float: StorableValue {
@@ -244,11 +207,6 @@ extension String: StorableValue {
         try container.decode(String.self, forKey: key)
     }
 
-    static func decodeIfPresent(from container: KeyedDecodingContainer<AttributeKey>, forKey key: AttributeKey)
-        throws -> String?
-    {
-        try container.decodeIfPresent(String.self, forKey: key)
-    }
 }
 
 extension Data: StorableValue {
