@@ -25,19 +25,20 @@ extension ManagedObjectContext {
                     .integer(Int64(descriptor.fetchLimit ?? -1)), .integer(Int64(descriptor.fetchOffset ?? 0)),
                 ]
             }
-            var objects: [T] = []
+            // Gathered untyped and cast once: appending to a generic `[T]` looks up its
+            // type metadata on every call.
+            var found: [ManagedObject] = []
             try container.store.withConnection { connection in
                 try connection.forEachRow(sql, parameters) { statement in
                     let object = try materialize(statement, in: state)
-                    if object.state != .deleted {
-                        objects.append(unsafeDowncast(object, to: T.self))
-                    }
+                    if object.state != .deleted { found.append(object) }
                 }
             }
-            guard inMemoryOnly else { return objects }
-            for object in state.inserted where object.state == .inserted {
-                objects.append(unsafeDowncast(object, to: T.self))
+            if inMemoryOnly {
+                found += state.inserted.lazy.filter { $0.state == .inserted }
             }
+            var objects = found.map { unsafeDowncast($0, to: T.self) }
+            guard inMemoryOnly else { return objects }
             if let predicate = descriptor.predicate {
                 objects = try objects.filter { try predicate.evaluate($0) }
             }
@@ -84,11 +85,18 @@ extension ManagedObjectContext {
         }
         let object = entity.type.init()
         object.attach(entity)
-        for (offset, attribute) in entity.attributes.enumerated() {
-            let value = try annotated(entity, attribute) {
-                try attribute.codec.read(statement, column: Int32(offset + 1))
+        let storage = object.storage
+        let base = object.slotBase
+        var column: Int32 = 1
+        do {
+            for attribute in entity.attributes {
+                storage.values[base &+ attribute.slot] = try attribute.codec.read(statement, column: column)
+                column &+= 1
             }
-            object.setPrimitiveValue(value, of: attribute)
+        } catch var error as StashError {
+            error.entity = entity.name
+            error.attribute = error.attribute ?? entity.attributes[Int(column) - 1].name
+            throw error
         }
         registerPersisted(object, rowID: rowID, in: state)
         return object
