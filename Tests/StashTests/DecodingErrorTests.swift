@@ -106,3 +106,39 @@ import Testing
         #expect(stored.map(\.id) == [1, 2])
     }
 }
+
+/// `context.decode(_:from:using:)`: all or nothing.
+@Suite struct AtomicDecodeTests {
+    @Test func aFailedDecodeLeavesTheContextAsItWas() throws {
+        let container = try PersistentContainer(for: Post.self, inMemory: true)
+        let context = ManagedObjectContext(container)
+        let first = try context.decode([Post].self, from: postsJSON(count: 3))
+        try context.save()
+        first[0].read = true  // an unsaved local change that must survive
+
+        // Updates post 2, inserts post 4, then fails on the third element.
+        let payload = json(
+            #"[{"id": 2, "title": "changed"}, {"id": 4, "userId": 1, "title": "new", "body": "b"},"#
+                + #" {"id": 5, "userId": "not a number", "title": "x", "body": "y"}]"#)
+        let error = #expect(throws: StashError.self) { _ = try context.decode([Post].self, from: payload) }
+        #expect(error?.codingPath == "[2].userId")
+        #expect(first[1].title == "Title 2")
+        #expect(!first[1].hasChanges)
+        #expect(first[0].read)
+        #expect(try context.fetch(FetchDescriptor<Post>()).map(\.id) == [1, 2, 3])
+        try context.save()
+        let stored = try ManagedObjectContext(container).fetch(FetchDescriptor<Post>())
+        #expect(stored.map(\.title) == ["Title 1", "Title 2", "Title 3"])
+        #expect(stored.map(\.read) == [true, false, false])
+    }
+
+    @Test func theDecoderKeepsItsOwnUserInfo() throws {
+        let context = ManagedObjectContext(try PersistentContainer(for: Post.self, inMemory: true))
+        let decoder = JSONDecoder()
+        decoder.keyDecodingStrategy = .convertFromSnakeCase
+        let posts = try context.decode(
+            [Post].self, from: json(#"[{"id": 1, "user_id": 7, "title": "t", "body": "b"}]"#), using: decoder)
+        #expect(posts[0].userId == 7)
+        #expect(decoder.userInfo[.managedObjectContext] == nil)
+    }
+}

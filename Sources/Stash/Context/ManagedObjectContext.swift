@@ -25,6 +25,8 @@ public final class ManagedObjectContext: @unchecked Sendable {
     private let stateIndex: [ObjectIdentifier: Int]
     private var nextTemporaryID: UInt64 = 1
     private var policy = MergePolicy.incomingWins
+    /// Set while `decode(_:from:using:)` runs, so a failure can undo what it did.
+    var activeJournal: ChangeJournal?
 
     public init(_ container: PersistentContainer) {
         self.container = container
@@ -170,6 +172,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
             object.isQueuedForInsert = true
             state.inserted.append(object)
         }
+        activeJournal?.recordInsert(object)
     }
 
     /// Makes an object loaded from a row part of this context.
@@ -188,12 +191,13 @@ public final class ManagedObjectContext: @unchecked Sendable {
         state.index(object, in: self)
     }
 
-    /// Called before a saved object's first change since its last save: keeps its saved
-    /// values for `rollback()`.
+    /// Called before a saved object's first change since its last save (keeps its saved
+    /// values for `rollback()`), and before any change while a journal is active.
     func objectWillChange(_ object: ManagedObject) {
         withLock {
-            guard object.state == .persisted || object.state == .deleted else { return }
             let state = self.state(for: object.entity)
+            activeJournal?.recordChange(object, in: state)
+            guard object.state == .persisted || object.state == .deleted else { return }
             let id = ObjectIdentifier(object)
             if state.updated[id] == nil {
                 state.updated[id] = (object, object.values)

@@ -24,7 +24,7 @@ extension ManagedObject {
     /// in the context's unique index.
     final func setValue(_ value: Any, of attribute: AttributeDescription) {
         let context = managedObjectContext
-        if let context, state != .inserted, changedSlots.isEmpty {
+        if let context, (state != .inserted && changedSlots.isEmpty) || context.activeJournal != nil {
             context.objectWillChange(self)
         }
         values[slotBase + attribute.slot] = value

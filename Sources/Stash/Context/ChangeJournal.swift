@@ -1,0 +1,43 @@
+/// What the context changed since a journal began, so a failed decode can undo exactly that
+/// and no more: the objects it inserted, and the values of the objects it changed as they
+/// were before.
+final class ChangeJournal {
+    private var inserted: [ManagedObject] = []
+    private var snapshots: [ObjectIdentifier: Snapshot] = [:]
+
+    private struct Snapshot {
+        let object: ManagedObject
+        let values: ContiguousArray<Any?>
+        let changedSlots: SlotSet
+        let wasUpdated: Bool
+    }
+
+    func recordInsert(_ object: ManagedObject) {
+        inserted.append(object)
+    }
+
+    /// Keeps the object's values before its first change in this journal.
+    func recordChange(_ object: ManagedObject, in state: EntityState) {
+        let id = ObjectIdentifier(object)
+        guard snapshots[id] == nil else { return }
+        snapshots[id] = Snapshot(
+            object: object, values: object.values, changedSlots: object.changedSlots,
+            wasUpdated: state.updated[id] != nil)
+    }
+
+    /// Puts the context back as it was when the journal began.
+    func undo(in context: ManagedObjectContext) {
+        for object in inserted where object.state == .inserted {
+            object.state = .transient
+            object.managedObjectContext = nil
+        }
+        for snapshot in snapshots.values {
+            let object = snapshot.object
+            let state = context.state(for: object.entity)
+            object.values = snapshot.values
+            object.changedSlots = snapshot.changedSlots
+            if !snapshot.wasUpdated { state.updated[ObjectIdentifier(object)] = nil }
+            state.index(object, in: context)
+        }
+    }
+}
