@@ -48,8 +48,8 @@ enum ConstructionFrame {
         let storage = Unmanaged<ObjectStorage>.fromOpaque(pointer).takeRetainedValue()
         pthread_setspecific(countKey, UnsafeRawPointer(bitPattern: storage.values.count))
         precondition(
-            storage.owner == nil,
-            "a ManagedObject's values were taken twice: model initializers must not be async")
+            !storage.isOwned, "a ManagedObject's values were taken twice: model initializers must not be async")
+        storage.isOwned = true
         return storage
     }
 }

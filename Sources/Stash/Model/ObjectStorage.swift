@@ -9,10 +9,12 @@ final class ObjectStorage {
     /// Values by slot; `nil` means "never set" (an optional attribute's `nil` is stored
     /// as a boxed `Optional.none`, so it is never confused with unset).
     @exclusivity(unchecked) @usableFromInline var values: ContiguousArray<Any?> = []
-    /// The object these values belong to; set once it exists. `unowned`, not `weak`: the
-    /// box lives exactly as long as its object, and misuse traps instead of reading freed
-    /// memory.
-    @usableFromInline unowned var owner: ManagedObject?
+    /// The object these values belong to; set once, by `ManagedObject.init`. Not counted:
+    /// the box lives exactly as long as its object (the object and its wrappers are its
+    /// only holders), and `isOwned` guards against a box being handed out twice.
+    @usableFromInline unowned(unsafe) var owner: ManagedObject?
+    /// Set when an object takes the box.
+    @usableFromInline var isOwned = false
 
     @usableFromInline init(capacity: Int) {
         values.reserveCapacity(capacity)
