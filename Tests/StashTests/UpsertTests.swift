@@ -86,10 +86,7 @@ import Testing
     }
 
     @Test func fetchBeforeSaveAdoptsTheStoredRow() throws {
-        let container = try PersistentContainer(for: Post.self, inMemory: true)
-        let writer = ManagedObjectContext(container)
-        _ = try recipeDecoder(writer).decode([Post].self, from: postsJSON(count: 2))
-        try writer.save()
+        let container = try containerWithSavedPosts(2)
 
         let context = ManagedObjectContext(container)
         let decoded = try recipeDecoder(context).decode([Post].self, from: postsJSON(count: 3, titlePrefix: "New"))
@@ -107,10 +104,7 @@ import Testing
     }
 
     @Test func storedWinsKeepsTheStoredValues() throws {
-        let container = try PersistentContainer(for: Post.self, inMemory: true)
-        let writer = ManagedObjectContext(container)
-        _ = try recipeDecoder(writer).decode([Post].self, from: postsJSON(count: 2))
-        try writer.save()
+        let container = try containerWithSavedPosts(2)
 
         let context = ManagedObjectContext(container)
         context.mergePolicy = .storedWins
@@ -122,10 +116,7 @@ import Testing
     }
 
     @Test func failPolicyRejectsATakenValueAndWritesNothing() throws {
-        let container = try PersistentContainer(for: Post.self, inMemory: true)
-        let writer = ManagedObjectContext(container)
-        _ = try recipeDecoder(writer).decode([Post].self, from: postsJSON(count: 2))
-        try writer.save()
+        let container = try containerWithSavedPosts(2)
 
         let context = ManagedObjectContext(container)
         context.mergePolicy = .fail

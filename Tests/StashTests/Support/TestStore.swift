@@ -37,6 +37,16 @@ func postsJSON(count: Int, firstID: Int = 1, titlePrefix: String = "Title") -> D
 
 func json(_ text: String) -> Data { Data(text.utf8) }
 
+/// An in-memory container whose store already holds posts 1…`count` ("Title 1", …),
+/// saved through a context of its own.
+func containerWithSavedPosts(_ count: Int) throws -> PersistentContainer {
+    let container = try PersistentContainer(for: Post.self, inMemory: true)
+    let writer = ManagedObjectContext(container)
+    _ = try recipeDecoder(writer).decode([Post].self, from: postsJSON(count: count))
+    try writer.save()
+    return container
+}
+
 /// Runs the `sqlite3` shell on `file` and returns what it prints.
 func sqliteShell(_ file: URL, _ sql: String) throws -> String {
     let process = Process()
