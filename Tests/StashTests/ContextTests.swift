@@ -186,3 +186,22 @@ import Testing
         #expect(post.read == false)
     }
 }
+
+/// Objects made outside a context, with a model's own initializer.
+@Suite struct TransientObjectTests {
+    @Test func anObjectMadeOutsideAContextIsSavedOnceInserted() throws {
+        let context = ManagedObjectContext(try PersistentContainer(for: Tag.self, inMemory: true))
+        let tag = Tag(name: "swift", uses: 3)
+        #expect(tag.managedObjectContext == nil && !context.hasChanges)
+        context.insert(tag)
+        #expect(tag.isInserted)
+        try context.save()
+        let stored = try ManagedObjectContext(context.container).fetch(FetchDescriptor<Tag>())
+        #expect(stored.map(\.name) == ["swift"] && stored.map(\.uses) == [3])
+        // The same unique value inserted again merges into the saved object.
+        context.insert(Tag(name: "swift", uses: 4))
+        try context.save()
+        #expect(tag.uses == 4)
+        #expect(try context.fetchCount(FetchDescriptor<Tag>()) == 1)
+    }
+}

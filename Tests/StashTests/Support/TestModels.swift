@@ -85,3 +85,17 @@ final class Note: ManagedObject, Decodable {
     @Attribute var text: String
     @Attribute var pinned: Bool = false
 }
+
+/// A model with its own designated initializer: attributes are set after `super.init()`.
+final class Tag: ManagedObject, Decodable {
+    @Attribute(.unique) var name: String
+    @Attribute var uses: Int = 0
+
+    init(name: String, uses: Int) {
+        super.init()
+        self.name = name
+        self.uses = uses
+    }
+
+    required init() { super.init() }
+}
