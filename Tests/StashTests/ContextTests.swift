@@ -4,14 +4,6 @@ import Testing
 
 /// Identity, change tracking, deletion and rollback.
 @Suite struct ContextTests {
-    private func savedPosts(_ count: Int) throws -> (PersistentContainer, ManagedObjectContext) {
-        let container = try PersistentContainer(for: Post.self, inMemory: true)
-        let context = ManagedObjectContext(container)
-        _ = try recipeDecoder(context).decode([Post].self, from: postsJSON(count: count))
-        try context.save()
-        return (container, context)
-    }
-
     @Test func fetchingTwiceReturnsTheSameInstances() throws {
         let (container, _) = try savedPosts(10)
         let context = ManagedObjectContext(container)
@@ -52,10 +44,7 @@ import Testing
 
     @Test func deleteRemovesTheRow() throws {
         let directory = try TemporaryDirectory()
-        let container = try PersistentContainer(for: Post.self, storeURL: directory.file())
-        let context = ManagedObjectContext(container)
-        _ = try recipeDecoder(context).decode([Post].self, from: postsJSON(count: 3))
-        try context.save()
+        let (_, context) = try savedPosts(3, at: directory.file())
         let posts = try context.fetch(FetchDescriptor<Post>())
         context.delete(posts[1])
         #expect(try context.fetch(FetchDescriptor<Post>()).map(\.id) == [1, 3])

@@ -89,10 +89,7 @@ import Testing
 
     @Test func constraintFailureRollsBackTheWholeSave() throws {
         let directory = try TemporaryDirectory()
-        let container = try PersistentContainer(for: Post.self, storeURL: directory.file())
-        let context = ManagedObjectContext(container)
-        _ = try recipeDecoder(context).decode([Post].self, from: postsJSON(count: 2))
-        try context.save()
+        let (container, context) = try savedPosts(2, at: directory.file())
         let posts = try context.fetch(FetchDescriptor<Post>())
         posts[0].title = "changed"
         posts[1].id = 1  // collides with posts[0] at the unique index

@@ -23,10 +23,7 @@ final class Account: ManagedObject, Decodable {
     }
 
     @Test func savingAnObjectWhoseRowWasDeletedElsewhereFails() throws {
-        let container = try PersistentContainer(for: Post.self, inMemory: true)
-        let writer = ManagedObjectContext(container)
-        _ = try recipeDecoder(writer).decode([Post].self, from: postsJSON(count: 2))
-        try writer.save()
+        let (container, writer) = try savedPosts(2)
 
         let stale = ManagedObjectContext(container)
         let post = try stale.fetch(FetchDescriptor<Post>())[0]
@@ -41,10 +38,7 @@ final class Account: ManagedObject, Decodable {
     }
 
     @Test func rollbackOfADeletionKeepsTheObjectFindableByItsUniqueValue() throws {
-        let container = try PersistentContainer(for: Post.self, inMemory: true)
-        let context = ManagedObjectContext(container)
-        _ = try recipeDecoder(context).decode([Post].self, from: postsJSON(count: 1))
-        try context.save()
+        let (_, context) = try savedPosts(1)
         let post = try context.fetch(FetchDescriptor<Post>())[0]
         context.delete(post)
         let replacement = try recipeDecoder(context).decode(Post.self, from: postsJSON(count: 1).dropFirst().dropLast())

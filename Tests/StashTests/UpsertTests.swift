@@ -5,10 +5,7 @@ import Testing
 @Suite struct UpsertTests {
     @Test func reimportKeepsRowCountAndUpdatesValues() throws {
         let directory = try TemporaryDirectory()
-        let container = try PersistentContainer(for: Post.self, storeURL: directory.file())
-        let first = ManagedObjectContext(container)
-        _ = try recipeDecoder(first).decode([Post].self, from: postsJSON(count: 30))
-        try first.save()
+        let (container, _) = try savedPosts(30, at: directory.file())
 
         let second = ManagedObjectContext(container)
         let changed = postsJSON(count: 30, titlePrefix: "Changed")
@@ -72,10 +69,7 @@ import Testing
     }
 
     @Test func decodingMatchesObjectsFetchedEarlier() throws {
-        let container = try PersistentContainer(for: Post.self, inMemory: true)
-        let context = ManagedObjectContext(container)
-        _ = try recipeDecoder(context).decode([Post].self, from: postsJSON(count: 3))
-        try context.save()
+        let (container, _) = try savedPosts(3)
         let reader = ManagedObjectContext(container)
         let fetched = try reader.fetch(FetchDescriptor<Post>())
         let decoded = try recipeDecoder(reader).decode([Post].self, from: postsJSON(count: 3, titlePrefix: "New"))
@@ -86,7 +80,7 @@ import Testing
     }
 
     @Test func fetchBeforeSaveAdoptsTheStoredRow() throws {
-        let container = try containerWithSavedPosts(2)
+        let (container, _) = try savedPosts(2)
 
         let context = ManagedObjectContext(container)
         let decoded = try recipeDecoder(context).decode([Post].self, from: postsJSON(count: 3, titlePrefix: "New"))
@@ -104,7 +98,7 @@ import Testing
     }
 
     @Test func storedWinsKeepsTheStoredValues() throws {
-        let container = try containerWithSavedPosts(2)
+        let (container, _) = try savedPosts(2)
 
         let context = ManagedObjectContext(container)
         context.mergePolicy = .storedWins
@@ -116,7 +110,7 @@ import Testing
     }
 
     @Test func failPolicyRejectsATakenValueAndWritesNothing() throws {
-        let container = try containerWithSavedPosts(2)
+        let (container, _) = try savedPosts(2)
 
         let context = ManagedObjectContext(container)
         context.mergePolicy = .fail

@@ -37,14 +37,16 @@ func postsJSON(count: Int, firstID: Int = 1, titlePrefix: String = "Title") -> D
 
 func json(_ text: String) -> Data { Data(text.utf8) }
 
-/// An in-memory container whose store already holds posts 1…`count` ("Title 1", …),
-/// saved through a context of its own.
-func containerWithSavedPosts(_ count: Int) throws -> PersistentContainer {
-    let container = try PersistentContainer(for: Post.self, inMemory: true)
-    let writer = ManagedObjectContext(container)
-    _ = try recipeDecoder(writer).decode([Post].self, from: postsJSON(count: count))
-    try writer.save()
-    return container
+/// A container whose store already holds posts 1…`count` ("Title 1", …), saved through
+/// the context returned with it; in memory unless a store file is given.
+func savedPosts(_ count: Int, at storeURL: URL? = nil) throws -> (PersistentContainer, ManagedObjectContext) {
+    let container =
+        try storeURL.map { try PersistentContainer(for: Post.self, storeURL: $0) }
+        ?? PersistentContainer(for: Post.self, inMemory: true)
+    let context = ManagedObjectContext(container)
+    _ = try recipeDecoder(context).decode([Post].self, from: postsJSON(count: count))
+    try context.save()
+    return (container, context)
 }
 
 /// Runs the `sqlite3` shell on `file` and returns what it prints.
