@@ -36,8 +36,6 @@ public struct StashError: Error, Sendable, CustomStringConvertible {
         /// The object's row is gone: another context or process deleted it after it was
         /// loaded, so its changes have nowhere to go.
         public static let rowMissing = Code("row missing")
-        /// The object belongs to another context, or to none.
-        public static let wrongContext = Code("wrong context")
     }
 
     public let code: Code
@@ -74,5 +72,20 @@ public struct StashError: Error, Sendable, CustomStringConvertible {
         if let sqliteCode { text += " (SQLite code \(sqliteCode))" }
         if let sql { text += " in `\(sql)`" }
         return text
+    }
+}
+
+/// Runs `body` and names the entity (and the attribute, if given) in a `StashError` it
+/// throws, unless the error already names them: the one place errors learn where they
+/// happened.
+func inPlace<Result>(
+    _ entity: EntityDescription, _ attribute: AttributeDescription? = nil, _ body: () throws -> Result
+) throws -> Result {
+    do {
+        return try body()
+    } catch var error as StashError {
+        error.entity = error.entity ?? entity.name
+        error.attribute = error.attribute ?? attribute?.name
+        throw error
     }
 }

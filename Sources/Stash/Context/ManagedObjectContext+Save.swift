@@ -20,13 +20,13 @@ extension ManagedObjectContext {
                 }
                 try container.store.write { connection in
                     for state in states {
-                        try annotating(state.entity) { try writeDeletes(of: state, connection, &outcome) }
+                        try inPlace(state.entity) { try writeDeletes(of: state, connection, &outcome) }
                     }
                     for state in states {
-                        try annotating(state.entity) { try writeUpdates(of: state, connection, &outcome) }
+                        try inPlace(state.entity) { try writeUpdates(of: state, connection, &outcome) }
                     }
                     for state in states {
-                        try annotating(state.entity) { try writeInserts(of: state, connection, &outcome) }
+                        try inPlace(state.entity) { try writeInserts(of: state, connection, &outcome) }
                     }
                 }
             } catch {
@@ -212,7 +212,7 @@ extension ManagedObjectContext {
                 for (attribute, value) in zip(wanted, row.values)
                 where mergePolicy.kind == .storedWins || !object.changedSlots.contains(attribute.slot) {
                     stored.append(
-                        (attribute, try annotated(entity, attribute) { try attribute.codec.value(from: value) }))
+                        (attribute, try inPlace(entity, attribute) { try attribute.codec.value(from: value) }))
                 }
                 if mergePolicy.kind == .incomingWins {
                     // The row was found by this value: setting it again would only make
@@ -252,35 +252,9 @@ extension ManagedObjectContext {
     func bind(
         _ attribute: AttributeDescription, of object: ManagedObject, to statement: SQLiteStatement, at index: Int32
     ) throws {
-        do {
+        try inPlace(object.entity, attribute) {
             guard let value = object.value(of: attribute) else { return try statement.bind(.null, at: index) }
             try attribute.codec.bind(value, to: statement, at: index)
-        } catch var error as StashError {
-            error.entity = error.entity ?? object.entity.name
-            error.attribute = error.attribute ?? attribute.name
-            throw error
-        }
-    }
-
-    /// Runs `body`, naming the entity and attribute in any error it throws.
-    func annotated<Result>(
-        _ entity: EntityDescription, _ attribute: AttributeDescription, _ body: () throws -> Result
-    ) throws -> Result {
-        do {
-            return try body()
-        } catch var error as StashError {
-            error.entity = error.entity ?? entity.name
-            error.attribute = error.attribute ?? attribute.name
-            throw error
-        }
-    }
-
-    private func annotating(_ entity: EntityDescription, _ body: () throws -> Void) throws {
-        do {
-            try body()
-        } catch var error as StashError {
-            error.entity = error.entity ?? entity.name
-            throw error
         }
     }
 

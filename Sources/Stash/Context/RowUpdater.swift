@@ -21,7 +21,7 @@ struct RowUpdater {
                 statement = nil
                 return
             }
-            let sql = context.container.store.cachedSQL(for: entity, .update, slots) { entity.sql.update(changed) }
+            let sql = context.container.store.updateSQL(for: entity, slots) { entity.sql.update(changed) }
             statement = try connection.statement(sql)
         }
         guard let statement else { return }

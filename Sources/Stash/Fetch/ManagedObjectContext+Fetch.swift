@@ -138,12 +138,6 @@ struct StoredRow {
 
     func value(of attribute: AttributeDescription, in entity: EntityDescription) throws -> Any {
         let index = entity.attributeIndexBySlot[attribute.slot]
-        do {
-            return try attribute.codec.value(from: columns[index])
-        } catch var error as StashError {
-            error.entity = entity.name
-            error.attribute = attribute.name
-            throw error
-        }
+        return try inPlace(entity, attribute) { try attribute.codec.value(from: columns[index]) }
     }
 }

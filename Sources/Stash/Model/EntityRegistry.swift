@@ -2,14 +2,14 @@ import Synchronization
 
 /// The process-wide cache of entity descriptions, one per model class.
 ///
-/// A blank object looks itself up here in `init` (a lock and a dictionary probe), so the
-/// schema is derived once per class however many objects are decoded.
+/// Objects look their class up here when first attached, so the schema is derived once
+/// per class however many objects are decoded.
 final class EntityRegistry: Sendable {
     static let shared = EntityRegistry()
 
     private let entities = Mutex<[ObjectIdentifier: EntityDescription]>([:])
 
-    func cachedEntity(for type: ManagedObject.Type) -> EntityDescription? {
+    private func cachedEntity(for type: ManagedObject.Type) -> EntityDescription? {
         entities.withLock { $0[ObjectIdentifier(type)] }
     }
 

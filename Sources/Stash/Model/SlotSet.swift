@@ -40,10 +40,3 @@ struct SlotSet: Hashable {
         high = []
     }
 }
-
-extension SlotSet {
-    /// The slots in ascending order, below `count`.
-    func sorted(below count: Int) -> [Int] {
-        (0..<count).filter(contains)
-    }
-}

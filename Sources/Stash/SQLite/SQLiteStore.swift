@@ -7,7 +7,7 @@ import Foundation
 final class SQLiteStore: @unchecked Sendable {
     private let connection: SQLiteConnection
     private let lock = NSLock()
-    /// UPDATE and upsert SQL by entity and changed columns, so it is built once.
+    /// UPDATE SQL by entity and changed columns, so it is built once.
     private var statementSQL: [StatementKey: String] = [:]
 
     init(path: String?) throws {
@@ -28,17 +28,10 @@ final class SQLiteStore: @unchecked Sendable {
         }
     }
 
-    /// Statements whose SQL depends on which attributes an object changed.
-    enum StatementKind: Hashable {
-        case update
-    }
-
-    /// The SQL of a `kind` statement for `entity` and `slots`, made by `make` the first
-    /// time; the caller holds the connection.
-    func cachedSQL(
-        for entity: EntityDescription, _ kind: StatementKind, _ slots: SlotSet, make: () -> String
-    ) -> String {
-        let key = StatementKey(entity: ObjectIdentifier(entity), kind: kind, slots: slots)
+    /// The UPDATE for `entity` that sets the attributes in `slots`, made by `make` the
+    /// first time; the caller holds the connection.
+    func updateSQL(for entity: EntityDescription, _ slots: SlotSet, make: () -> String) -> String {
+        let key = StatementKey(entity: ObjectIdentifier(entity), slots: slots)
         if let sql = statementSQL[key] { return sql }
         let sql = make()
         statementSQL[key] = sql
@@ -47,7 +40,6 @@ final class SQLiteStore: @unchecked Sendable {
 
     private struct StatementKey: Hashable {
         let entity: ObjectIdentifier
-        let kind: StatementKind
         let slots: SlotSet
     }
 }
