@@ -29,7 +29,7 @@ let package = Package(
         ),
         .testTarget(
             name: "StashTests",
-            dependencies: ["Stash", "CSQLite"],
+            dependencies: ["Stash"],
             path: "Tests/StashTests"
         ),
     ]

@@ -78,14 +78,18 @@ public struct StashError: Error, Sendable, CustomStringConvertible {
 /// Runs `body` and names the entity (and the attribute, if given) in a `StashError` it
 /// throws, unless the error already names them: the one place errors learn where they
 /// happened.
-func inPlace<Result>(
-    _ entity: EntityDescription, _ attribute: AttributeDescription? = nil, _ body: () throws -> Result
-) throws -> Result {
+func inPlace<Result>(_ entity: String, _ attribute: String? = nil, _ body: () throws -> Result) throws -> Result {
     do {
         return try body()
     } catch var error as StashError {
-        error.entity = error.entity ?? entity.name
-        error.attribute = error.attribute ?? attribute?.name
+        error.entity = error.entity ?? entity
+        error.attribute = error.attribute ?? attribute
         throw error
     }
+}
+
+func inPlace<Result>(
+    _ entity: EntityDescription, _ attribute: AttributeDescription? = nil, _ body: () throws -> Result
+) throws -> Result {
+    try inPlace(entity.name, attribute?.name, body)
 }

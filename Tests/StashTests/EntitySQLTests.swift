@@ -7,26 +7,38 @@ import Testing
 @Suite struct EntitySQLTests {
     @Test func statementsForThePostEntity() throws {
         let entity = try EntityRegistry.shared.entity(for: Post.self)
+        let sql = EntitySQL(entity.schema)
         #expect(
-            entity.sql.createTable
+            sql.createTable
                 == #"CREATE TABLE "Post" ("_pk" INTEGER PRIMARY KEY, "id" INTEGER NOT NULL, "userId" INTEGER NOT NULL, "title" TEXT NOT NULL, "body" TEXT NOT NULL, "read" INTEGER NOT NULL, "summary" TEXT)"#
         )
-        #expect(entity.sql.createUniqueIndexes == [#"CREATE UNIQUE INDEX "Post_id_unique" ON "Post" ("id")"#])
         #expect(
-            entity.sql.insert
+            EntitySQL.createUniqueIndex(table: "Post", column: "id")
+                == #"CREATE UNIQUE INDEX "Post_id_unique" ON "Post" ("id")"#)
+        #expect(
+            sql.insert
                 == #"INSERT INTO "Post" ("id", "userId", "title", "body", "read", "summary") VALUES (?, ?, ?, ?, ?, ?)"#
         )
+        let all = Array(entity.attributes.indices)
         #expect(
-            entity.sql.selectAll == #"SELECT "_pk", "id", "userId", "title", "body", "read", "summary" FROM "Post""#)
-        #expect(entity.sql.count == #"SELECT count(*) FROM "Post""#)
-        #expect(entity.sql.anyRow == #"SELECT EXISTS (SELECT 1 FROM "Post")"#)
-        #expect(entity.sql.deleteByKey == #"DELETE FROM "Post" WHERE "_pk" = ?"#)
+            sql.select(all, where: .all)
+                == #"SELECT "_pk", "id", "userId", "title", "body", "read", "summary" FROM "Post" ORDER BY "_pk""#)
+        #expect(
+            sql.select([0, 2], where: .all, limited: true)
+                == #"SELECT "_pk", "id", "title" FROM "Post" ORDER BY "_pk" LIMIT ? OFFSET ?"#)
+        #expect(
+            sql.select(all, where: .rowIDs(count: 2))
+                == #"SELECT "_pk", "id", "userId", "title", "body", "read", "summary" FROM "Post" WHERE "_pk" IN (?, ?) ORDER BY "_pk""#
+        )
+        #expect(sql.count == #"SELECT count(*) FROM "Post""#)
+        #expect(sql.count(where: .values(column: 1, count: 1)) == #"SELECT count(*) FROM "Post" WHERE "userId" IN (?)"#)
+        #expect(sql.anyRow == #"SELECT EXISTS (SELECT 1 FROM "Post")"#)
+        #expect(sql.deleteByKey == #"DELETE FROM "Post" WHERE "_pk" = ?"#)
         let title = try #require(entity.attribute(named: "title"))
         let read = try #require(entity.attribute(named: "read"))
-        #expect(entity.sql.update([title, read]) == #"UPDATE "Post" SET "title" = ?, "read" = ? WHERE "_pk" = ?"#)
-        let id = try #require(entity.attribute(named: "id"))
+        #expect(sql.update([title.index, read.index]) == #"UPDATE "Post" SET "title" = ?, "read" = ? WHERE "_pk" = ?"#)
         #expect(
-            entity.sql.select([title, read], where: id, in: 3)
+            sql.select([0, title.index, read.index], where: .values(column: 0, count: 3), ordered: false)
                 == #"SELECT "_pk", "id", "title", "read" FROM "Post" WHERE "id" IN (?, ?, ?)"#)
     }
 

@@ -15,17 +15,16 @@ extension ManagedObjectContext {
                 // they say whether this is an object the context already has. If it is, the
                 // blank one is dropped; a new one costs no copying.
                 let object = entity.type.init()
-                object.attach(entity)
+                object.cachedEntity = entity
                 let storage = object.storage
-                let base = object.slotBase
-                var changed = SlotSet()
-                var keys: [(index: Int, key: SQLValue)] = []
+                var changed = AttributeSet()
+                var keys: [(index: Int, key: StoredValue)] = []
                 for (index, unique) in entity.uniqueAttributes.enumerated() {
                     // Any one unique value may name the object, so none is required yet.
                     guard let value = try incomingValue(of: unique, from: container) else { continue }
-                    storage.values[base + unique.slot] = value
-                    changed.insert(unique.slot)
-                    guard let key = try? unique.codec.sqlValue(for: value), key != .null else { continue }
+                    storage.values[unique.index] = value
+                    changed.insert(unique.index)
+                    guard let key = try? unique.codec.storedValue(for: value), key != .null else { continue }
                     keys.append((index, key))
                 }
                 for (index, key) in keys {
@@ -38,14 +37,14 @@ extension ManagedObjectContext {
                 }
                 for attribute in entity.nonUniqueAttributes {
                     guard let value = try requiredOrIncomingValue(of: attribute, from: container) else { continue }
-                    storage.values[base + attribute.slot] = value
-                    changed.insert(attribute.slot)
+                    storage.values[attribute.index] = value
+                    changed.insert(attribute.index)
                 }
                 for attribute in entity.uniqueAttributes
-                where !attribute.hasDefault && !changed.contains(attribute.slot) {
+                where !attribute.hasDefault && !changed.contains(attribute.index) {
                     _ = try decode(attribute, from: container)  // throws "key not found"
                 }
-                object.changedSlots = changed
+                object.changedAttributes = changed
                 register(object, in: state)
                 // The lookups above missed (and indexed anything pending), so the keys are free.
                 for (index, key) in keys where state.uniqueIndexes[index][key] == nil {
@@ -62,10 +61,10 @@ extension ManagedObjectContext {
     /// changes, so re-importing the same payload leaves nothing to save.
     private func update(
         _ object: ManagedObject, from container: KeyedDecodingContainer<AttributeKey>,
-        uniqueValuesOf blank: ManagedObject, decoded: SlotSet, state: EntityState
+        uniqueValuesOf blank: ManagedObject, decoded: AttributeSet, state: EntityState
     ) throws {
         var values: [(AttributeDescription, Any)] = []
-        for unique in state.entity.uniqueAttributes where decoded.contains(unique.slot) {
+        for unique in state.entity.uniqueAttributes where decoded.contains(unique.index) {
             if let value = blank.value(of: unique) { values.append((unique, value)) }
         }
         for attribute in state.entity.nonUniqueAttributes {

@@ -8,7 +8,7 @@ final class ChangeJournal {
     private struct Snapshot {
         let object: ManagedObject
         let values: ContiguousArray<Any?>
-        let changedSlots: SlotSet
+        let changedAttributes: AttributeSet
         let wasUpdated: Bool
     }
 
@@ -21,7 +21,7 @@ final class ChangeJournal {
         let id = ObjectIdentifier(object)
         guard snapshots[id] == nil else { return }
         snapshots[id] = Snapshot(
-            object: object, values: object.values, changedSlots: object.changedSlots,
+            object: object, values: object.values, changedAttributes: object.changedAttributes,
             wasUpdated: state.updated[id] != nil)
     }
 
@@ -35,7 +35,7 @@ final class ChangeJournal {
             let object = snapshot.object
             let state = context.state(for: object.entity)
             object.values = snapshot.values
-            object.changedSlots = snapshot.changedSlots
+            object.changedAttributes = snapshot.changedAttributes
             if !snapshot.wasUpdated { state.updated[ObjectIdentifier(object)] = nil }
             state.index(object, in: context)
         }

@@ -8,7 +8,7 @@ final class EntityState {
     /// For each unique attribute (in `entity.uniqueAttributes` order), the object that
     /// holds each value. Entries can go stale (a value changed, an object left); `lookup`
     /// checks an entry before trusting it, so nothing has to be removed eagerly.
-    @exclusivity(unchecked) var uniqueIndexes: [[SQLValue: ManagedObject]]
+    @exclusivity(unchecked) var uniqueIndexes: [[StoredValue: ManagedObject]]
     /// Objects loaded from rows and not yet in `uniqueIndexes`: a fetch only lists them
     /// here, and the first lookup indexes them, so fetching pays for the unique index
     /// only if something is decoded into the context afterwards.
@@ -37,12 +37,12 @@ final class EntityState {
 
     /// The live object of this context whose `attribute` (the `index`th unique one) holds
     /// `key`, if any.
-    func lookup(_ index: Int, _ key: SQLValue, in context: ManagedObjectContext) -> ManagedObject? {
+    func lookup(_ index: Int, _ key: StoredValue, in context: ManagedObjectContext) -> ManagedObject? {
         if !unindexed.isEmpty { indexLoadedObjects(in: context) }
         guard let object = uniqueIndexes[index][key] else { return nil }
         guard object.managedObjectContext === context, object.state == .inserted || object.state == .persisted,
             let value = object.value(of: entity.uniqueAttributes[index]),
-            (try? entity.uniqueAttributes[index].codec.sqlValue(for: value)) == key
+            (try? entity.uniqueAttributes[index].codec.storedValue(for: value)) == key
         else {
             uniqueIndexes[index][key] = nil
             return nil
@@ -80,9 +80,9 @@ final class EntityState {
     /// The unique key of `object` for the `index`th unique attribute, if it has a value.
     /// `nil` (NULL) is no key: like SQLite's unique indexes, any number of objects may
     /// have none.
-    func uniqueKey(of object: ManagedObject, _ index: Int) -> SQLValue? {
+    func uniqueKey(of object: ManagedObject, _ index: Int) -> StoredValue? {
         let attribute = entity.uniqueAttributes[index]
-        guard let value = object.value(of: attribute), let key = try? attribute.codec.sqlValue(for: value),
+        guard let value = object.value(of: attribute), let key = try? attribute.codec.storedValue(for: value),
             key != .null
         else { return nil }
         return key

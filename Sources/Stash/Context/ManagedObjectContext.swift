@@ -56,7 +56,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
             switch object.state {
             case .transient:
                 let state = self.state(forObjectOf: type(of: object))
-                object.attach(state.entity)
+                object.cachedEntity = state.entity
                 register(object, in: state)
                 state.index(object, in: self)
             case .deleted where object.managedObjectContext === self:
@@ -101,7 +101,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
                 state.inserted.removeAll()
                 for (object, saved) in state.updated.values {
                     object.values = saved
-                    object.changedSlots.removeAll()
+                    object.changedAttributes.removeAll()
                 }
                 for object in state.deleted.values {
                     object.state = .persisted

@@ -15,7 +15,7 @@ public final class PersistentContainer: Sendable {
     public let storeURL: URL?
     let entities: [EntityDescription]
     private let entitiesByType: [ObjectIdentifier: EntityDescription]
-    let store: SQLiteStore
+    let store: any Store
 
     /// Opens (or creates) the store at `storeURL` for these model classes.
     public convenience init(for types: ManagedObject.Type..., storeURL: URL) throws {
@@ -55,10 +55,7 @@ public final class PersistentContainer: Sendable {
         self.storeURL = storeURL
         self.entities = entities
         self.entitiesByType = Dictionary(uniqueKeysWithValues: entities.map { (ObjectIdentifier($0.type), $0) })
-        self.store = try SQLiteStore(path: storeURL?.path)
-        try store.withConnection { connection in
-            try SchemaMigrator(connection: connection, entities: entities).migrate()
-        }
+        self.store = try SQLiteStore(path: storeURL?.path, entities: entities.map(\.schema), busyTimeout: .seconds(5))
     }
 
     /// The names of the entities (tables) this container stores.

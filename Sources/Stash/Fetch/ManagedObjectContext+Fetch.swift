@@ -17,22 +17,17 @@ extension ManagedObjectContext {
         try withLock {
             let state = try self.state(forType: T.self)
             let inMemoryOnly = descriptor.predicate != nil || !descriptor.sortBy.isEmpty || state.hasChanges
-            var sql = state.entity.sql.selectAll + " ORDER BY \"_pk\""
-            var parameters: [SQLValue] = []
-            if !inMemoryOnly, descriptor.fetchLimit != nil || descriptor.fetchOffset != nil {
-                sql += " LIMIT ? OFFSET ?"
-                parameters = [
-                    .integer(Int64(descriptor.fetchLimit ?? -1)), .integer(Int64(descriptor.fetchOffset ?? 0)),
-                ]
+            var query = StoreQuery(state.entity.schema)
+            if !inMemoryOnly {
+                query.limit = descriptor.fetchLimit
+                query.offset = descriptor.fetchOffset
             }
             // Gathered untyped and cast once: appending to a generic `[T]` looks up its
             // type metadata on every call.
             var found: [ManagedObject] = []
-            try container.store.withConnection { connection in
-                try connection.forEachRow(sql, parameters) { statement in
-                    let object = try materialize(statement, in: state)
-                    if object.state != .deleted { found.append(object) }
-                }
+            try container.store.fetch(query) { row in
+                let object = try materialize(row, in: state)
+                if object.state != .deleted { found.append(object) }
             }
             if inMemoryOnly {
                 found += state.inserted.lazy.filter { $0.state == .inserted }
@@ -51,7 +46,7 @@ extension ManagedObjectContext {
         }
     }
 
-    /// How many objects `descriptor` describes, counted by SQLite without loading them
+    /// How many objects `descriptor` describes, counted by the store without loading them
     /// (`SELECT count(*) FROM "Post"`). While the context has unsaved changes to the entity,
     /// or the descriptor has a predicate, it counts what `fetch` returns instead.
     public func fetchCount<T: ManagedObject>(_ descriptor: FetchDescriptor<T>) throws -> Int {
@@ -62,40 +57,39 @@ extension ManagedObjectContext {
             let state = try self.state(forType: T.self)
             // Unsaved changes can add, remove or merge rows: count what a fetch would return.
             if state.hasChanges { return try fetch(descriptor).count }
-            let entity = state.entity
-            return try container.store.withConnection { Int(try $0.integer(entity.sql.count)) }
+            return try container.store.count(StoreQuery(state.entity.schema))
         }
     }
 
     /// The context's object for the current row: the registered one if there is one, a
     /// new object that matches the row's unique value, or a new instance filled from the row.
-    private func materialize(_ statement: SQLiteStatement, in state: EntityState) throws -> ManagedObject {
-        let rowID = statement.int64(0)
+    private func materialize(_ row: any StoreRow, in state: EntityState) throws -> ManagedObject {
+        let rowID = row.rowID
         if let object = state.byRowID[rowID] { return object }
         let entity = state.entity
         if !state.inserted.isEmpty {
             for (index, unique) in entity.uniqueAttributes.enumerated() {
-                let key = statement.column(Int32(entity.attributeIndexBySlot[unique.slot] + 1))
+                let key = row.value(unique.index)
                 if key != .null, let pending = state.lookup(index, key, in: self), pending.state == .inserted {
-                    let row = StoredRow(statement, columnCount: entity.attributes.count)
-                    try adopt(row, as: pending, state: state, unique: unique, key: key)
+                    try adopt(
+                        StoredRow(row, columnCount: entity.attributes.count), as: pending, state: state, unique: unique,
+                        key: key)
                     return pending
                 }
             }
         }
         let object = entity.type.init()
-        object.attach(entity)
+        object.cachedEntity = entity
         let storage = object.storage
-        let base = object.slotBase
-        var column: Int32 = 1
+        var column = 0
         do {
             for attribute in entity.attributes {
-                storage.values[base &+ attribute.slot] = try attribute.codec.read(statement, column: column)
+                storage.values[column] = try attribute.codec.read(row, column: column)
                 column &+= 1
             }
         } catch var error as StashError {
             error.entity = entity.name
-            error.attribute = error.attribute ?? entity.attributes[Int(column) - 1].name
+            error.attribute = error.attribute ?? entity.attributes[column].name
             throw error
         }
         registerPersisted(object, rowID: rowID, in: state)
@@ -105,39 +99,38 @@ extension ManagedObjectContext {
     /// A new, unsaved object turns out to have a stored row (same unique value): it becomes
     /// that row's object, keeping the values it was given under `.incomingWins`.
     private func adopt(
-        _ row: StoredRow, as object: ManagedObject, state: EntityState, unique: AttributeDescription, key: SQLValue
+        _ row: StoredRow, as object: ManagedObject, state: EntityState, unique: AttributeDescription, key: StoredValue
     ) throws {
         let policy = mergePolicy.kind
         if policy == .fail { throw uniqueConflict(state.entity, unique, key) }
         var saved = object.values
         for attribute in state.entity.attributes {
             let stored = try row.value(of: attribute, in: state.entity)
-            saved[object.slotBase + attribute.slot] = stored
-            if policy == .storedWins || !object.changedSlots.contains(attribute.slot) {
+            saved[attribute.index] = stored
+            if policy == .storedWins || !object.changedAttributes.contains(attribute.index) {
                 object.setPrimitiveValue(stored, of: attribute)
             }
         }
-        if policy == .storedWins { object.changedSlots.removeAll() }
+        if policy == .storedWins { object.changedAttributes.removeAll() }
         registerPersisted(object, rowID: row.rowID, in: state)
-        if !object.changedSlots.isEmpty {
+        if !object.changedAttributes.isEmpty {
             state.updated[ObjectIdentifier(object)] = (object, saved)
         }
     }
 }
 
-/// A stored row as read by `SELECT "_pk", <attributes> …`.
+/// A stored row's values, copied out of the store's row.
 struct StoredRow {
     let rowID: Int64
     /// The attribute columns, in entity order.
-    let columns: [SQLValue]
+    let columns: [StoredValue]
 
-    init(_ statement: SQLiteStatement, columnCount: Int) {
-        rowID = statement.int64(0)
-        columns = (0..<columnCount).map { statement.column(Int32($0 + 1)) }
+    init(_ row: any StoreRow, columnCount: Int) {
+        rowID = row.rowID
+        columns = (0..<columnCount).map { row.value($0) }
     }
 
     func value(of attribute: AttributeDescription, in entity: EntityDescription) throws -> Any {
-        let index = entity.attributeIndexBySlot[attribute.slot]
-        return try inPlace(entity, attribute) { try attribute.codec.value(from: columns[index]) }
+        try inPlace(entity, attribute) { try attribute.codec.value(from: columns[attribute.index]) }
     }
 }

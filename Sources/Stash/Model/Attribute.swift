@@ -4,33 +4,39 @@
 /// ```swift
 /// final class Article: ManagedObject, Decodable {
 ///     @Attribute(.unique) var id: Int
-///     @Attribute var title: String
-///     @Attribute var summary: String?        // NULL column; absent or null key is nil
-///     @Attribute var read: Bool = false      // used when the key is absent
+///     @Attribute(key: "headline") var title: String   // the JSON key, when not the Swift name
+///     @Attribute var summary: String?                 // NULL column; absent or null key is nil
+///     @Attribute var read: Bool = false               // used when the key is absent
+///     @Attribute(.indexed) var publishedAt: Date      // an index for queries on it
 /// }
 /// ```
 ///
-/// The wrapper keeps no value: values live in the object, in the slot the wrapper was
-/// given when the object was built (see `ConstructionFrame`). So the context can read and
-/// write every attribute of any object by slot, without reflection, and every assignment
-/// through the property is seen by change tracking.
+/// The wrapper keeps no value: values live in the object's box, in the slot the wrapper
+/// was given when the object was built (see `ConstructionFrame`). So the context can read
+/// and write every attribute of any object by slot, without reflection, and every
+/// assignment through the property is seen by change tracking.
 @propertyWrapper
 public struct Attribute<Value: Codable> {
-    @usableFromInline let storage: ObjectStorage
-    @usableFromInline let slot: Int
-    @usableFromInline let options: AttributeOptions
+    // These two come first, in this order: `ObjectLayout` reads and repoints them in place
+    // (see `WrapperHeader`).
+    @usableFromInline var storage: ObjectStorage
+    @usableFromInline var slot: Int
 
     // Everything here is inlinable so that, in the model's module, it is specialized for
     // `Value`: reading an attribute is then an array load and a cast.
 
     /// An attribute with a default, used for new objects when the JSON has no such key.
+    ///
+    /// - Parameter options: `.unique` (the upsert key), `.indexed`.
     @inlinable
     public init(wrappedValue: Value, _ options: AttributeOptions = []) {
-        self.options = options
-        storage = ConstructionFrame.currentStorage
-        slot = storage.values.count
+        let frame = ConstructionFrame.current
+        let box = frame.currentBox()
+        slot = box.values.count
         // As `Any`, so that an optional's `nil` is kept as a value, distinct from unset.
-        storage.values.append(wrappedValue as Any)
+        box.values.append(wrappedValue as Any)
+        storage = box
+        if frame.isDescribing { frame.declare(AttributeDeclaration(options: options), in: box, at: slot) }
     }
 
     /// An attribute without a default. If `Value` is optional, it is `nil` (a NULL column)
@@ -38,39 +44,91 @@ public struct Attribute<Value: Codable> {
     /// was never set.
     @inlinable
     public init(_ options: AttributeOptions = []) {
-        self.options = options
-        storage = ConstructionFrame.currentStorage
-        slot = storage.values.count
+        let frame = ConstructionFrame.current
+        let box = frame.currentBox()
+        slot = box.values.count
         // Swift picks this initializer for optionals too (a constrained overload loses to
         // a non-generic one), so an optional starts "unset" and reads as nil.
-        storage.values.append(nil)
+        box.values.append(nil)
+        storage = box
+        if frame.isDescribing { frame.declare(AttributeDeclaration(options: options), in: box, at: slot) }
+    }
+
+    // The forms with a JSON key or an original name are separate initializers, so that the
+    // common ones above take no strings to release on every object built.
+
+    /// An attribute with a default, whose JSON key is not its name, or whose column had
+    /// another name in an earlier version of the model.
+    ///
+    /// - Parameters:
+    ///   - key: the JSON key as it appears in the JSON: `"author_id"` works with and without
+    ///     `.convertFromSnakeCase`. Encoding uses it too.
+    ///   - originalName: the column's name in an earlier version of the model: opening an
+    ///     older store renames the column, keeping its data.
+    public init(wrappedValue: Value, _ options: AttributeOptions = [], key: String, originalName: String? = nil) {
+        self.init(wrappedValue: wrappedValue, options)
+        redeclare(AttributeDeclaration(options: options, key: key, originalName: originalName))
+    }
+
+    /// An attribute with a default whose column had another name in an earlier version of
+    /// the model: opening an older store renames the column, keeping its data.
+    public init(wrappedValue: Value, _ options: AttributeOptions = [], originalName: String) {
+        self.init(wrappedValue: wrappedValue, options)
+        redeclare(AttributeDeclaration(options: options, originalName: originalName))
+    }
+
+    /// An attribute without a default whose JSON key is not its name (`key`), or whose
+    /// column had another name in an earlier version of the model (`originalName`).
+    public init(_ options: AttributeOptions = [], key: String, originalName: String? = nil) {
+        self.init(options)
+        redeclare(AttributeDeclaration(options: options, key: key, originalName: originalName))
+    }
+
+    /// An attribute without a default whose column had another name in an earlier version
+    /// of the model: opening an older store renames the column, keeping its data.
+    public init(_ options: AttributeOptions = [], originalName: String) {
+        self.init(options)
+        redeclare(AttributeDeclaration(options: options, originalName: originalName))
+    }
+
+    private func redeclare(_ declaration: AttributeDeclaration) {
+        let frame = ConstructionFrame.current
+        if frame.isDescribing { frame.declare(declaration, in: storage, at: slot) }
     }
 
     @inlinable
     public var wrappedValue: Value {
         get {
             guard let value = storage.values[slot] else {
-                return storage.owner!.valueOfUnsetAttribute(atAbsoluteSlot: slot) as! Value
+                return owner.valueOfUnsetAttribute(atSlot: slot) as! Value
             }
             return value as! Value
         }
         nonmutating set {
-            storage.owner!.setValue(newValue as Any, atAbsoluteSlot: slot)
+            owner.setValue(newValue as Any, atSlot: slot)
         }
+    }
+
+    @inlinable
+    var owner: ManagedObject {
+        guard let owner = storage.owner else { attributeOutsideManagedObject() }
+        return owner
     }
 }
 
-/// What schema building needs from an `@Attribute` it finds by reflection, whatever its
-/// `Value`.
-protocol AttributeWrapper {
-    var slot: Int { get }
-    var options: AttributeOptions { get }
-    /// The codec for `Value`, built once per entity.
-    func makeCodec() throws -> any AttributeCodec
+@usableFromInline
+func attributeOutsideManagedObject() -> Never {
+    fatalError("@Attribute is only for the stored properties of a ManagedObject subclass")
 }
 
-extension Attribute: AttributeWrapper {
-    func makeCodec() throws -> any AttributeCodec {
+/// What schema building needs from a Stash property wrapper type.
+protocol ManagedProperty {
+    /// The codec for the wrapped type, built once per entity.
+    static func makeCodec() throws -> any AttributeCodec
+}
+
+extension Attribute: ManagedProperty {
+    static func makeCodec() throws -> any AttributeCodec {
         try makeAttributeCodec(for: Value.self)
     }
 }

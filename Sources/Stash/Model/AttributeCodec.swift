@@ -1,18 +1,11 @@
-/// The SQL type of an attribute's column.
-enum ColumnType: String, Sendable {
-    case integer = "INTEGER"
-    case real = "REAL"
-    case text = "TEXT"
-    case blob = "BLOB"
-}
-
-/// Moves one attribute's values between JSON, the object's storage (`Any`) and SQLite.
+/// Moves one attribute's values between JSON, the object's storage (`Any`) and the store
+/// (`StoredValue`).
 ///
 /// One codec is made per attribute when its entity is described, chosen by the
 /// attribute's Swift type; from then on the per-row paths are a virtual call each, with no
 /// reflection and no type lookup.
 protocol AttributeCodec: Sendable {
-    var columnType: ColumnType { get }
+    var storedType: StoredType { get }
     var isOptional: Bool { get }
     /// `Optional<Wrapped>.none` boxed, for an optional attribute never set.
     var nilValue: Any { get }
@@ -23,21 +16,15 @@ protocol AttributeCodec: Sendable {
     func decode(from container: KeyedDecodingContainer<AttributeKey>, forKey key: AttributeKey) throws -> Any
     func encode(_ value: Any, to container: inout KeyedEncodingContainer<AttributeKey>, forKey key: AttributeKey)
         throws
-    func sqlValue(for value: Any) throws -> SQLValue
-    func value(from sqlValue: SQLValue) throws -> Any
-    /// Binds the value straight to a statement parameter: the insert path.
-    func bind(_ value: Any, to statement: SQLiteStatement, at index: Int32) throws
-    /// Reads the value straight from a result column: the fetch path.
-    func read(_ statement: SQLiteStatement, column: Int32) throws -> Any
+    func storedValue(for value: Any) throws -> StoredValue
+    func value(from storedValue: StoredValue) throws -> Any
+    /// Reads the value straight from a row's column: the fetch path.
+    func read(_ row: any StoreRow, column: Int) throws -> Any
 }
 
 extension AttributeCodec {
-    func bind(_ value: Any, to statement: SQLiteStatement, at index: Int32) throws {
-        try statement.bind(try sqlValue(for: value), at: index)
-    }
-
-    func read(_ statement: SQLiteStatement, column: Int32) throws -> Any {
-        try value(from: statement.column(column))
+    func read(_ row: any StoreRow, column: Int) throws -> Any {
+        try value(from: row.value(column))
     }
 }
 
@@ -87,9 +74,9 @@ private func makeRawValueCodec<Value: Codable, Representable: RawRepresentable>(
     return RawValueCodec<Value, Representable>(base: rawType.makePrimitiveCodec())
 }
 
-/// A column of a type that SQLite stores natively (see `StorableValue`).
+/// A column of a type stores keep natively (see `StorableValue`).
 struct PrimitiveCodec<Value: StorableValue>: AttributeCodec {
-    var columnType: ColumnType { Value.columnType }
+    var storedType: StoredType { Value.storedType }
     var isOptional: Bool { false }
     var typeName: String { String(describing: Value.self) }
 
@@ -103,31 +90,28 @@ struct PrimitiveCodec<Value: StorableValue>: AttributeCodec {
         try container.encode(value as! Value, forKey: key)
     }
 
-    func sqlValue(for value: Any) throws -> SQLValue {
-        try (value as! Value).sqlValue()
+    func storedValue(for value: Any) throws -> StoredValue {
+        try Value.storedValue(ofBoxed: value)
     }
 
-    func value(from sqlValue: SQLValue) throws -> Any {
-        guard let value = Value(sqlValue: sqlValue) else {
-            throw StashError(.invalidValue, "the stored value \(sqlValue.typeName) cannot be read as \(typeName)")
+    func value(from storedValue: StoredValue) throws -> Any {
+        guard let value = Value(storedValue: storedValue) else {
+            throw StashError(
+                .invalidValue, "the stored \(storedValue.kindName) value \(storedValue) cannot be read as \(typeName)")
         }
         return value
     }
 
-    func bind(_ value: Any, to statement: SQLiteStatement, at index: Int32) throws {
-        try Value.bindBoxed(value, to: statement, at: index)
-    }
-
-    func read(_ statement: SQLiteStatement, column: Int32) throws -> Any {
-        if let value = Value.readBoxed(statement, column: column) { return value }
-        return try value(from: statement.column(column))
+    func read(_ row: any StoreRow, column: Int) throws -> Any {
+        if let value = Value.readBoxed(row, column: column) { return value }
+        return try value(from: row.value(column))
     }
 }
 
 /// An optional attribute: `nil` is NULL in the store and an absent or null key in JSON.
 struct OptionalCodec<Wrapped>: AttributeCodec {
     let base: any AttributeCodec
-    var columnType: ColumnType { base.columnType }
+    var storedType: StoredType { base.storedType }
     var isOptional: Bool { true }
     var nilValue: Any { Wrapped?.none as Any }
     var typeName: String { base.typeName + "?" }
@@ -144,24 +128,19 @@ struct OptionalCodec<Wrapped>: AttributeCodec {
         try base.encode(wrapped, to: &container, forKey: key)
     }
 
-    func sqlValue(for value: Any) throws -> SQLValue {
+    func storedValue(for value: Any) throws -> StoredValue {
         guard let wrapped = value as! Wrapped? else { return .null }
-        return try base.sqlValue(for: wrapped)
+        return try base.storedValue(for: wrapped)
     }
 
-    func value(from sqlValue: SQLValue) throws -> Any {
-        if case .null = sqlValue { return Wrapped?.none as Any }
-        return try base.value(from: sqlValue)
+    func value(from storedValue: StoredValue) throws -> Any {
+        if case .null = storedValue { return Wrapped?.none as Any }
+        return try base.value(from: storedValue)
     }
 
-    func bind(_ value: Any, to statement: SQLiteStatement, at index: Int32) throws {
-        guard let wrapped = value as! Wrapped? else { return try statement.bind(.null, at: index) }
-        try base.bind(wrapped, to: statement, at: index)
-    }
-
-    func read(_ statement: SQLiteStatement, column: Int32) throws -> Any {
-        if statement.isNull(column) { return Wrapped?.none as Any }
-        return try base.read(statement, column: column)
+    func read(_ row: any StoreRow, column: Int) throws -> Any {
+        if row.isNull(column) { return Wrapped?.none as Any }
+        return try base.read(row, column: column)
     }
 }
 
@@ -169,7 +148,7 @@ struct OptionalCodec<Wrapped>: AttributeCodec {
 /// `Value` and `Representable` are the same type, seen through its two conformances.
 struct RawValueCodec<Value: Codable, Representable: RawRepresentable>: AttributeCodec {
     let base: any AttributeCodec
-    var columnType: ColumnType { base.columnType }
+    var storedType: StoredType { base.storedType }
     var isOptional: Bool { false }
     var typeName: String { String(describing: Value.self) }
 
@@ -183,14 +162,14 @@ struct RawValueCodec<Value: Codable, Representable: RawRepresentable>: Attribute
         try container.encode(value as! Value, forKey: key)
     }
 
-    func sqlValue(for value: Any) throws -> SQLValue {
-        try base.sqlValue(for: (value as! Representable).rawValue)
+    func storedValue(for value: Any) throws -> StoredValue {
+        try base.storedValue(for: (value as! Representable).rawValue)
     }
 
-    func value(from sqlValue: SQLValue) throws -> Any {
-        let raw = try base.value(from: sqlValue) as? Representable.RawValue
+    func value(from storedValue: StoredValue) throws -> Any {
+        let raw = try base.value(from: storedValue) as? Representable.RawValue
         guard let value = raw.flatMap(Representable.init(rawValue:)) else {
-            throw StashError(.invalidValue, "the stored value \(sqlValue) is not a case of \(typeName)")
+            throw StashError(.invalidValue, "the stored value \(storedValue) is not a case of \(typeName)")
         }
         return value
     }

@@ -7,4 +7,8 @@ public struct AttributeOptions: OptionSet, Sendable, Hashable {
     /// column, and inserting or decoding an object with a value already taken updates the
     /// object that has it (upsert) instead of adding another.
     public static let unique = AttributeOptions(rawValue: 1 << 0)
+
+    /// The store keeps an index on the column, for queries that filter or sort on it.
+    /// (A unique attribute has one already.)
+    public static let indexed = AttributeOptions(rawValue: 1 << 1)
 }

@@ -8,71 +8,95 @@ import Foundation
     import Darwin
 #endif
 
-/// Carries the value box of an object being built from its property wrappers to the
-/// object itself, through two thread-local slots.
+/// What this thread knows about the managed object it is building: the value box its
+/// `@Attribute` wrappers fill.
 ///
-/// Swift runs a class's stored-property initializers, and so every `@Attribute` wrapper's
-/// `init`, before the class's `init` body and before `ManagedObject.init` can see them. The
-/// first wrapper starts an `ObjectStorage` here; each wrapper appends its initial value (or
-/// "unset") and keeps the box and its slot; `ManagedObject.init` then takes the box. This is
-/// what lets decoding, fetching and saving reach every attribute by slot, with no
-/// reflection per object, and lets a property read be an array load.
+/// Swift runs a class's stored-property initializers, and so every wrapper's `init`, before
+/// the class's `init` body and before `ManagedObject.init` can see them. The first wrapper
+/// starts a box here; each wrapper appends its initial value and keeps the box and its slot;
+/// `ManagedObject.init` takes the box and claims it (`ObjectLayout.claim`), which checks
+/// through the object's own wrapper fields that the box is exactly theirs. When it is not
+/// (a model built inside another's initializer, an initializer that awaited and resumed on
+/// another thread), the object gathers its values from its wrappers into a box of its own.
+/// So the frame is a fast path, never a source of truth.
 ///
-/// Stored-property initializers cannot suspend, so a thread-local frame is safe under Swift
-/// concurrency, as long as a model's designated initializers are not `async` (one that
-/// awaits before `super.init()` could resume on another thread, away from its values).
+/// A frame belongs to one thread and is never shared, so its properties skip the runtime's
+/// exclusivity checks: with them, building an object cost FIGURE? more instructions.
 @usableFromInline
-enum ConstructionFrame {
-    /// The box of the object being built on this thread, started by its first wrapper.
+final class ConstructionFrame {
+    /// The box the wrappers being initialized on this thread append to.
+    @exclusivity(unchecked) @usableFromInline var box: ObjectStorage?
+    /// How many values the last object built on this thread had: a new box reserves that.
+    @exclusivity(unchecked) @usableFromInline var capacityHint = 0
+    /// Set while an entity is described: wrappers then record their declarations.
+    @exclusivity(unchecked) @usableFromInline var isDescribing = false
+    /// The layout of the class built last on this thread: objects come in runs of one class.
+    @exclusivity(unchecked) var lastLayout: ObjectLayout?
+
+    @usableFromInline init() {}
+
+    /// This thread's frame.
     @inlinable
-    static var currentStorage: ObjectStorage {
-        if let pointer = pthread_getspecific(storageKey) {
-            return Unmanaged<ObjectStorage>.fromOpaque(pointer).takeUnretainedValue()
+    static var current: ConstructionFrame {
+        if let pointer = pthread_getspecific(frameKey) {
+            return Unmanaged<ConstructionFrame>.fromOpaque(pointer).takeUnretainedValue()
         }
-        return startStorage()
+        return makeCurrent()
     }
 
-    /// A new box, sized like the last object built on this thread, held by the thread
-    /// until `take()`.
     @usableFromInline
-    static func startStorage() -> ObjectStorage {
-        let storage = ObjectStorage(capacity: Int(bitPattern: pthread_getspecific(countKey)))
-        pthread_setspecific(storageKey, Unmanaged.passRetained(storage).toOpaque())
-        return storage
+    static func makeCurrent() -> ConstructionFrame {
+        let frame = ConstructionFrame()
+        pthread_setspecific(frameKey, Unmanaged.passRetained(frame).toOpaque())
+        return frame
     }
 
-    /// Hands the box to the new object and starts afresh for the next one.
-    static func take() -> ObjectStorage {
-        guard let pointer = pthread_getspecific(storageKey) else { return ObjectStorage(capacity: 0) }
-        pthread_setspecific(storageKey, nil)
-        let storage = Unmanaged<ObjectStorage>.fromOpaque(pointer).takeRetainedValue()
-        pthread_setspecific(countKey, UnsafeRawPointer(bitPattern: storage.values.count))
-        precondition(
-            !storage.isOwned, "a ManagedObject's values were taken twice: model initializers must not be async")
-        storage.isOwned = true
-        return storage
+    /// The box to append to, started by the first wrapper of an object.
+    @inlinable
+    func currentBox() -> ObjectStorage {
+        if let box { return box }
+        return startBox()
+    }
+
+    @usableFromInline
+    func startBox() -> ObjectStorage {
+        let started = ObjectStorage(capacity: capacityHint)
+        box = started
+        return started
+    }
+
+    /// Records a wrapper's declaration while an entity is described.
+    @usableFromInline
+    func declare(_ declaration: AttributeDeclaration, in box: ObjectStorage, at slot: Int) {
+        box.declarations = box.declarations ?? [:]
+        box.declarations?[slot] = declaration
+    }
+
+    /// Hands the box to the object being initialized; the next wrapper starts a new one.
+    func takeBox() -> ObjectStorage? {
+        defer { box = nil }
+        return box
+    }
+
+    /// The layout of `type`, from the one-entry cache or the process-wide one.
+    func layout(of type: ManagedObject.Type) -> ObjectLayout {
+        if let lastLayout, lastLayout.type == type { return lastLayout }
+        let layout = ObjectLayout.of(type)
+        lastLayout = layout
+        return layout
     }
 }
 
-/// The thread's box under construction; a thread that ends mid-construction releases it.
+/// The key of each thread's frame; a thread that ends releases its frame.
 @usableFromInline
-let storageKey: pthread_key_t = {
+let frameKey: pthread_key_t = {
     var key = pthread_key_t()
     pthread_key_create(&key) { pointer in
         #if canImport(Darwin)
-            Unmanaged<ObjectStorage>.fromOpaque(pointer).release()
+            Unmanaged<ConstructionFrame>.fromOpaque(pointer).release()
         #else
-            if let pointer { Unmanaged<ObjectStorage>.fromOpaque(pointer).release() }
+            if let pointer { Unmanaged<ConstructionFrame>.fromOpaque(pointer).release() }
         #endif
     }
-    return key
-}()
-
-/// How many values the thread's last object had, as pointer bits: the next box reserves
-/// that much.
-@usableFromInline
-let countKey: pthread_key_t = {
-    var key = pthread_key_t()
-    pthread_key_create(&key, nil)
     return key
 }()

@@ -1,58 +1,50 @@
-/// The schema of one model class: its table, its attributes and the SQL to store them.
+/// The schema of one model class: its attributes, how to code them, and what a store
+/// needs to keep them (`schema`).
 ///
-/// Built once per class, the first time the class is used, by reflecting over a blank
-/// instance (`Mirror` runs here and nowhere else). The SQL text of every statement the
-/// store runs for the entity is made here too, so saving a row only binds values.
+/// Built once per class, the first time the class is used, from its field metadata
+/// (`ObjectLayout`) and one blank instance, made while the thread's frame records each
+/// wrapper's declaration. No reflection runs per object.
 final class EntityDescription: @unchecked Sendable {
     /// The class name, which is also the table name.
     let name: String
+    // `@unchecked`: a metatype is not `Sendable`, but a class's metatype is immutable.
     let type: ManagedObject.Type
-    /// Attributes in declaration order, superclass first.
+    /// Attributes by position, which is the slot of each object's value and the column's
+    /// position: the order Swift initializes the properties in (a subclass's first, then
+    /// its superclass's, each in declaration order).
     let attributes: [AttributeDescription]
-    /// Maps a relative slot to its index in `attributes`.
-    let attributeIndexBySlot: [Int]
-    /// How many slots a built object has (attributes and, later, relationships).
-    let slotCount: Int
     let uniqueAttributes: [AttributeDescription]
     /// The others, in order: what decoding walks after the unique values.
     let nonUniqueAttributes: [AttributeDescription]
-    let sql: EntitySQL
+    /// The entity as a store sees it.
+    let schema: EntitySchema
 
     init(type: ManagedObject.Type) throws {
         let name = String(describing: type)
+        let layout = ObjectLayout.of(type)
+        let frame = ConstructionFrame.current
+        let wasDescribing = frame.isDescribing
+        frame.isDescribing = true
         let blank = type.init()
-
-        var children: [Mirror.Child] = []
-        var mirror: Mirror? = Mirror(reflecting: blank)
-        while let current = mirror {
-            children.insert(contentsOf: current.children, at: 0)
-            mirror = current.superclassMirror
-        }
-        let wrappers = children.compactMap { child -> (String, any AttributeWrapper)? in
-            guard let label = child.label, let wrapper = child.value as? any AttributeWrapper else { return nil }
-            return (String(label.dropFirst()), wrapper)
-        }
-        let base = blank.values.count - wrappers.count
-        guard base >= 0 else {
+        frame.isDescribing = wasDescribing
+        let box = blank.storage
+        guard box.values.count == layout.count else {
             throw StashError(.invalidModel, "its attribute wrappers did not all initialize", entity: name)
         }
         var attributes: [AttributeDescription] = []
-        var indexBySlot = [Int](repeating: -1, count: wrappers.count)
-        for (attributeName, wrapper) in wrappers {
-            let slot = wrapper.slot - base
+        for (index, field) in layout.fields.enumerated() {
             let codec: any AttributeCodec
             do {
-                codec = try wrapper.makeCodec()
+                codec = try field.wrapperType.makeCodec()
             } catch var error as StashError {
                 error.entity = name
-                error.attribute = attributeName
+                error.attribute = field.name
                 throw error
             }
-            indexBySlot[slot] = attributes.count
             attributes.append(
                 AttributeDescription(
-                    name: attributeName, slot: slot, options: wrapper.options,
-                    defaultValue: blank.values[wrapper.slot], codec: codec))
+                    name: field.name, index: index, declaration: box.declarations?[index] ?? AttributeDeclaration(),
+                    defaultValue: box.values[index], codec: codec))
         }
         if attributes.contains(where: { $0.name == "_pk" }) {
             throw StashError(.invalidModel, "`_pk` is the name of Stash's own key column", entity: name)
@@ -60,11 +52,9 @@ final class EntityDescription: @unchecked Sendable {
         self.name = name
         self.type = type
         self.attributes = attributes
-        self.attributeIndexBySlot = indexBySlot
-        self.slotCount = wrappers.count
         self.uniqueAttributes = attributes.filter(\.isUnique)
         self.nonUniqueAttributes = attributes.filter { !$0.isUnique }
-        self.sql = EntitySQL(table: name, attributes: attributes)
+        self.schema = EntitySchema(name: name, columns: attributes.map(\.column))
     }
 
     func attribute(named name: String) -> AttributeDescription? {

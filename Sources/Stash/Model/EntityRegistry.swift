@@ -2,7 +2,7 @@ import Synchronization
 
 /// The process-wide cache of entity descriptions, one per model class.
 ///
-/// Objects look their class up here when first attached, so the schema is derived once
+/// Objects look their class up here when first used, so the schema is derived once
 /// per class however many objects are decoded.
 final class EntityRegistry: Sendable {
     static let shared = EntityRegistry()

@@ -4,7 +4,7 @@ import Foundation
 /// with sorted keys so equal values store equal text, and dates in the same ISO 8601 form
 /// as date columns.
 struct JSONTextCodec<Value: Codable>: AttributeCodec {
-    var columnType: ColumnType { .text }
+    var storedType: StoredType { .text }
     var isOptional: Bool { false }
     var typeName: String { String(describing: Value.self) }
 
@@ -18,7 +18,7 @@ struct JSONTextCodec<Value: Codable>: AttributeCodec {
         try container.encode(value as! Value, forKey: key)
     }
 
-    func sqlValue(for value: Any) throws -> SQLValue {
+    func storedValue(for value: Any) throws -> StoredValue {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         encoder.dateEncodingStrategy = .custom { date, encoder in
@@ -32,9 +32,9 @@ struct JSONTextCodec<Value: Codable>: AttributeCodec {
         }
     }
 
-    func value(from sqlValue: SQLValue) throws -> Any {
-        guard case .text(let text) = sqlValue else {
-            throw StashError(.invalidValue, "the stored value \(sqlValue.typeName) is not JSON text for \(typeName)")
+    func value(from storedValue: StoredValue) throws -> Any {
+        guard case .text(let text) = storedValue else {
+            throw StashError(.invalidValue, "the stored \(storedValue.kindName) value is not JSON text for \(typeName)")
         }
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .custom { decoder in

@@ -14,10 +14,7 @@
 /// `objectID` across instead.
 open class ManagedObject {
     /// The attribute values, shared with the wrappers (see `ObjectStorage`).
-    final let storage: ObjectStorage
-    /// Where this object's first attribute sits in `values`: past values left by an
-    /// object whose construction was abandoned (see `ConstructionFrame`).
-    @exclusivity(unchecked) final var slotBase = 0
+    final private(set) var storage: ObjectStorage
     final var cachedEntity: EntityDescription?
 
     /// The context that tracks this object, if any.
@@ -30,15 +27,22 @@ open class ManagedObject {
     /// `true` while the object is listed in its entity's `inserted` (an object deleted and
     /// inserted again before a save must not be listed, and so written, twice).
     final var isQueuedForInsert = false
-    /// Slots assigned since the last save (for new objects: assigned at all, as opposed to
-    /// left at their default).
-    @exclusivity(unchecked) final var changedSlots = SlotSet()
+    /// Attributes assigned since the last save (for new objects: assigned at all, as opposed
+    /// to left at their default), by position.
+    // Unchecked: touched only by the thread that owns the object's context, on every
+    // decoded value; FIGURE?
+    @exclusivity(unchecked) final var changedAttributes = AttributeSet()
 
     /// A blank object, in no context. Subclasses that add designated initializers must
     /// keep this one: fetching builds objects with it.
     public required init() {
-        storage = ConstructionFrame.take()
+        let frame = ConstructionFrame.current
+        let offered = frame.takeBox()
+        storage = offered ?? ObjectStorage(capacity: 0)
+        let layout = frame.layout(of: type(of: self))
+        storage = layout.claim(offered, for: self)
         storage.owner = self
+        frame.capacityHint = layout.count
     }
 
     /// A new object inserted into `context`, saved by its next `save()`.
@@ -52,7 +56,7 @@ open class ManagedObject {
         ObjectID(entityName: entity.name, rowID: rowID, temporaryID: temporaryID)
     }
 
-    /// `true` once the object has a row in the store.
+    /// `true` if the object is new: inserted into a context and not yet saved.
     public final var isInserted: Bool { state == .inserted }
     /// `true` if the object was deleted and the deletion is not yet saved.
     public final var isDeleted: Bool { state == .deleted }
@@ -60,7 +64,7 @@ open class ManagedObject {
     public final var hasChanges: Bool {
         switch state {
         case .inserted, .deleted: true
-        case .persisted: !changedSlots.isEmpty
+        case .persisted: !changedAttributes.isEmpty
         case .transient: false
         }
     }
@@ -71,20 +75,8 @@ open class ManagedObject {
         // `try!`: the context checked the model when it was created; an object of a class
         // that cannot become an entity never gets this far in a context.
         let entity = try! EntityRegistry.shared.entity(for: type(of: self))
-        attach(entity)
-        return entity
-    }
-
-    /// Binds the object to its entity's description; everything that reaches attributes by
-    /// entity (decoding, fetching, saving) does this first.
-    final func attach(_ entity: EntityDescription) {
-        guard cachedEntity !== entity else { return }
         cachedEntity = entity
-        slotBase = values.count - entity.slotCount
-        precondition(
-            slotBase >= 0,
-            "\(entity.name) was built while another ManagedObject was being built: an @Attribute default must not create managed objects"
-        )
+        return entity
     }
 }
 
@@ -94,7 +86,7 @@ enum LifecycleState {
     case transient
     /// Inserted, not yet saved.
     case inserted
-    /// Has a row; changes are tracked in `changedSlots`.
+    /// Has a row; changes are tracked in `changedAttributes`.
     case persisted
     /// Deleted, deletion not yet saved.
     case deleted

@@ -1,22 +1,32 @@
 /// The attribute values of one managed object, shared by the object and its wrappers.
 ///
-/// Each `@Attribute` wrapper keeps a reference to this box and its slot in it, so reading
-/// a property is an array load: no key path, no lookup. The box is made by the first
-/// wrapper of an object being built (see `ConstructionFrame`) and handed to the object by
-/// `ManagedObject.init`, which sets `owner`. It lives exactly as long as its object.
+/// Each `@Attribute` wrapper keeps a reference to this box and its slot in it, so reading a
+/// property is an array load: no key path, no lookup. Wrappers fill a box as the object is
+/// built (see `ConstructionFrame`); `ManagedObject.init` claims it (see `ObjectLayout`) and
+/// becomes its `owner`.
 @usableFromInline
 final class ObjectStorage {
-    /// Values by slot; `nil` means "never set" (an optional attribute's `nil` is stored
-    /// as a boxed `Optional.none`, so it is never confused with unset).
+    /// Values by slot, which is the attribute's position in its entity. `nil` means never
+    /// set (an optional attribute's `nil` is a boxed `Optional.none`, never confused with
+    /// unset) or, for an object that stands for a stored row, not loaded yet.
+    // Unchecked: every access is a read or write of one element by the thread that owns the
+    // object's context; with checks, FIGURE? (stash-bench, fetch-all).
     @exclusivity(unchecked) @usableFromInline var values: ContiguousArray<Any?> = []
-    /// The object these values belong to; set once, by `ManagedObject.init`. Not counted:
-    /// the box lives exactly as long as its object (the object and its wrappers are its
-    /// only holders), and `isOwned` guards against a box being handed out twice.
-    @usableFromInline unowned(unsafe) var owner: ManagedObject?
-    /// Set when an object takes the box.
-    @usableFromInline var isOwned = false
+    /// The object these values belong to, set when it claims the box. `unowned`: the box
+    /// lives as long as its object, which holds it, and its wrappers, which live inside it.
+    @usableFromInline unowned var owner: ManagedObject?
+    /// The declarations of the attributes (options, JSON key, original name), recorded only
+    /// while an entity is being described; `nil` otherwise.
+    var declarations: [Int: AttributeDeclaration]?
 
     @usableFromInline init(capacity: Int) {
         values.reserveCapacity(capacity)
+    }
+
+    /// Appends a wrapper's initial value; returns its slot.
+    @inlinable
+    func append(_ value: Any?) -> Int {
+        values.append(value)
+        return values.count - 1
     }
 }

@@ -1,35 +1,33 @@
 import Foundation
 
-/// A Swift type with a column of its own kind, in a form the `sqlite3` shell shows as is.
+/// A Swift type with a stored kind of its own, in a form the `sqlite3` shell shows as is.
 ///
-/// | Swift                          | column  | stored as                                  |
+/// | Swift                          | stored  | as                                         |
 /// |--------------------------------|---------|--------------------------------------------|
-/// | Int, Int8…Int64, UInt8…UInt64  | INTEGER | the number (UInt64 above Int64.max fails)  |
-/// | Bool                           | INTEGER | 0 or 1                                     |
-/// | Double, Float                  | REAL    | the number                                 |
-/// | String                         | TEXT    | UTF-8, NUL characters kept                 |
-/// | Date                           | TEXT    | ISO 8601 in UTC, milliseconds: `2024-05-01T09:30:00.250Z` |
-/// | URL                            | TEXT    | `absoluteString`                           |
-/// | UUID                           | TEXT    | lowercase, `8-4-4-4-12`                    |
-/// | Decimal                        | TEXT    | its exact decimal digits: `12.50` is `12.5`|
-/// | Data                           | BLOB    | the bytes                                  |
+/// | Int, Int8…Int64, UInt8…UInt64  | integer | the number (UInt64 above Int64.max fails)  |
+/// | Bool                           | integer | 0 or 1                                     |
+/// | Double, Float                  | real    | the number                                 |
+/// | String                         | text    | UTF-8, NUL characters kept                 |
+/// | Date                           | text    | ISO 8601 in UTC, milliseconds: `2024-05-01T09:30:00.250Z` |
+/// | URL                            | text    | `absoluteString`                           |
+/// | UUID                           | text    | lowercase, `8-4-4-4-12`                    |
+/// | Decimal                        | text    | its exact decimal digits: `12.50` is `12.5`|
+/// | Data                           | blob    | the bytes                                  |
 ///
 /// Dates are text so that they read well and sort in time order as text; they keep
 /// milliseconds, which is what JSON APIs send.
 protocol StorableValue: Codable {
-    static var columnType: ColumnType { get }
-    func sqlValue() throws -> SQLValue
+    static var storedType: StoredType { get }
+    func storedValue() throws -> StoredValue
     /// `nil` when the stored value is not of this type.
-    init?(sqlValue: SQLValue)
+    init?(storedValue: StoredValue)
     /// Decodes through the container's concrete overload where there is one: JSONDecoder
     /// has fast paths for the standard scalar types that a generic call would miss.
     static func decode(from container: KeyedDecodingContainer<AttributeKey>, forKey key: AttributeKey) throws
         -> Self
-    /// Binds without an `SQLValue` in between where the type allows.
-    func bind(to statement: SQLiteStatement, at index: Int32) throws
-    /// Reads the current row's `column`; `nil` when it holds another kind of value (the
-    /// codec then reports it).
-    static func read(_ statement: SQLiteStatement, column: Int32) -> Self?
+    /// Reads a row's `column` through the row's typed accessors where the type allows;
+    /// `nil` when it holds another kind of value (the codec then reports it).
+    static func read(_ row: any StoreRow, column: Int) -> Self?
 
     // The same operations with the value boxed as `Any`, which is how objects store it.
     // Implemented once below; being requirements, each conformance gets them specialized,
@@ -37,8 +35,8 @@ protocol StorableValue: Codable {
     // metadata lookup per call).
     static func decodeBoxed(from container: KeyedDecodingContainer<AttributeKey>, forKey key: AttributeKey)
         throws -> Any
-    static func bindBoxed(_ value: Any, to statement: SQLiteStatement, at index: Int32) throws
-    static func readBoxed(_ statement: SQLiteStatement, column: Int32) -> Any?
+    static func storedValue(ofBoxed value: Any) throws -> StoredValue
+    static func readBoxed(_ row: any StoreRow, column: Int) -> Any?
 }
 
 extension StorableValue {
@@ -58,49 +56,43 @@ extension StorableValue {
         try decode(from: container, forKey: key)
     }
 
-    static func bindBoxed(_ value: Any, to statement: SQLiteStatement, at index: Int32) throws {
-        try (value as! Self).bind(to: statement, at: index)
+    static func storedValue(ofBoxed value: Any) throws -> StoredValue {
+        try (value as! Self).storedValue()
     }
 
-    static func readBoxed(_ statement: SQLiteStatement, column: Int32) -> Any? {
-        guard let value = read(statement, column: column) else { return nil }
+    static func readBoxed(_ row: any StoreRow, column: Int) -> Any? {
+        guard let value = read(row, column: column) else { return nil }
         return value
     }
 
-    func bind(to statement: SQLiteStatement, at index: Int32) throws {
-        try statement.bind(try sqlValue(), at: index)
-    }
-
-    static func read(_ statement: SQLiteStatement, column: Int32) -> Self? {
-        Self(sqlValue: statement.column(column))
+    static func read(_ row: any StoreRow, column: Int) -> Self? {
+        Self(storedValue: row.value(column))
     }
 }
 
 // MARK: Integers
 
 extension StorableValue where Self: FixedWidthInteger {
-    static var columnType: ColumnType { .integer }
+    static var storedType: StoredType { .integer }
 
-    func sqlValue() throws -> SQLValue {
+    func storedValue() throws -> StoredValue {
         guard let integer = Int64(exactly: self) else {
-            throw StashError(.invalidValue, "\(self) does not fit SQLite's 64-bit signed integer")
+            throw StashError(.invalidValue, "\(self) does not fit a 64-bit signed integer")
         }
         return .integer(integer)
     }
 
-    init?(sqlValue: SQLValue) {
-        guard case .integer(let integer) = sqlValue, let value = Self(exactly: integer) else { return nil }
+    init?(storedValue: StoredValue) {
+        guard case .integer(let integer) = storedValue, let value = Self(exactly: integer) else { return nil }
         self = value
     }
 }
 
 extension Int: StorableValue {
-    func bind(to statement: SQLiteStatement, at index: Int32) throws {
-        try statement.bind(Int64(self), at: index)
-    }
+    func storedValue() -> StoredValue { .integer(Int64(self)) }
 
-    static func read(_ statement: SQLiteStatement, column: Int32) -> Int? {
-        statement.isInteger(column) ? Int(statement.int64(column)) : nil
+    static func read(_ row: any StoreRow, column: Int) -> Int? {
+        row.integer(column).map { Int($0) }
     }
 
     static func decode(from container: KeyedDecodingContainer<AttributeKey>, forKey key: AttributeKey) throws
@@ -108,7 +100,6 @@ extension Int: StorableValue {
     {
         try container.decode(Int.self, forKey: key)
     }
-
 }
 extension Int8: StorableValue {}
 extension Int16: StorableValue {}
@@ -119,7 +110,6 @@ extension Int64: StorableValue {
     {
         try container.decode(Int64.self, forKey: key)
     }
-
 }
 extension UInt: StorableValue {}
 extension UInt8: StorableValue {}
@@ -130,16 +120,20 @@ extension UInt64: StorableValue {}
 // MARK: Other scalars
 
 extension Bool: StorableValue {
-    static var columnType: ColumnType { .integer }
-    func sqlValue() -> SQLValue { .integer(self ? 1 : 0) }
+    static var storedType: StoredType { .integer }
+    func storedValue() -> StoredValue { .integer(self ? 1 : 0) }
 
-    func bind(to statement: SQLiteStatement, at index: Int32) throws {
-        try statement.bind(Int64(self ? 1 : 0), at: index)
+    init?(storedValue: StoredValue) {
+        guard case .integer(let integer) = storedValue, integer == 0 || integer == 1 else { return nil }
+        self = integer == 1
     }
 
-    init?(sqlValue: SQLValue) {
-        guard case .integer(let integer) = sqlValue, integer == 0 || integer == 1 else { return nil }
-        self = integer == 1
+    static func read(_ row: any StoreRow, column: Int) -> Bool? {
+        switch row.integer(column) {
+        case 0: false
+        case 1: true
+        default: nil
+        }
     }
 
     static func decode(from container: KeyedDecodingContainer<AttributeKey>, forKey key: AttributeKey) throws
@@ -147,23 +141,22 @@ extension Bool: StorableValue {
     {
         try container.decode(Bool.self, forKey: key)
     }
-
 }
 
 extension Double: StorableValue {
-    static var columnType: ColumnType { .real }
-    func sqlValue() -> SQLValue { .real(self) }
+    static var storedType: StoredType { .real }
+    func storedValue() -> StoredValue { .real(self) }
 
-    func bind(to statement: SQLiteStatement, at index: Int32) throws {
-        try statement.bind(self, at: index)
-    }
-
-    init?(sqlValue: SQLValue) {
-        switch sqlValue {
+    init?(storedValue: StoredValue) {
+        switch storedValue {
         case .real(let real): self = real
         case .integer(let integer): self = Double(integer)
         default: return nil
         }
+    }
+
+    static func read(_ row: any StoreRow, column: Int) -> Double? {
+        row.real(column) ?? Double(storedValue: row.value(column))
     }
 
     static func decode(from container: KeyedDecodingContainer<AttributeKey>, forKey key: AttributeKey) throws
@@ -171,33 +164,28 @@ extension Double: StorableValue {
     {
         try container.decode(Double.self, forKey: key)
     }
-
 }
 
 extension Float: StorableValue {
-    static var columnType: ColumnType { .real }
-    func sqlValue() -> SQLValue { .real(Double(self)) }
+    static var storedType: StoredType { .real }
+    func storedValue() -> StoredValue { .real(Double(self)) }
 
-    init?(sqlValue: SQLValue) {
-        guard let double = Double(sqlValue: sqlValue) else { return nil }
+    init?(storedValue: StoredValue) {
+        guard let double = Double(storedValue: storedValue) else { return nil }
         self = Float(double)
     }
 }
 
 extension String: StorableValue {
-    static var columnType: ColumnType { .text }
-    func sqlValue() -> SQLValue { .text(self) }
+    static var storedType: StoredType { .text }
+    func storedValue() -> StoredValue { .text(self) }
 
-    func bind(to statement: SQLiteStatement, at index: Int32) throws {
-        try statement.bind(self, at: index)
+    static func read(_ row: any StoreRow, column: Int) -> String? {
+        row.text(column)
     }
 
-    static func read(_ statement: SQLiteStatement, column: Int32) -> String? {
-        statement.isText(column) ? statement.text(column) : nil
-    }
-
-    init?(sqlValue: SQLValue) {
-        guard case .text(let text) = sqlValue else { return nil }
+    init?(storedValue: StoredValue) {
+        guard case .text(let text) = storedValue else { return nil }
         self = text
     }
 
@@ -206,34 +194,29 @@ extension String: StorableValue {
     {
         try container.decode(String.self, forKey: key)
     }
-
 }
 
 extension Data: StorableValue {
-    static var columnType: ColumnType { .blob }
-    func sqlValue() -> SQLValue { .blob([UInt8](self)) }
+    static var storedType: StoredType { .blob }
+    func storedValue() -> StoredValue { .blob([UInt8](self)) }
 
-    init?(sqlValue: SQLValue) {
-        guard case .blob(let bytes) = sqlValue else { return nil }
+    init?(storedValue: StoredValue) {
+        guard case .blob(let bytes) = storedValue else { return nil }
         self = Data(bytes)
     }
 }
 
 extension Date: StorableValue {
-    static var columnType: ColumnType { .text }
-    func sqlValue() throws -> SQLValue { .text(try StoredDate.string(from: self)) }
+    static var storedType: StoredType { .text }
+    func storedValue() throws -> StoredValue { .text(try StoredDate.string(from: self)) }
 
-    func bind(to statement: SQLiteStatement, at index: Int32) throws {
-        try statement.bind(try StoredDate.string(from: self), at: index)
+    static func read(_ row: any StoreRow, column: Int) -> Date? {
+        if let date = row.withUTF8(column, StoredDate.date(fromUTF8:)) { return date }
+        return Date(storedValue: row.value(column))
     }
 
-    static func read(_ statement: SQLiteStatement, column: Int32) -> Date? {
-        guard statement.isText(column) else { return Date(sqlValue: statement.column(column)) }
-        return statement.withText(column, StoredDate.date(fromUTF8:))
-    }
-
-    init?(sqlValue: SQLValue) {
-        switch sqlValue {
+    init?(storedValue: StoredValue) {
+        switch storedValue {
         case .text(let text):
             guard let date = StoredDate.date(from: text) else { return nil }
             self = date
@@ -245,35 +228,35 @@ extension Date: StorableValue {
 }
 
 extension URL: StorableValue {
-    static var columnType: ColumnType { .text }
-    func sqlValue() -> SQLValue { .text(absoluteString) }
+    static var storedType: StoredType { .text }
+    func storedValue() -> StoredValue { .text(absoluteString) }
 
-    func bind(to statement: SQLiteStatement, at index: Int32) throws {
-        try statement.bind(absoluteString, at: index)
+    init?(storedValue: StoredValue) {
+        guard case .text(let text) = storedValue, let url = URL(string: text) else { return nil }
+        self = url
     }
 
-    init?(sqlValue: SQLValue) {
-        guard case .text(let text) = sqlValue, let url = URL(string: text) else { return nil }
-        self = url
+    static func read(_ row: any StoreRow, column: Int) -> URL? {
+        row.text(column).flatMap(URL.init(string:))
     }
 }
 
 extension UUID: StorableValue {
-    static var columnType: ColumnType { .text }
-    func sqlValue() -> SQLValue { .text(uuidString.lowercased()) }
+    static var storedType: StoredType { .text }
+    func storedValue() -> StoredValue { .text(uuidString.lowercased()) }
 
-    init?(sqlValue: SQLValue) {
-        guard case .text(let text) = sqlValue, let uuid = UUID(uuidString: text) else { return nil }
+    init?(storedValue: StoredValue) {
+        guard case .text(let text) = storedValue, let uuid = UUID(uuidString: text) else { return nil }
         self = uuid
     }
 }
 
 extension Decimal: StorableValue {
-    static var columnType: ColumnType { .text }
-    func sqlValue() -> SQLValue { .text(description) }
+    static var storedType: StoredType { .text }
+    func storedValue() -> StoredValue { .text(description) }
 
-    init?(sqlValue: SQLValue) {
-        switch sqlValue {
+    init?(storedValue: StoredValue) {
+        switch storedValue {
         case .text(let text):
             guard let decimal = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")) else { return nil }
             self = decimal

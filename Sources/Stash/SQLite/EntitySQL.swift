@@ -1,51 +1,96 @@
+import Foundation
+
 /// The SQL text of the statements the store runs for one entity, made once per entity.
 ///
 /// ```sql
 /// CREATE TABLE "Post" ("_pk" INTEGER PRIMARY KEY, "id" INTEGER NOT NULL, "title" TEXT NOT NULL)
 /// INSERT INTO "Post" ("id", "title") VALUES (?, ?)
-/// SELECT "_pk", "id", "title" FROM "Post"
+/// SELECT "_pk", "id", "title" FROM "Post" ORDER BY "_pk"
 /// DELETE FROM "Post" WHERE "_pk" = ?
 /// ```
 ///
 /// `_pk` is Stash's own key: an `INTEGER PRIMARY KEY`, SQLite's rowid under a stable
 /// name, which identifies the row whatever the model's unique attributes are.
 struct EntitySQL: Sendable {
-    let table: String
+    let schema: EntitySchema
     let createTable: String
-    let createUniqueIndexes: [String]
     let insert: String
-    let selectAll: String
     let count: String
     /// `SELECT EXISTS (SELECT 1 FROM "Post")`: whether the table has any row at all.
     let anyRow: String
     let deleteByKey: String
     private let quotedTable: String
-    private let columnList: String
 
-    init(table: String, attributes: [AttributeDescription]) {
-        self.table = table
-        quotedTable = quoted(table)
-        let columns = attributes.map { quoted($0.name) }
-        columnList = columns.joined(separator: ", ")
-        createTable = Self.createTable(named: table, attributes: attributes, extraColumns: [])
-        createUniqueIndexes = attributes.filter(\.isUnique).map {
-            Self.createUniqueIndex(table: table, column: $0.name)
-        }
-        let placeholders = Array(repeating: "?", count: attributes.count).joined(separator: ", ")
+    init(_ schema: EntitySchema) {
+        self.schema = schema
+        quotedTable = quoted(schema.name)
+        createTable = Self.createTable(named: schema.name, columns: schema.columns, extraColumns: [])
+        let columnList = schema.columns.map { quoted($0.name) }.joined(separator: ", ")
         insert =
-            attributes.isEmpty
+            schema.columns.isEmpty
             ? "INSERT INTO \(quotedTable) DEFAULT VALUES"
-            : "INSERT INTO \(quotedTable) (\(columnList)) VALUES (\(placeholders))"
-        selectAll = "SELECT \(attributes.isEmpty ? "\"_pk\"" : "\"_pk\", " + columnList) FROM \(quotedTable)"
+            : "INSERT INTO \(quotedTable) (\(columnList)) VALUES (\(placeholders(schema.columns.count)))"
         count = "SELECT count(*) FROM \(quotedTable)"
         anyRow = "SELECT EXISTS (SELECT 1 FROM \(quotedTable))"
         deleteByKey = "DELETE FROM \(quotedTable) WHERE \"_pk\" = ?"
     }
 
-    static func createTable(named table: String, attributes: [AttributeDescription], extraColumns: [String]) -> String {
-        let columns = ["\"_pk\" INTEGER PRIMARY KEY"] + attributes.map(\.columnDefinition) + extraColumns
-        return "CREATE TABLE \(quoted(table)) (\(columns.joined(separator: ", ")))"
+    static func createTable(named table: String, columns: [ColumnSchema], extraColumns: [String]) -> String {
+        let definitions = ["\"_pk\" INTEGER PRIMARY KEY"] + columns.map(columnDefinition) + extraColumns
+        return "CREATE TABLE \(quoted(table)) (\(definitions.joined(separator: ", ")))"
     }
+
+    /// `"title" TEXT NOT NULL`: the column's SQL type, NOT NULL unless it is optional.
+    static func columnDefinition(_ column: ColumnSchema) -> String {
+        "\(quoted(column.name)) \(typeName(column.type))" + (column.isOptional ? "" : " NOT NULL")
+    }
+
+    static func typeName(_ type: StoredType) -> String {
+        switch type {
+        case .integer: "INTEGER"
+        case .real: "REAL"
+        case .text: "TEXT"
+        case .blob: "BLOB"
+        }
+    }
+
+    /// `UPDATE "Post" SET "title" = ?, "read" = ? WHERE "_pk" = ?`: only the given columns.
+    func update(_ columns: [Int]) -> String {
+        let assignments = columns.map { "\(quoted(schema.columns[$0].name)) = ?" }.joined(separator: ", ")
+        return "UPDATE \(quotedTable) SET \(assignments) WHERE \"_pk\" = ?"
+    }
+
+    /// `SELECT "_pk", "id", "title" FROM "Post" … ORDER BY "_pk"`: the key and `columns`
+    /// of the rows `filter` selects, in row id order unless `ordered` is false; with
+    /// `limited`, two more parameters give the limit and the offset.
+    func select(_ columns: [Int], where filter: FilterShape, ordered: Bool = true, limited: Bool = false) -> String {
+        let names = (["_pk"] + columns.map { schema.columns[$0].name }).map(quoted).joined(separator: ", ")
+        return "SELECT \(names) FROM \(quotedTable)\(whereClause(filter))" + (ordered ? " ORDER BY \"_pk\"" : "")
+            + (limited ? " LIMIT ? OFFSET ?" : "")
+    }
+
+    /// `SELECT count(*) FROM "Post" …`.
+    func count(where filter: FilterShape) -> String {
+        "SELECT count(*) FROM \(quotedTable)\(whereClause(filter))"
+    }
+
+    /// The shape of a query's WHERE clause: which column, how many values.
+    enum FilterShape: Hashable {
+        case all
+        case rowIDs(count: Int)
+        case values(column: Int, count: Int)
+    }
+
+    private func whereClause(_ filter: FilterShape) -> String {
+        switch filter {
+        case .all: ""
+        case .rowIDs(let count): " WHERE \"_pk\" IN (\(placeholders(count)))"
+        case .values(let column, let count):
+            " WHERE \(quoted(schema.columns[column].name)) IN (\(placeholders(count)))"
+        }
+    }
+
+    // MARK: Indexes
 
     static func uniqueIndexName(table: String, column: String) -> String {
         "\(table)_\(column)_unique"
@@ -54,21 +99,14 @@ struct EntitySQL: Sendable {
     static func createUniqueIndex(table: String, column: String) -> String {
         "CREATE UNIQUE INDEX \(quoted(uniqueIndexName(table: table, column: column))) ON \(quoted(table)) (\(quoted(column)))"
     }
+}
 
-    /// `UPDATE "Post" SET "title" = ?, "read" = ? WHERE "_pk" = ?`: only the changed columns.
-    func update(_ attributes: [AttributeDescription]) -> String {
-        let assignments = attributes.map { "\(quoted($0.name)) = ?" }.joined(separator: ", ")
-        return "UPDATE \(quotedTable) SET \(assignments) WHERE \"_pk\" = ?"
-    }
+/// `?, ?, ?`.
+func placeholders(_ count: Int) -> String {
+    Array(repeating: "?", count: count).joined(separator: ", ")
+}
 
-    /// `SELECT "_pk", "id", "title" FROM "Post" WHERE "id" IN (?, ?, …)`: the key, the
-    /// unique value and the `wanted` columns of the rows that hold a batch of unique values.
-    func select(_ wanted: [AttributeDescription], where unique: AttributeDescription, in count: Int) -> String {
-        let columns = (["_pk", unique.name] + wanted.map(\.name)).map(quoted).joined(separator: ", ")
-        return "SELECT \(columns) FROM \(quotedTable) WHERE \(quoted(unique.name)) IN (\(placeholders(count)))"
-    }
-
-    private func placeholders(_ count: Int) -> String {
-        Array(repeating: "?", count: count).joined(separator: ", ")
-    }
+/// An SQL identifier in double quotes, with any quote inside doubled.
+func quoted(_ identifier: String) -> String {
+    "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\""
 }

@@ -4,14 +4,17 @@ import Foundation
 /// One SQLite connection: opens the file, caches prepared statements, runs transactions.
 ///
 /// Not thread-safe by itself: `SQLiteStore` reaches it only under its lock.
-package final class SQLiteConnection {
+final class SQLiteConnection {
     let handle: OpaquePointer
     private var statements: [String: SQLiteStatement] = [:]
+    /// How many statements ran (were stepped from the start) on this connection: lets tests
+    /// check that a path runs a bounded number of queries, not one per object.
+    private(set) var statementsRun = 0
 
     /// Opens (creating if needed) the database at `path`; `nil` opens a private in-memory
     /// database. File databases use WAL, so readers never block the writer, and wait up to
     /// `busyTimeout` for another process's lock instead of failing at once.
-    package init(path: String?, busyTimeout: Duration = .seconds(5)) throws {
+    init(path: String?, busyTimeout: Duration) throws {
         var handle: OpaquePointer?
         let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
         let code = sqlite3_open_v2(path ?? ":memory:", &handle, flags, nil)
@@ -24,8 +27,9 @@ package final class SQLiteConnection {
         }
         self.handle = handle
         sqlite3_extended_result_codes(handle, 1)
-        let milliseconds = busyTimeout.components.seconds * 1000
-        sqlite3_busy_timeout(handle, Int32(clamping: milliseconds))
+        let (seconds, attoseconds) = busyTimeout.components
+        let milliseconds = seconds * 1000 + attoseconds / 1_000_000_000_000_000
+        sqlite3_busy_timeout(handle, Int32(clamping: max(milliseconds, 0)))
         if path != nil {
             try execute("PRAGMA journal_mode = WAL")
             try execute("PRAGMA synchronous = NORMAL")
@@ -39,7 +43,8 @@ package final class SQLiteConnection {
     }
 
     /// The cached statement for `sql`, prepared on first use.
-    package func statement(_ sql: String) throws -> SQLiteStatement {
+    func statement(_ sql: String) throws -> SQLiteStatement {
+        statementsRun += 1
         if let cached = statements[sql] {
             cached.reset()
             return cached
@@ -51,8 +56,8 @@ package final class SQLiteConnection {
 
     /// Runs `sql` with `parameters` and calls `body` for each row. The statement is reset
     /// afterwards, so it holds no lock on the tables it read.
-    package func forEachRow(
-        _ sql: String, _ parameters: [SQLValue] = [], _ body: (SQLiteStatement) throws -> Void
+    func forEachRow(
+        _ sql: String, _ parameters: [StoredValue] = [], _ body: (SQLiteStatement) throws -> Void
     ) throws {
         let statement = try statement(sql)
         defer { statement.reset() }
@@ -63,14 +68,15 @@ package final class SQLiteConnection {
     }
 
     /// The integer in the first column of the first row, as for `SELECT count(*)`.
-    package func integer(_ sql: String, _ parameters: [SQLValue] = []) throws -> Int64 {
+    func integer(_ sql: String, _ parameters: [StoredValue] = []) throws -> Int64 {
         var result: Int64 = 0
         try forEachRow(sql, parameters) { result = $0.int64(0) }
         return result
     }
 
     /// Runs one statement (or several separated by semicolons) with no parameters.
-    package func execute(_ sql: String) throws {
+    func execute(_ sql: String) throws {
+        statementsRun += 1
         var message: UnsafeMutablePointer<CChar>?
         let code = sqlite3_exec(handle, sql, nil, nil, &message)
         guard code == SQLITE_OK else {
@@ -82,7 +88,7 @@ package final class SQLiteConnection {
 
     /// Runs `body` in one `BEGIN IMMEDIATE` transaction: committed if it returns,
     /// rolled back if it throws, so a failure leaves the file as it was.
-    package func transaction<Result>(_ body: () throws -> Result) throws -> Result {
+    func transaction<Result>(_ body: () throws -> Result) throws -> Result {
         try execute("BEGIN IMMEDIATE")
         do {
             let result = try body()
@@ -95,10 +101,10 @@ package final class SQLiteConnection {
     }
 
     /// The rowid of the last row inserted on this connection.
-    package var lastInsertedRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+    var lastInsertedRowID: Int64 { sqlite3_last_insert_rowid(handle) }
 
     /// Rows changed by the last INSERT, UPDATE or DELETE.
-    package var changes: Int { Int(sqlite3_changes(handle)) }
+    var changes: Int { Int(sqlite3_changes(handle)) }
 
     func error(code: Int32, sql: String?, message: String? = nil) -> StashError {
         let text = message ?? String(cString: sqlite3_errmsg(handle))

@@ -13,14 +13,14 @@
 /// - Unique indexes follow the model's `.unique` options.
 struct SchemaMigrator {
     let connection: SQLiteConnection
-    let entities: [EntityDescription]
+    let entities: [EntitySchema]
 
     func migrate() throws {
         try connection.transaction {
             for entity in entities {
                 let columns = try existingColumns(of: entity.name)
                 if columns.isEmpty {
-                    try connection.execute(entity.sql.createTable)
+                    try connection.execute(EntitySQL(entity).createTable)
                 } else {
                     try migrateTable(of: entity, from: columns)
                 }
@@ -44,28 +44,27 @@ struct SchemaMigrator {
         return columns
     }
 
-    private func migrateTable(of entity: EntityDescription, from columns: [Column]) throws {
+    private func migrateTable(of entity: EntitySchema, from columns: [Column]) throws {
         let byName = Dictionary(columns.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         guard byName["_pk"] != nil else {
             throw failure(entity, nil, "the table exists but has no `_pk` column: it was not made by Stash")
         }
         var needsRebuild = false
-        var added: [AttributeDescription] = []
-        for attribute in entity.attributes {
+        var added: [ColumnSchema] = []
+        for attribute in entity.columns {
             guard let column = byName[attribute.name] else {
                 added.append(attribute)
                 if !attribute.isOptional { needsRebuild = true }
                 continue
             }
-            if column.type != attribute.codec.columnType.rawValue {
+            let wanted = EntitySQL.typeName(attribute.type)
+            if column.type != wanted {
                 throw failure(
-                    entity, attribute,
-                    "the column is \(column.type) but the model's \(attribute.codec.typeName) needs \(attribute.codec.columnType.rawValue)"
-                )
+                    entity, attribute, "the column is \(column.type) but the model's attribute needs \(wanted)")
             }
             if column.notNull == attribute.isOptional { needsRebuild = true }
         }
-        let modelNames = Set(entity.attributes.map(\.name))
+        let modelNames = Set(entity.columns.map(\.name))
         let extra = columns.filter { $0.name != "_pk" && !modelNames.contains($0.name) }
         if extra.contains(where: \.notNull) { needsRebuild = true }
 
@@ -80,7 +79,8 @@ struct SchemaMigrator {
             try rebuild(entity, existing: byName, extra: extra)
         } else {
             for attribute in added {
-                try connection.execute("ALTER TABLE \(quoted(entity.name)) ADD COLUMN \(attribute.columnDefinition)")
+                try connection.execute(
+                    "ALTER TABLE \(quoted(entity.name)) ADD COLUMN \(EntitySQL.columnDefinition(attribute))")
             }
         }
     }
@@ -88,17 +88,17 @@ struct SchemaMigrator {
     /// Makes the table anew with the model's columns (plus the columns it no longer has,
     /// kept as nullable) and copies every row, filling new or newly required columns with
     /// the attribute's default, bound as a parameter.
-    private func rebuild(_ entity: EntityDescription, existing: [String: Column], extra: [Column]) throws {
+    private func rebuild(_ entity: EntitySchema, existing: [String: Column], extra: [Column]) throws {
         let temporary = entity.name + "_stash_rebuild"
         let kept = extra.map { "\(quoted($0.name)) \($0.type)" }
         try connection.execute(
-            EntitySQL.createTable(named: temporary, attributes: entity.attributes, extraColumns: kept))
+            EntitySQL.createTable(named: temporary, columns: entity.columns, extraColumns: kept))
         var targets = ["\"_pk\""]
         var sources = ["\"_pk\""]
-        var parameters: [SQLValue] = []
-        for attribute in entity.attributes {
+        var parameters: [StoredValue] = []
+        for attribute in entity.columns {
             targets.append(quoted(attribute.name))
-            let defaultValue = attribute.defaultSQLValue
+            let defaultValue = attribute.defaultValue
             switch (existing[attribute.name] != nil, defaultValue) {
             case (true, let value?) where !attribute.isOptional:
                 sources.append("coalesce(\(quoted(attribute.name)), ?)")
@@ -128,7 +128,7 @@ struct SchemaMigrator {
         try connection.execute("ALTER TABLE \(quoted(temporary)) RENAME TO \(quoted(entity.name))")
     }
 
-    private func migrateUniqueIndexes(of entity: EntityDescription) throws {
+    private func migrateUniqueIndexes(of entity: EntitySchema) throws {
         var existing = Set<String>()
         try connection.forEachRow(
             "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND name GLOB ?",
@@ -136,7 +136,7 @@ struct SchemaMigrator {
         ) { row in
             if case .text(let name) = row.column(0) { existing.insert(name) }
         }
-        for attribute in entity.uniqueAttributes {
+        for attribute in entity.columns where attribute.isUnique {
             let name = EntitySQL.uniqueIndexName(table: entity.name, column: attribute.name)
             if existing.remove(name) == nil {
                 do {
@@ -151,11 +151,11 @@ struct SchemaMigrator {
         }
     }
 
-    private func rowCount(of entity: EntityDescription) throws -> Int64 {
-        try connection.integer(entity.sql.count)
+    private func rowCount(of entity: EntitySchema) throws -> Int64 {
+        try connection.integer(EntitySQL(entity).count)
     }
 
-    private func failure(_ entity: EntityDescription, _ attribute: AttributeDescription?, _ message: String)
+    private func failure(_ entity: EntitySchema, _ attribute: ColumnSchema?, _ message: String)
         -> StashError
     {
         StashError(.migrationFailed, message, entity: entity.name, attribute: attribute?.name)

@@ -1,0 +1,17 @@
+/// What an `@Attribute` says about itself beyond its type: recorded once per entity, when
+/// the entity is described, and never stored per object.
+@usableFromInline
+struct AttributeDeclaration: Sendable {
+    var options: AttributeOptions
+    /// The JSON key, when it is not the Swift name.
+    var key: String?
+    /// The column's name in an older version of the model, for a rename.
+    var originalName: String?
+
+    @usableFromInline
+    init(options: AttributeOptions = [], key: String? = nil, originalName: String? = nil) {
+        self.options = options
+        self.key = key
+        self.originalName = originalName
+    }
+}

@@ -1,0 +1,33 @@
+/// The current row of a statement that selects `"_pk"` and then the query's columns, as
+/// the `StoreRow` the layers above read. One reader serves every row of a query.
+final class SQLiteRow: StoreRow {
+    let statement: SQLiteStatement
+
+    init(_ statement: SQLiteStatement) { self.statement = statement }
+
+    var rowID: Int64 { statement.int64(0) }
+
+    func value(_ column: Int) -> StoredValue { statement.column(Int32(truncatingIfNeeded: column &+ 1)) }
+
+    func isNull(_ column: Int) -> Bool { statement.isNull(Int32(truncatingIfNeeded: column &+ 1)) }
+
+    func integer(_ column: Int) -> Int64? {
+        let index = Int32(truncatingIfNeeded: column &+ 1)
+        return statement.isInteger(index) ? statement.int64(index) : nil
+    }
+
+    func real(_ column: Int) -> Double? {
+        let index = Int32(truncatingIfNeeded: column &+ 1)
+        return statement.isReal(index) ? statement.double(index) : nil
+    }
+
+    func text(_ column: Int) -> String? {
+        let index = Int32(truncatingIfNeeded: column &+ 1)
+        return statement.isText(index) ? statement.text(index) : nil
+    }
+
+    func withUTF8<Result>(_ column: Int, _ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result? {
+        let index = Int32(truncatingIfNeeded: column &+ 1)
+        return statement.isText(index) ? statement.withText(index, body) : nil
+    }
+}

@@ -1,0 +1,35 @@
+/// What a store knows of an entity: its name and its columns, as plain values.
+///
+/// The model layer makes one per entity (`EntityDescription.schema`); a store makes its
+/// tables, statements and migrations from it and never sees a model class.
+struct EntitySchema: Sendable {
+    /// The entity's name, which is also its table's.
+    let name: String
+    /// The attribute columns, in the entity's attribute order. A store adds its own row id.
+    let columns: [ColumnSchema]
+
+    /// Positions in `columns` of the unique ones.
+    var uniqueColumns: [Int] { columns.indices.filter { columns[$0].isUnique } }
+
+    func column(named name: String) -> ColumnSchema? {
+        columns.first { $0.name == name }
+    }
+}
+
+/// One attribute column.
+struct ColumnSchema: Sendable {
+    /// The Swift property name, which is also the column's.
+    let name: String
+    let type: StoredType
+    /// `true` for optional attributes: the column takes NULL.
+    let isOptional: Bool
+    /// No two rows share a value (NULLs aside); the store keeps a unique index.
+    let isUnique: Bool
+    /// The store keeps an index for queries that filter or sort on the column.
+    let isIndexed: Bool
+    /// The value that fills the column for existing rows when a migration adds it.
+    let defaultValue: StoredValue?
+
+    /// A migration can fill the column for existing rows: with NULL or with the default.
+    var hasDefault: Bool { isOptional || defaultValue != nil }
+}

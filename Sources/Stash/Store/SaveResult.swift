@@ -1,0 +1,14 @@
+/// What a store did with a change set, per entity in change set order: the row ids of the
+/// inserts, and for inserts that turned out to name a stored row, that row's values.
+struct SaveResult {
+    var entities: [EntitySaveResult] = []
+}
+
+struct EntitySaveResult {
+    /// The row id of each insert, in order: a new row's, or the matched stored row's.
+    var insertedRowIDs: [Int64] = []
+    /// By insert position, `nil` for a new row; for an insert matched to a stored row, the
+    /// stored values of the columns the insert was not given (all columns under
+    /// `.keepStored`), `nil` elsewhere, or an empty array when there are none.
+    var matches: [[StoredValue?]?] = []
+}
