@@ -81,7 +81,14 @@ extension ManagedObjectContext {
     private func decode(_ attribute: AttributeDescription, from container: KeyedDecodingContainer<AttributeKey>)
         throws -> Any
     {
-        try naming(attribute) { try attribute.codec.decode(from: container, forKey: attribute.codingKey) }
+        try naming(attribute) {
+            if let converted = attribute.convertedKey, !container.contains(attribute.codingKey),
+                container.contains(converted)
+            {
+                return try attribute.codec.decode(from: container, forKey: converted)
+            }
+            return try attribute.codec.decode(from: container, forKey: attribute.codingKey)
+        }
     }
 
     /// A required attribute's value (a missing key throws "key not found", naming it), or
@@ -102,8 +109,11 @@ extension ManagedObjectContext {
         throws -> Any?
     {
         try naming(attribute) {
-            let key = attribute.codingKey
-            guard container.contains(key) else { return nil }
+            var key = attribute.codingKey
+            if !container.contains(key) {
+                guard let converted = attribute.convertedKey, container.contains(converted) else { return nil }
+                key = converted
+            }
             if attribute.isOptional { return try attribute.codec.decode(from: container, forKey: key) }
             do {
                 return try attribute.codec.decode(from: container, forKey: key)

@@ -18,23 +18,30 @@ public final class PersistentContainer: Sendable {
     let store: any Store
 
     /// Opens (or creates) the store at `storeURL` for these model classes.
-    public convenience init(for types: ManagedObject.Type..., storeURL: URL) throws {
-        try self.init(types: types, storeURL: storeURL)
+    ///
+    /// Opening only reads the file unless the models need a migration. `busyTimeout` is how
+    /// long a write (a save, or a migration on open) waits for another process's write
+    /// transaction to end before it fails with a "database is locked" error.
+    public convenience init(for types: ManagedObject.Type..., storeURL: URL, busyTimeout: Duration = .seconds(5))
+        throws
+    {
+        try self.init(types: types, storeURL: storeURL, busyTimeout: busyTimeout)
     }
 
     /// A private store in memory (`inMemory: true`), gone with the container; or, with
     /// `false`, the store `default.sqlite` in the user's application support directory.
     public convenience init(for types: ManagedObject.Type..., inMemory: Bool) throws {
         if inMemory {
-            try self.init(types: types, storeURL: nil)
+            try self.init(types: types, storeURL: nil, busyTimeout: .seconds(5))
         } else {
             let directory = try FileManager.default.url(
                 for: .applicationSupportDirectory, in: .userDomainMask, appropriateFor: nil, create: true)
-            try self.init(types: types, storeURL: directory.appendingPathComponent("default.sqlite"))
+            try self.init(
+                types: types, storeURL: directory.appendingPathComponent("default.sqlite"), busyTimeout: .seconds(5))
         }
     }
 
-    private init(types: [ManagedObject.Type], storeURL: URL?) throws {
+    init(types: [ManagedObject.Type], storeURL: URL?, busyTimeout: Duration, checksCodingKeys: Bool = true) throws {
         guard !types.isEmpty else {
             throw StashError(.invalidModel, "a container needs at least one model class")
         }
@@ -44,6 +51,7 @@ public final class PersistentContainer: Sendable {
             if byName.updateValue(entity, forKey: entity.name) != nil {
                 throw StashError(.invalidModel, "two model classes share the name \(entity.name)", entity: entity.name)
             }
+            if checksCodingKeys { try CodingKeysCheck.check(entity) }
         }
         if let storeURL {
             guard storeURL.isFileURL else {
@@ -55,7 +63,8 @@ public final class PersistentContainer: Sendable {
         self.storeURL = storeURL
         self.entities = entities
         self.entitiesByType = Dictionary(uniqueKeysWithValues: entities.map { (ObjectIdentifier($0.type), $0) })
-        self.store = try SQLiteStore(path: storeURL?.path, entities: entities.map(\.schema), busyTimeout: .seconds(5))
+        self.store = try SQLiteStore(
+            path: storeURL?.path, entities: entities.map(\.schema), busyTimeout: busyTimeout)
     }
 
     /// The names of the entities (tables) this container stores.

@@ -1,3 +1,5 @@
+import Foundation
+
 /// One attribute of an entity as the schema sees it: name, position, type and options.
 ///
 /// Built once per entity when the entity is described; every decoded, fetched or saved
@@ -17,6 +19,10 @@ final class AttributeDescription: Sendable {
     let codec: any AttributeCodec
     /// The JSON key: `@Attribute(key:)`, or the Swift name.
     let codingKey: AttributeKey
+    /// For a declared key with underscores, the key `JSONDecoder`'s `.convertFromSnakeCase`
+    /// turns it into (`author_id` becomes `authorId`): tried when `codingKey` is absent, so a
+    /// key written as it appears in the JSON works with and without that strategy.
+    let convertedKey: AttributeKey?
     /// The column's name in an earlier version of the model.
     let originalName: String?
 
@@ -31,6 +37,8 @@ final class AttributeDescription: Sendable {
         self.defaultStoredValue = defaultValue.flatMap { try? codec.storedValue(for: $0) }
         self.codec = codec
         self.codingKey = AttributeKey(declaration.key ?? name)
+        let converted = declaration.key.map(convertFromSnakeCase)
+        self.convertedKey = converted.flatMap { $0 == declaration.key ? nil : AttributeKey($0) }
         self.originalName = declaration.originalName
     }
 
@@ -50,4 +58,16 @@ struct AttributeKey: CodingKey, Sendable {
     init(_ name: String) { stringValue = name }
     init?(stringValue: String) { self.stringValue = stringValue }
     init?(intValue: Int) { nil }
+}
+
+/// `author_id` as `JSONDecoder.KeyDecodingStrategy.convertFromSnakeCase` converts it:
+/// `authorId`. Leading and trailing underscores stay; the first word is lowercased and
+/// the others capitalized.
+func convertFromSnakeCase(_ key: String) -> String {
+    guard let first = key.firstIndex(where: { $0 != "_" }) else { return key }
+    let last = key.lastIndex(where: { $0 != "_" })!
+    let words = key[first...last].split(separator: "_")
+    guard words.count > 1 else { return key }
+    let joined = ([words[0].lowercased()] + words.dropFirst().map { $0.capitalized }).joined()
+    return String(key[..<first]) + joined + String(key[key.index(after: last)...])
 }
