@@ -194,3 +194,23 @@ import Testing
         #expect(try context.fetchCount(FetchDescriptor<Tag>()) == 1)
     }
 }
+
+/// Which objects a save writes belongs to the context, not to the object.
+@Suite struct ContextQueueTests {
+    @Test func anObjectDroppedFromOneContextAndInsertedIntoAnotherIsSavedByTheSecond() throws {
+        let container = try PersistentContainer(for: Note.self, inMemory: true)
+        let first = ManagedObjectContext(container)
+        let second = ManagedObjectContext(container)
+        let note = Note(context: first)
+        note.text = "moved"
+        first.delete(note)
+        second.insert(note)
+        #expect(!first.hasChanges)
+        #expect(second.hasChanges)
+        try first.save()
+        #expect(try ManagedObjectContext(container).fetchCount(FetchDescriptor<Note>()) == 0)
+        try second.save()
+        #expect(try ManagedObjectContext(container).fetch(FetchDescriptor<Note>()).map(\.text) == ["moved"])
+        #expect(note.managedObjectContext === second && !note.objectID.isTemporary)
+    }
+}

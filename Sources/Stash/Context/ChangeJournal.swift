@@ -27,7 +27,7 @@ final class ChangeJournal {
 
     /// Puts the context back as it was when the journal began.
     func undo(in context: ManagedObjectContext) {
-        for object in inserted where object.state == .inserted {
+        for object in inserted where object.state == .inserted && object.managedObjectContext === context {
             object.state = .transient
             object.managedObjectContext = nil
         }

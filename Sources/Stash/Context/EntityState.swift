@@ -3,6 +3,8 @@
 /// Only ever used under the context's lock, hence no exclusivity checks on its properties.
 final class EntityState {
     let entity: EntityDescription
+    /// The context this state belongs to: an object is live in it only while it says so.
+    unowned var context: ManagedObjectContext?
     /// Every object of the entity that has a row, by `_pk`: one instance per row.
     @exclusivity(unchecked) var byRowID: [Int64: ManagedObject] = [:]
     /// For each unique attribute (in `entity.uniqueAttributes` order), the object that
@@ -14,8 +16,11 @@ final class EntityState {
     /// only if something is decoded into the context afterwards.
     @exclusivity(unchecked) var unindexed: [ManagedObject] = []
     /// Objects inserted since the last save, in insertion order. An object deleted before
-    /// it was saved stays here with another state and is skipped.
-    @exclusivity(unchecked) var inserted: [ManagedObject] = []
+    /// it was saved, or since moved to another context, stays here and is skipped (see
+    /// `isLive`): the queue belongs to the context, not to the object.
+    @exclusivity(unchecked) private(set) var inserted: [ManagedObject] = []
+    /// Which objects `inserted` lists, so none is listed, and so written, twice.
+    private var queued = Set<ObjectIdentifier>()
     /// Saved objects with unsaved changes, and their values as last saved.
     @exclusivity(unchecked) var updated: [ObjectIdentifier: (object: ManagedObject, saved: ContiguousArray<Any?>)] = [:]
     /// Saved objects deleted since the last save.
@@ -29,10 +34,29 @@ final class EntityState {
         uniqueIndexes = Array(repeating: [:], count: entity.uniqueAttributes.count)
     }
 
-    var liveInserted: [ManagedObject] { inserted.filter { $0.state == .inserted } }
+    /// `true` if `object` is a new object of this state's context.
+    @inline(__always)
+    func isLive(_ object: ManagedObject) -> Bool {
+        object.state == .inserted && object.managedObjectContext === context
+    }
+
+    var liveInserted: [ManagedObject] { inserted.filter(isLive) }
 
     var hasChanges: Bool {
-        !updated.isEmpty || !deleted.isEmpty || inserted.contains { $0.state == .inserted }
+        !updated.isEmpty || !deleted.isEmpty || inserted.contains(where: isLive)
+    }
+
+    /// Lists a new object for the next save, once.
+    func enqueueInsert(_ object: ManagedObject) {
+        if queued.insert(ObjectIdentifier(object)).inserted {
+            inserted.append(object)
+        }
+    }
+
+    /// Empties the insert queue, after a save or a rollback.
+    func clearInserted() {
+        inserted.removeAll()
+        queued.removeAll()
     }
 
     /// The live object of this context whose `attribute` (the `index`th unique one) holds

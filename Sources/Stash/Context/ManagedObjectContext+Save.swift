@@ -42,7 +42,7 @@ extension ManagedObjectContext {
     private func mergeDuplicateInserts(in state: EntityState, undo: inout [() -> Void]) throws {
         guard state.mayHoldDuplicates else { return }
         undo.append { state.mayHoldDuplicates = true }
-        for object in state.inserted where object.state == .inserted {
+        for object in state.inserted where state.isLive(object) {
             for index in state.entity.uniqueAttributes.indices {
                 guard let key = state.uniqueKey(of: object, index) else { continue }
                 guard let holder = state.lookup(index, key, in: self) else {
@@ -99,7 +99,7 @@ extension ManagedObjectContext {
     private func validateRequiredValues(in state: EntityState) throws {
         let required = state.entity.attributes.filter { !$0.hasDefault }
         guard !required.isEmpty else { return }
-        for object in state.inserted where object.state == .inserted {
+        for object in state.inserted where state.isLive(object) {
             for attribute in required where object.value(of: attribute) == nil {
                 throw StashError(
                     .missingValue, "is required but was never set on a new object",
@@ -197,8 +197,7 @@ extension ManagedObjectContext {
             }
         }
         for state in states {
-            for object in state.inserted { object.isQueuedForInsert = false }
-            state.inserted.removeAll()
+            state.clearInserted()
             state.updated.removeAll()
             state.deleted.removeAll()
         }

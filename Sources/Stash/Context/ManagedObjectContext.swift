@@ -33,6 +33,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
         states = container.entities.map(EntityState.init)
         stateIndex = Dictionary(
             uniqueKeysWithValues: container.entities.enumerated().map { (ObjectIdentifier($1), $0) })
+        for state in states { state.context = self }
     }
 
     /// How an incoming object whose unique value is taken is merged; `.incomingWins`
@@ -92,13 +93,11 @@ public final class ManagedObjectContext: @unchecked Sendable {
     public func rollback() {
         withLock {
             for state in states {
-                for object in state.inserted {
-                    object.isQueuedForInsert = false
-                    guard object.state == .inserted else { continue }
+                for object in state.inserted where state.isLive(object) {
                     object.state = .transient
                     object.managedObjectContext = nil
                 }
-                state.inserted.removeAll()
+                state.clearInserted()
                 for (object, saved) in state.updated.values {
                     object.values = saved
                     object.changedAttributes.removeAll()
@@ -168,10 +167,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
         object.state = .inserted
         object.temporaryID = nextTemporaryID
         nextTemporaryID += 1
-        if !object.isQueuedForInsert {
-            object.isQueuedForInsert = true
-            state.inserted.append(object)
-        }
+        state.enqueueInsert(object)
         activeJournal?.recordInsert(object)
     }
 

@@ -30,7 +30,7 @@ extension ManagedObjectContext {
                 if object.state != .deleted { found.append(object) }
             }
             if inMemoryOnly {
-                found += state.inserted.lazy.filter { $0.state == .inserted }
+                found += state.inserted.lazy.filter(state.isLive)
             }
             var objects = found.map { unsafeDowncast($0, to: T.self) }
             guard inMemoryOnly else { return objects }

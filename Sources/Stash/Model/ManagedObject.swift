@@ -24,9 +24,6 @@ open class ManagedObject {
     final var rowID: Int64?
     /// Identifies the object before it has a row.
     final var temporaryID: UInt64 = 0
-    /// `true` while the object is listed in its entity's `inserted` (an object deleted and
-    /// inserted again before a save must not be listed, and so written, twice).
-    final var isQueuedForInsert = false
     /// Attributes assigned since the last save (for new objects: assigned at all, as opposed
     /// to left at their default), by position.
     // Unchecked: touched only by the thread that owns the object's context, on every
