@@ -45,9 +45,9 @@ import Testing
         let later = ManagedObjectContext(container)
         let updated = try recipeDecoder(later).decode(
             Post.self, from: json(#"{"id": 1, "userId": 1, "title": "new title", "body": "b"}"#))
-        #expect(updated.read == false)  // not yet matched to the row: the default
+        #expect(updated.read == true)  // the row's object: its stored value, since the JSON had none
         try later.save()
-        #expect(updated.read == true)  // matched: the stored value, since the JSON had none
+        #expect(updated.read == true)
         #expect(updated.summary == "kept")
         #expect(updated.title == "new title")
         let fresh = try ManagedObjectContext(container).fetch(FetchDescriptor<Post>())
@@ -115,7 +115,19 @@ import Testing
         let context = ManagedObjectContext(container)
         context.mergePolicy = .fail
         _ = try recipeDecoder(context).decode([Post].self, from: postsJSON(count: 1, firstID: 3))
-        _ = try recipeDecoder(context).decode([Post].self, from: postsJSON(count: 1, firstID: 2))
+        // Decoding finds the stored row for id 2 at once.
+        let whileDecoding = #expect(throws: StashError.self) {
+            _ = try recipeDecoder(context).decode([Post].self, from: postsJSON(count: 1, firstID: 2))
+        }
+        #expect(whileDecoding?.code == .uniqueConflict)
+        #expect(whileDecoding?.entity == "Post" && whileDecoding?.attribute == "id")
+        #expect(whileDecoding?.codingPath == "[0]")
+        // An object made in code with a stored value is caught by the save, which writes nothing.
+        let made = Post(context: context)
+        made.id = 2
+        made.userId = 0
+        made.title = "made"
+        made.body = ""
         let error = #expect(throws: StashError.self) { try context.save() }
         #expect(error?.code == .uniqueConflict)
         #expect(error?.entity == "Post")

@@ -10,7 +10,7 @@ extension Encodable where Self: ManagedObject {
         var container = encoder.container(keyedBy: AttributeKey.self)
         let entity = self.entity
         for attribute in entity.attributes {
-            guard let value = value(of: attribute) else {
+            guard let value = loadedValue(of: attribute) else {
                 if attribute.isOptional { continue }
                 throw StashError(
                     .missingValue, "has no value to encode", entity: entity.name, attribute: attribute.name)

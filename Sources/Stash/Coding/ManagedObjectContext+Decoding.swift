@@ -1,10 +1,11 @@
 extension ManagedObjectContext {
     /// Decodes one object of `type` into this context: finds the object its unique value
-    /// names, or makes a new one, and sets every attribute the JSON has.
+    /// names, in the context or in the store, or makes a new one, and sets every attribute
+    /// the JSON has.
     ///
     /// Keys absent from the JSON leave the attribute as it is: its default for a new
-    /// object, its value for an existing one. A missing required key is an error only for
-    /// a new object. `null` for a non-optional attribute with a default counts as absent.
+    /// object, its stored value for an existing one. A missing required key is an error only
+    /// for a new object. `null` for a non-optional attribute with a default counts as absent.
     func decodeObject(of type: ManagedObject.Type, from decoder: any Decoder) throws -> ManagedObject {
         let state = try self.state(forType: type)
         let entity = state.entity
@@ -12,8 +13,9 @@ extension ManagedObjectContext {
             let container = try decoder.container(keyedBy: AttributeKey.self)
             return try withLock {
                 // A blank object takes the values as they are decoded, unique ones first:
-                // they say whether this is an object the context already has. If it is, the
-                // blank one is dropped; a new one costs no copying.
+                // they say whether this is an object the context already has, or a stored
+                // row's. If the context has it, the blank one is dropped; otherwise it
+                // becomes the row's object or a new one, and costs no copying.
                 let object = entity.type.init()
                 object.cachedEntity = entity
                 let storage = object.storage
@@ -35,6 +37,29 @@ extension ManagedObjectContext {
                     try update(existing, from: container, uniqueValuesOf: object, decoded: changed, state: state)
                     return existing
                 }
+                for (index, key) in keys {
+                    let unique = entity.uniqueAttributes[index]
+                    guard
+                        let rowID = try state.storedKeys[index].rowID(
+                            for: key, column: unique.index, of: entity.schema, in: self.container)
+                    else { continue }
+                    if let registered = state.byRowID[rowID] {
+                        // The context holds the row; its value is not loaded, or it moved
+                        // to another value in memory (then this key is free for a new object).
+                        guard registered.unloaded.contains(unique.index), registered.state == .persisted else {
+                            continue
+                        }
+                        try update(registered, from: container, uniqueValuesOf: object, decoded: changed, state: state)
+                        return registered
+                    }
+                    if mergePolicy.kind == .fail {
+                        throw uniqueConflict(entity, unique, key, "is already stored and the merge policy is .fail")
+                    }
+                    try adoptStoredRow(
+                        rowID, as: object, matchedBy: unique, key: key, at: index, decoded: changed, from: container,
+                        state: state)
+                    return object
+                }
                 for attribute in entity.nonUniqueAttributes {
                     guard let value = try requiredOrIncomingValue(of: attribute, from: container) else { continue }
                     storage.values[attribute.index] = value
@@ -53,6 +78,49 @@ extension ManagedObjectContext {
                 return object
             }
         }
+    }
+
+    /// Makes `object`, a blank holding the decoded unique values, the object of stored row
+    /// `rowID`, found by `unique`: it takes the other values the JSON has as changes (under
+    /// `.incomingWins`), and loads the rest from the row only when they are read.
+    private func adoptStoredRow(
+        _ rowID: Int64, as object: ManagedObject, matchedBy unique: AttributeDescription, key: StoredValue,
+        at matchedIndex: Int, decoded: AttributeSet, from container: KeyedDecodingContainer<AttributeKey>,
+        state: EntityState
+    ) throws {
+        let entity = state.entity
+        var changed = decoded
+        changed.remove(unique.index)
+        if mergePolicy.kind == .incomingWins {
+            for attribute in entity.nonUniqueAttributes {
+                guard let value = try presentValue(of: attribute, from: container) else { continue }
+                object.setPrimitiveValue(value, of: attribute)
+                changed.insert(attribute.index)
+            }
+        } else {
+            for attribute in entity.uniqueAttributes where attribute !== unique {
+                object.setPrimitiveValue(nil, of: attribute)
+            }
+            changed.removeAll()
+        }
+        // Every attribute but the matched one is unknown until the row is read; those the
+        // JSON gave are changes until then.
+        var unknown = AttributeSet.all(entity.attributes.count)
+        unknown.remove(unique.index)
+        for attribute in entity.attributes where unknown.contains(attribute.index) && !changed.contains(attribute.index)
+        {
+            object.setPrimitiveValue(nil, of: attribute)
+        }
+        object.unloaded = unknown.subtracting(changed)
+        object.changedAttributes = changed
+        registerPersisted(object, rowID: rowID, in: state, indexed: false)
+        state.partial[ObjectIdentifier(object)] = object
+        if !changed.isEmpty {
+            state.updated[ObjectIdentifier(object)] = SavedState(
+                object: object, values: nil, unloaded: unknown, unverified: changed)
+        }
+        state.uniqueIndexes[matchedIndex][key] = object
+        if entity.uniqueAttributes.count > 1 { state.index(object, in: self) }
     }
 
     /// Decodes into an object the context already has, taking the unique values already
@@ -99,6 +167,22 @@ extension ManagedObjectContext {
     ) throws -> Any? {
         attribute.hasDefault
             ? try incomingValue(of: attribute, from: container) : try decode(attribute, from: container)
+    }
+
+    /// The value the JSON gives the attribute, as `incomingValue` finds it, for an object whose
+    /// keys are expected to be there: a required attribute is decoded at once (one lookup) and
+    /// only an error saying the key is missing makes it look for the key's other form.
+    private func presentValue(of attribute: AttributeDescription, from container: KeyedDecodingContainer<AttributeKey>)
+        throws -> Any?
+    {
+        guard !attribute.hasDefault else { return try incomingValue(of: attribute, from: container) }
+        do {
+            return try attribute.codec.decode(from: container, forKey: attribute.codingKey)
+        } catch DecodingError.keyNotFound, DecodingError.valueNotFound {
+            return try incomingValue(of: attribute, from: container)
+        } catch let error as DecodingError {
+            throw StashError(decoding: error, attribute: attribute.name)
+        }
     }
 
     /// The value the JSON gives the attribute, or `nil` to leave it as it is: the key is

@@ -1,19 +1,26 @@
 /// What the context changed since a journal began, so a failed decode can undo exactly that
-/// and no more: the objects it inserted, and the values of the objects it changed as they
-/// were before.
+/// and no more: the objects it inserted, the stored rows it took objects for, and the values
+/// of the objects it changed as they were before.
 final class ChangeJournal {
     private var inserted: [ManagedObject] = []
+    private var registered: [ManagedObject] = []
     private var snapshots: [ObjectIdentifier: Snapshot] = [:]
 
     private struct Snapshot {
         let object: ManagedObject
         let values: ContiguousArray<Any?>
         let changedAttributes: AttributeSet
+        let unloaded: AttributeSet
         let wasUpdated: Bool
     }
 
     func recordInsert(_ object: ManagedObject) {
         inserted.append(object)
+    }
+
+    /// An object the context took for a stored row (a fetch, or decoding a row's unique value).
+    func recordRegistration(_ object: ManagedObject) {
+        registered.append(object)
     }
 
     /// Keeps the object's values before its first change in this journal.
@@ -22,7 +29,7 @@ final class ChangeJournal {
         guard snapshots[id] == nil else { return }
         snapshots[id] = Snapshot(
             object: object, values: object.values, changedAttributes: object.changedAttributes,
-            wasUpdated: state.updated[id] != nil)
+            unloaded: object.unloaded, wasUpdated: state.updated[id] != nil)
     }
 
     /// Puts the context back as it was when the journal began.
@@ -36,8 +43,18 @@ final class ChangeJournal {
             let state = context.state(for: object.entity)
             object.values = snapshot.values
             object.changedAttributes = snapshot.changedAttributes
+            object.unloaded = snapshot.unloaded
             if !snapshot.wasUpdated { state.updated[ObjectIdentifier(object)] = nil }
             state.index(object, in: context)
+        }
+        for object in registered where object.managedObjectContext === context {
+            let state = context.state(for: object.entity)
+            let id = ObjectIdentifier(object)
+            if let rowID = object.rowID, state.byRowID[rowID] === object { state.byRowID[rowID] = nil }
+            state.updated[id] = nil
+            state.partial[id] = nil
+            object.state = .transient
+            object.managedObjectContext = nil
         }
     }
 }

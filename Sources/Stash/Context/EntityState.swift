@@ -22,7 +22,13 @@ final class EntityState {
     /// Which objects `inserted` lists, so none is listed, and so written, twice.
     private var queued = Set<ObjectIdentifier>()
     /// Saved objects with unsaved changes, and their values as last saved.
-    @exclusivity(unchecked) var updated: [ObjectIdentifier: (object: ManagedObject, saved: ContiguousArray<Any?>)] = [:]
+    @exclusivity(unchecked) var updated: [ObjectIdentifier: SavedState] = [:]
+    /// Objects of stored rows with attributes not loaded yet (`ManagedObject.unloaded`),
+    /// loaded together the first time one is needed.
+    @exclusivity(unchecked) var partial: [ObjectIdentifier: ManagedObject] = [:]
+    /// For each unique attribute, which stored row holds which value: what decoding asks
+    /// when the context has no object for a value.
+    let storedKeys: [StoredKeyIndex]
     /// Saved objects deleted since the last save.
     @exclusivity(unchecked) var deleted: [ObjectIdentifier: ManagedObject] = [:]
     /// Set when an object took a unique value another live object holds (the hand-written
@@ -32,6 +38,7 @@ final class EntityState {
     init(entity: EntityDescription) {
         self.entity = entity
         uniqueIndexes = Array(repeating: [:], count: entity.uniqueAttributes.count)
+        storedKeys = entity.uniqueAttributes.map { _ in StoredKeyIndex() }
     }
 
     /// `true` if `object` is a new object of this state's context.
@@ -111,4 +118,18 @@ final class EntityState {
         else { return nil }
         return key
     }
+}
+
+/// A saved object's values as of its last save (or as loaded), kept at its first change so
+/// `rollback()` can put them back.
+struct SavedState {
+    let object: ManagedObject
+    /// The values by position; `nil` when none are kept, for an object decoded for a row it
+    /// never loaded: what rollback cannot put back from here is read from the row again.
+    var values: ContiguousArray<Any?>?
+    /// Attributes not loaded at the first change: rollback makes them unloaded again.
+    var unloaded: AttributeSet
+    /// Changed attributes whose stored value was never seen, so not yet known to differ
+    /// from the row: a save reads the row first (see `verifyPartialChanges`).
+    var unverified = AttributeSet()
 }

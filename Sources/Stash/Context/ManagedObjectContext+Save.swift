@@ -16,10 +16,19 @@ extension ManagedObjectContext {
                 for state in states {
                     try mergeDuplicateInserts(in: state, undo: &undo)
                     try validateRequiredValues(in: state)
+                    try verifyPartialChanges(in: state)
                 }
                 let (changes, plan) = try makeChangeSet()
+                guard !changes.isEmpty else { return apply(SaveResult(), plan) }
                 let result = try container.store.save(changes)
+                let generation = container.noteSave()
                 apply(result, plan)
+                for (position, state) in states.enumerated() {
+                    let deleted = plan.deleted[position].compactMap(\.rowID)
+                    for index in state.storedKeys {
+                        index.didSave(deleting: deleted, generationBefore: generation.before, after: generation.after)
+                    }
+                }
             } catch {
                 for step in undo.reversed() { step() }
                 throw error
@@ -128,21 +137,20 @@ extension ManagedObjectContext {
             let updated = state.updated.values.map(\.object)
                 .filter { $0.state == .persisted && $0.rowID != nil && !$0.changedAttributes.isEmpty }
                 .sorted { $0.rowID! < $1.rowID! }
+            entityChanges.updates.reserveCapacity(updated.count)
             for object in updated {
-                let columns = object.changedAttributes
-                entityChanges.updates.beginRow(rowID: object.rowID!, columns: columns)
-                for attribute in entity.attributes where columns.contains(attribute.index) {
-                    entityChanges.updates.appendValue(try storedValue(of: attribute, in: object))
-                }
+                entityChanges.updates.append(rowID: object.rowID!, columns: object.changedAttributes)
+            }
+            entityChanges.updates.value = { row, column in
+                try Self.storedValue(of: entity.attributes[column], in: updated[row])
             }
             let inserted = state.liveInserted
-            entityChanges.inserts.reserveCapacity(
-                rows: inserted.count, values: inserted.count * entity.attributes.count)
+            entityChanges.inserts.reserveCapacity(inserted.count)
             for object in inserted {
-                entityChanges.inserts.beginRow(columns: object.changedAttributes)
-                for attribute in entity.attributes {
-                    entityChanges.inserts.appendValue(try storedValue(of: attribute, in: object))
-                }
+                entityChanges.inserts.append(columns: object.changedAttributes)
+            }
+            entityChanges.inserts.value = { row, column in
+                try Self.storedValue(of: entity.attributes[column], in: inserted[row])
             }
             changes.entities.append(entityChanges)
             plan.deleted.append(deleted)
@@ -153,7 +161,9 @@ extension ManagedObjectContext {
     }
 
     /// An attribute's value as stored (NULL if never set), naming the attribute on failure.
-    private func storedValue(of attribute: AttributeDescription, in object: ManagedObject) throws -> StoredValue {
+    private static func storedValue(of attribute: AttributeDescription, in object: ManagedObject) throws
+        -> StoredValue
+    {
         guard let value = object.value(of: attribute) else { return .null }
         return try inPlace(object.entity, attribute) { try attribute.codec.storedValue(for: value) }
     }
@@ -166,6 +176,7 @@ extension ManagedObjectContext {
         for (position, state) in states.enumerated() {
             for object in plan.deleted[position] {
                 if let rowID = object.rowID { state.byRowID[rowID] = nil }
+                state.partial[ObjectIdentifier(object)] = nil
                 object.state = .transient
                 object.managedObjectContext = nil
                 object.changedAttributes.removeAll()

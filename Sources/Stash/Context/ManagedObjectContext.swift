@@ -98,9 +98,21 @@ public final class ManagedObjectContext: @unchecked Sendable {
                     object.managedObjectContext = nil
                 }
                 state.clearInserted()
-                for (object, saved) in state.updated.values {
-                    object.values = saved
+                for saved in state.updated.values {
+                    let object = saved.object
+                    if let values = saved.values {
+                        object.values = values
+                    } else {
+                        for attribute in state.entity.attributes
+                        where object.changedAttributes.contains(attribute.index) {
+                            object.setPrimitiveValue(nil, of: attribute)
+                        }
+                    }
                     object.changedAttributes.removeAll()
+                    if !saved.unloaded.isEmpty {
+                        object.unloaded = object.unloaded.union(saved.unloaded)
+                        state.partial[ObjectIdentifier(object)] = object
+                    }
                 }
                 for object in state.deleted.values {
                     object.state = .persisted
@@ -128,6 +140,8 @@ public final class ManagedObjectContext: @unchecked Sendable {
                 state.byRowID.removeAll()
                 state.uniqueIndexes = state.uniqueIndexes.map { _ in [:] }
                 state.unindexed = []
+                state.partial.removeAll()
+                for index in state.storedKeys { index.forget(generation: container.saveGeneration) }
             }
         }
     }
@@ -171,13 +185,15 @@ public final class ManagedObjectContext: @unchecked Sendable {
         activeJournal?.recordInsert(object)
     }
 
-    /// Makes an object loaded from a row part of this context.
-    func registerPersisted(_ object: ManagedObject, rowID: Int64, in state: EntityState) {
+    /// Makes an object loaded from a row part of this context. Its unique values join the
+    /// unique index at the next lookup, unless the caller indexes it (`indexed: false`).
+    func registerPersisted(_ object: ManagedObject, rowID: Int64, in state: EntityState, indexed: Bool = true) {
         object.managedObjectContext = self
         object.state = .persisted
         object.rowID = rowID
         state.byRowID[rowID] = object
-        if !state.entity.uniqueAttributes.isEmpty { state.unindexed.append(object) }
+        if indexed, !state.entity.uniqueAttributes.isEmpty { state.unindexed.append(object) }
+        activeJournal?.recordRegistration(object)
     }
 
     private func undelete(_ object: ManagedObject) {
@@ -196,7 +212,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
             guard object.state == .persisted || object.state == .deleted else { return }
             let id = ObjectIdentifier(object)
             if state.updated[id] == nil {
-                state.updated[id] = (object, object.values)
+                state.updated[id] = SavedState(object: object, values: object.values, unloaded: object.unloaded)
             }
         }
     }

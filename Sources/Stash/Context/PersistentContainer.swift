@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Owns the schema of a set of model classes and the SQLite store that keeps them.
 ///
@@ -16,6 +17,9 @@ public final class PersistentContainer: Sendable {
     let entities: [EntityDescription]
     private let entitiesByType: [ObjectIdentifier: EntityDescription]
     let store: any Store
+    /// Counts the saves of all contexts of the container, so that a context's caches of
+    /// stored facts can tell whether another context wrote since they learned them.
+    private let saves = Atomic<UInt64>(0)
 
     /// Opens (or creates) the store at `storeURL` for these model classes.
     ///
@@ -65,6 +69,14 @@ public final class PersistentContainer: Sendable {
         self.entitiesByType = Dictionary(uniqueKeysWithValues: entities.map { (ObjectIdentifier($0.type), $0) })
         self.store = try SQLiteStore(
             path: storeURL?.path, entities: entities.map(\.schema), busyTimeout: busyTimeout)
+    }
+
+    var saveGeneration: UInt64 { saves.load(ordering: .acquiring) }
+
+    /// Records a committed save; returns the generation before and after it.
+    func noteSave() -> (before: UInt64, after: UInt64) {
+        let (before, after) = saves.wrappingAdd(1, ordering: .acquiringAndReleasing)
+        return (before, after)
     }
 
     /// The names of the entities (tables) this container stores.

@@ -65,7 +65,13 @@ extension ManagedObjectContext {
     /// new object that matches the row's unique value, or a new instance filled from the row.
     private func materialize(_ row: any StoreRow, in state: EntityState) throws -> ManagedObject {
         let rowID = row.rowID
-        if let object = state.byRowID[rowID] { return object }
+        if let object = state.byRowID[rowID] {
+            // An object decoded for this row may not have loaded it yet: the row is here.
+            if !object.unloaded.isEmpty || state.updated[ObjectIdentifier(object)]?.unverified.isEmpty == false {
+                try fill(object, from: row, in: state)
+            }
+            return object
+        }
         let entity = state.entity
         if !state.inserted.isEmpty {
             for (index, unique) in entity.uniqueAttributes.enumerated() {
@@ -114,7 +120,8 @@ extension ManagedObjectContext {
         if policy == .storedWins { object.changedAttributes.removeAll() }
         registerPersisted(object, rowID: row.rowID, in: state)
         if !object.changedAttributes.isEmpty {
-            state.updated[ObjectIdentifier(object)] = (object, saved)
+            state.updated[ObjectIdentifier(object)] = SavedState(
+                object: object, values: saved, unloaded: AttributeSet())
         }
     }
 }

@@ -61,6 +61,16 @@ struct AttributeSet: Hashable, Sendable {
         return result
     }
 
+    /// The positions in `self` but not in `other`.
+    func subtracting(_ other: AttributeSet) -> AttributeSet {
+        var result = self
+        result.low &= ~other.low
+        for (index, word) in other.high.enumerated() where index < result.high.count {
+            result.high[index] &= ~word
+        }
+        return result
+    }
+
     /// The positions in `self` or in `other`.
     func union(_ other: AttributeSet) -> AttributeSet {
         var result = self

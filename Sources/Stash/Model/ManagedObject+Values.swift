@@ -13,6 +13,12 @@ extension ManagedObject {
         storage.values[attribute.index]
     }
 
+    /// The value of `attribute`, loading it first if the object has not (see `unloaded`).
+    final func loadedValue(of attribute: AttributeDescription) -> Any? {
+        if unloaded.contains(attribute.index) { managedObjectContext?.fulfill(self) }
+        return storage.values[attribute.index]
+    }
+
     /// Stores a value without telling anyone: for loading rows and merging, not for
     /// changes the user makes.
     @inline(__always)
@@ -29,6 +35,7 @@ extension ManagedObject {
         }
         storage.values[attribute.index] = value
         changedAttributes.insert(attribute.index)
+        unloaded.remove(attribute.index)
         if let context, attribute.isUnique {
             context.uniqueValueDidChange(self)
         }
@@ -48,12 +55,25 @@ extension ManagedObject {
         setValue(value, of: entity.attributes[slot])
     }
 
-    /// `nil` for an optional attribute never set; a trap naming the attribute for a
-    /// required one, since reading it is a programming error.
+    /// The stored value of an attribute not loaded yet (see `unloaded`); `nil` for an
+    /// optional attribute never set; a trap naming the attribute for a required one, since
+    /// reading it is a programming error.
     @usableFromInline
     final func valueOfUnsetAttribute(atSlot slot: Int) -> Any {
         let entity = self.entity
         let attribute = entity.attributes[slot]
+        if unloaded.contains(slot) {
+            guard let context = managedObjectContext else {
+                fatalError(
+                    "\(entity.name).\(attribute.name) of \(objectID) was never loaded and the object left its context (reset or deleted): fetch it again"
+                )
+            }
+            context.fulfill(self)
+            if let value = storage.values[slot] { return value }
+            fatalError(
+                "\(entity.name).\(attribute.name) of \(objectID) cannot be loaded: another context or process deleted its row"
+            )
+        }
         if attribute.isOptional { return attribute.codec.nilValue }
         fatalError(
             "\(entity.name).\(attribute.name) was read before it was set: give it a value, a default, or make it optional"

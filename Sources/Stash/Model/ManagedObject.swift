@@ -29,6 +29,10 @@ open class ManagedObject {
     // Unchecked: touched only by the thread that owns the object's context, on every
     // decoded value; FIGURE?
     @exclusivity(unchecked) final var changedAttributes = AttributeSet()
+    /// Attributes whose stored value is not loaded yet: an object decoded for a stored row
+    /// the context had not loaded holds only what the JSON gave it until one of the others
+    /// is read (see `ManagedObjectContext.fulfill`).
+    final var unloaded = AttributeSet()
 
     /// A blank object, in no context. Subclasses that add designated initializers must
     /// keep this one: fetching builds objects with it.

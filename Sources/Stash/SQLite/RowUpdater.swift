@@ -7,11 +7,10 @@ struct RowUpdater {
 
     init(entity: EntitySQL) { self.entity = entity }
 
-    /// Writes `values` to row `rowID`: one per column in `columns`, in column order, or,
-    /// with `fromFullRow`, a value for every column of which those in `columns` are written.
-    /// A row that is gone is a `rowMissing` error.
+    /// Writes `columns` of row `rowID`, each column's value from `value`. A row that is gone
+    /// is a `rowMissing` error.
     mutating func update(
-        _ rowID: Int64, setting columns: AttributeSet, to values: ArraySlice<StoredValue>, fromFullRow: Bool = false,
+        _ rowID: Int64, setting columns: AttributeSet, to value: (Int) throws -> StoredValue,
         in store: SQLiteStore, _ connection: SQLiteConnection
     ) throws {
         guard !columns.isEmpty else { return }
@@ -23,8 +22,8 @@ struct RowUpdater {
         guard let statement else { return }
         statement.rewind()
         var index: Int32 = 1
-        for (position, value) in values.enumerated() where !fromFullRow || columns.contains(position) {
-            try statement.bind(value, at: index)
+        for column in 0..<entity.schema.columns.count where columns.contains(column) {
+            try statement.bind(value(column), at: index)
             index += 1
         }
         try statement.bind(.integer(rowID), at: index)

@@ -36,7 +36,7 @@ extension SQLiteStore {
         let updates = changes.updates
         for row in 0..<updates.count {
             try updater.update(
-                updates.rowIDs[row], setting: updates.columnSets[row], to: updates.values(ofRow: row), in: self,
+                updates.rowIDs[row], setting: updates.columnSets[row], to: { try updates.value(row, $0) }, in: self,
                 connection)
         }
     }
@@ -54,9 +54,12 @@ extension SQLiteStore {
         }
         let statement = try connection.statement(entitySQL.insert)
         defer { statement.reset() }
+        let columnCount = changes.entity.columns.count
         for row in pending {
             statement.rewind()
-            try statement.bind(inserts.values(ofRow: row))
+            for column in 0..<columnCount {
+                try statement.bind(inserts.value(row, column), at: Int32(column + 1))
+            }
             while try statement.step() {}
             result.insertedRowIDs[row] = connection.lastInsertedRowID
         }
@@ -90,7 +93,7 @@ extension SQLiteStore {
         for unique in entity.uniqueColumns where !unmatched.isEmpty {
             var rowsByValue: [StoredValue: Int] = [:]
             for row in unmatched {
-                let value = inserts.values(ofRow: row).dropFirst(unique).first ?? .null
+                let value = try inserts.value(row, unique)
                 if value != .null { rowsByValue[value] = row }
             }
             guard !rowsByValue.isEmpty else { continue }
@@ -117,8 +120,7 @@ extension SQLiteStore {
                     var written = given
                     written.remove(unique)
                     try updater.update(
-                        rowID, setting: written, to: inserts.values(ofRow: row), fromFullRow: true, in: self,
-                        connection)
+                        rowID, setting: written, to: { try inserts.value(row, $0) }, in: self, connection)
                 }
                 result.insertedRowIDs[row] = rowID
                 result.matches[row] = reported

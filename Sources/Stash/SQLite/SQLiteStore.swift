@@ -80,6 +80,11 @@ final class SQLiteStore: Store, @unchecked Sendable {
         }
     }
 
+    /// `PRAGMA data_version`: SQLite changes it when another connection commits.
+    func changeToken() throws -> Int64 {
+        try withConnection { try $0.integer("PRAGMA data_version") }
+    }
+
     /// Splits a filter's values into batches SQLite can bind, and calls `body` per batch.
     private func forEachBatch(
         of filter: StoreQuery.Filter, _ body: (EntitySQL.FilterShape, [StoredValue]) throws -> Void

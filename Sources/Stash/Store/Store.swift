@@ -14,4 +14,8 @@ protocol Store: AnyObject, Sendable {
 
     /// How many rows `query` selects, without reading them.
     func count(_ query: StoreQuery) throws -> Int
+
+    /// A value that changes when another process (or another container on the same file)
+    /// commits to the store, so caches of stored facts know to start over.
+    func changeToken() throws -> Int64
 }

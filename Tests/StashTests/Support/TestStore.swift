@@ -49,11 +49,20 @@ func savedPosts(_ count: Int, at storeURL: URL? = nil) throws -> (PersistentCont
     return (container, context)
 }
 
-/// Runs the `sqlite3` shell on `file` and returns what it prints.
+/// Runs the `sqlite3` shell, read-only, on `file` and returns what it prints.
 func sqliteShell(_ file: URL, _ sql: String) throws -> String {
+    try runSQLiteShell(["-readonly", file.path, sql])
+}
+
+/// Runs the `sqlite3` shell on `file`, in another process, to change it.
+func sqliteShellWriting(_ file: URL, _ sql: String) throws -> String {
+    try runSQLiteShell([file.path, sql])
+}
+
+private func runSQLiteShell(_ arguments: [String]) throws -> String {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = ["sqlite3", "-readonly", file.path, sql]
+    process.arguments = ["sqlite3"] + arguments
     let output = Pipe()
     process.standardOutput = output
     try process.run()

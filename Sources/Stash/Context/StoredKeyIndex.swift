@@ -1,0 +1,123 @@
+/// For one unique attribute of an entity: which stored row holds each value, so that
+/// decoding finds the rows a context has not loaded without a query per decoded object.
+///
+/// It starts empty and learns lazily. An empty table needs one `count` query. A table of up
+/// to `loadAllBelow` rows is read at once (`SELECT "_pk", "id" FROM "Post"`), one query; a
+/// bigger one is asked one value at a time for the first `pointLookups` values (a decode of a
+/// few objects into a big store stays cheap) and then read at once. Rows this context holds
+/// are found through its own unique index first, so this only has to know the others.
+///
+/// It stays true to the store: a save by another context of the container (the container's
+/// save generation moved) makes it start over, and so does a commit by another process (the
+/// store's change token moved), asked at most every `checkInterval` while decoding goes on
+/// (asking for every object would be a query per object); rows this context deletes are
+/// remembered as gone. A row another process inserted in between is still found at save,
+/// which matches new objects against stored rows.
+final class StoredKeyIndex {
+    /// Tables up to this size are read whole on the first lookup.
+    static let loadAllBelow = 10_000
+    /// Values asked one at a time in a bigger table before it is read whole.
+    static let pointLookups = 256
+    /// How long the store's change token is trusted before it is asked again.
+    static let checkInterval = Duration.milliseconds(10)
+
+    private enum Mode {
+        case unknown
+        case askingEach(remaining: Int)
+        case loaded([StoredValue: Int64])
+    }
+
+    private var mode = Mode.unknown
+    /// Rows this context deleted since the index learned them.
+    private var deleted = Set<Int64>()
+    /// The container's save generation the index is true for.
+    private var generation: UInt64 = 0
+    /// The store's change token when the index was started, and when it was last asked.
+    private var token: Int64 = 0
+    private var checked = ContinuousClock.now
+
+    /// The row that holds `key` in the column at `column`, if any.
+    func rowID(for key: StoredValue, column: Int, of entity: EntitySchema, in container: PersistentContainer)
+        throws -> Int64?
+    {
+        let current = container.saveGeneration
+        if current != generation {
+            forget(generation: current)
+        } else if !isUnknown {
+            let now = ContinuousClock.now
+            if now - checked >= Self.checkInterval {
+                checked = now
+                if try container.store.changeToken() != token { forget(generation: current) }
+            }
+        }
+        if isUnknown {
+            token = try container.store.changeToken()
+            checked = ContinuousClock.now
+            let rows = try container.store.count(StoreQuery(entity))
+            if rows == 0 {
+                mode = .loaded([:])
+            } else if rows <= Self.loadAllBelow {
+                mode = .loaded(try loadAll(column, of: entity, from: container.store))
+            } else {
+                mode = .askingEach(remaining: Self.pointLookups)
+            }
+        }
+        let found: Int64?
+        switch mode {
+        case .unknown:
+            found = nil
+        case .loaded(let rows):
+            found = rows[key]
+        case .askingEach(let remaining):
+            if remaining > 0 {
+                mode = .askingEach(remaining: remaining - 1)
+                found = try lookUp(key, column, of: entity, in: container.store)
+            } else {
+                let rows = try loadAll(column, of: entity, from: container.store)
+                mode = .loaded(rows)
+                found = rows[key]
+            }
+        }
+        guard let found, !deleted.contains(found) else { return nil }
+        return found
+    }
+
+    private var isUnknown: Bool {
+        if case .unknown = mode { return true }
+        return false
+    }
+
+    /// After a save of this context: the index stays true if no other save came between, and
+    /// learns which rows the save deleted.
+    func didSave(deleting rowIDs: some Sequence<Int64>, generationBefore: UInt64, after: UInt64) {
+        guard generation == generationBefore else { return forget(generation: after) }
+        generation = after
+        deleted.formUnion(rowIDs)
+    }
+
+    /// Starts over: the next lookup learns the store afresh.
+    func forget(generation: UInt64) {
+        mode = .unknown
+        deleted.removeAll()
+        self.generation = generation
+    }
+
+    private func loadAll(_ column: Int, of entity: EntitySchema, from store: any Store) throws -> [StoredValue: Int64] {
+        var rows: [StoredValue: Int64] = [:]
+        try store.fetch(StoreQuery(entity, columns: [column])) { row in
+            let value = row.value(0)
+            if value != .null { rows[value] = row.rowID }
+        }
+        return rows
+    }
+
+    private func lookUp(_ key: StoredValue, _ column: Int, of entity: EntitySchema, in store: any Store) throws
+        -> Int64?
+    {
+        var found: Int64?
+        try store.fetch(StoreQuery(entity, columns: [column], filter: .values(column: column, [key]))) { row in
+            found = row.rowID
+        }
+        return found
+    }
+}
