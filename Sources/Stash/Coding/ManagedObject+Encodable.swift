@@ -9,8 +9,9 @@ extension Encodable where Self: ManagedObject {
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: AttributeKey.self)
         let entity = self.entity
+        let object = resolved
         for attribute in entity.attributes {
-            guard let value = loadedValue(of: attribute) else {
+            guard let value = object.loadedValue(of: attribute) else {
                 if attribute.isOptional { continue }
                 throw StashError(
                     .missingValue, "has no value to encode", entity: entity.name, attribute: attribute.name)

@@ -81,46 +81,24 @@ extension ManagedObjectContext {
     }
 
     /// Makes `object`, a blank holding the decoded unique values, the object of stored row
-    /// `rowID`, found by `unique`: it takes the other values the JSON has as changes (under
-    /// `.incomingWins`), and loads the rest from the row only when they are read.
+    /// `rowID`, found by `unique`: under `.incomingWins` it takes the other values the JSON
+    /// has as changes; the rest is loaded from the row when read.
     private func adoptStoredRow(
         _ rowID: Int64, as object: ManagedObject, matchedBy unique: AttributeDescription, key: StoredValue,
         at matchedIndex: Int, decoded: AttributeSet, from container: KeyedDecodingContainer<AttributeKey>,
         state: EntityState
     ) throws {
-        let entity = state.entity
         var changed = decoded
-        changed.remove(unique.index)
         if mergePolicy.kind == .incomingWins {
-            for attribute in entity.nonUniqueAttributes {
+            for attribute in state.entity.nonUniqueAttributes {
                 guard let value = try presentValue(of: attribute, from: container) else { continue }
                 object.setPrimitiveValue(value, of: attribute)
                 changed.insert(attribute.index)
             }
         } else {
-            for attribute in entity.uniqueAttributes where attribute !== unique {
-                object.setPrimitiveValue(nil, of: attribute)
-            }
-            changed.removeAll()
+            changed = AttributeSet()
         }
-        // Every attribute but the matched one is unknown until the row is read; those the
-        // JSON gave are changes until then.
-        var unknown = AttributeSet.all(entity.attributes.count)
-        unknown.remove(unique.index)
-        for attribute in entity.attributes where unknown.contains(attribute.index) && !changed.contains(attribute.index)
-        {
-            object.setPrimitiveValue(nil, of: attribute)
-        }
-        object.unloaded = unknown.subtracting(changed)
-        object.changedAttributes = changed
-        registerPersisted(object, rowID: rowID, in: state, indexed: false)
-        state.partial[ObjectIdentifier(object)] = object
-        if !changed.isEmpty {
-            state.updated[ObjectIdentifier(object)] = SavedState(
-                object: object, values: nil, unloaded: unknown, unverified: changed)
-        }
-        state.uniqueIndexes[matchedIndex][key] = object
-        if entity.uniqueAttributes.count > 1 { state.index(object, in: self) }
+        adoptRow(rowID, as: object, matchedBy: unique, key: key, at: matchedIndex, changing: changed, in: state)
     }
 
     /// Decodes into an object the context already has, taking the unique values already

@@ -59,7 +59,9 @@ public final class ManagedObjectContext: @unchecked Sendable {
                 let state = self.state(forObjectOf: type(of: object))
                 object.cachedEntity = state.entity
                 register(object, in: state)
-                state.index(object, in: self)
+                resolveUniqueValues(of: object, in: state)
+            case .standIn:
+                break
             case .deleted where object.managedObjectContext === self:
                 undelete(object)
             default:
@@ -73,6 +75,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
     /// Marks an object for deletion at the next save; a new object is simply dropped.
     public func delete(_ object: ManagedObject) {
         withLock {
+            let object = object.resolved
             guard object.managedObjectContext === self else { return }
             let state = self.state(for: object.entity)
             switch object.state {
@@ -82,7 +85,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
             case .persisted:
                 object.state = .deleted
                 state.deleted[ObjectIdentifier(object)] = object
-            case .transient, .deleted:
+            case .transient, .deleted, .standIn:
                 break
             }
         }
@@ -217,11 +220,15 @@ public final class ManagedObjectContext: @unchecked Sendable {
         }
     }
 
-    /// Called after a unique attribute changed, to keep the unique index current.
+    /// Called after a unique attribute changed, to keep the unique index current; a new
+    /// object whose new value is taken becomes a stand-in (see `resolveUniqueValues`).
     func uniqueValueDidChange(_ object: ManagedObject) {
         withLock {
-            guard object.state == .inserted || object.state == .persisted else { return }
-            state(for: object.entity).index(object, in: self)
+            switch object.state {
+            case .inserted: resolveUniqueValues(of: object, in: state(for: object.entity))
+            case .persisted: state(for: object.entity).index(object, in: self)
+            case .transient, .deleted, .standIn: break
+            }
         }
     }
 }

@@ -33,6 +33,9 @@ open class ManagedObject {
     /// the context had not loaded holds only what the JSON gave it until one of the others
     /// is read (see `ManagedObjectContext.fulfill`).
     final var unloaded = AttributeSet()
+    /// The object this one stands in for: a new object whose unique value another object
+    /// of its context already had (see `ManagedObjectContext.resolveUniqueValues`).
+    final var standIn: ManagedObject?
 
     /// A blank object, in no context. Subclasses that add designated initializers must
     /// keep this one: fetching builds objects with it.
@@ -54,20 +57,29 @@ open class ManagedObject {
 
     /// The identity of this object: its row once saved, a temporary one before.
     public final var objectID: ObjectID {
-        ObjectID(entityName: entity.name, rowID: rowID, temporaryID: temporaryID)
+        if let standIn { return standIn.objectID }
+        return ObjectID(entityName: entity.name, rowID: rowID, temporaryID: temporaryID)
     }
 
     /// `true` if the object is new: inserted into a context and not yet saved.
-    public final var isInserted: Bool { state == .inserted }
+    public final var isInserted: Bool { resolved.state == .inserted }
     /// `true` if the object was deleted and the deletion is not yet saved.
-    public final var isDeleted: Bool { state == .deleted }
+    public final var isDeleted: Bool { resolved.state == .deleted }
     /// `true` if the object has unsaved changes.
     public final var hasChanges: Bool {
-        switch state {
-        case .inserted, .deleted: true
-        case .persisted: !changedAttributes.isEmpty
-        case .transient: false
+        let object = resolved
+        switch object.state {
+        case .inserted, .deleted: return true
+        case .persisted: return !object.changedAttributes.isEmpty
+        case .transient, .standIn: return false
         }
+    }
+
+    /// The object this one stands for: itself, or the one it stands in for.
+    final var resolved: ManagedObject {
+        var object = self
+        while let next = object.standIn { object = next }
+        return object
     }
 
     /// The schema of this object's class, built on first use.
@@ -91,4 +103,7 @@ enum LifecycleState {
     case persisted
     /// Deleted, deletion not yet saved.
     case deleted
+    /// Stands in for another object of its context that has its unique value
+    /// (`ManagedObject.standIn`); it is never saved itself.
+    case standIn
 }

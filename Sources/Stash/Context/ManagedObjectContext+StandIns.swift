@@ -1,0 +1,45 @@
+extension ManagedObjectContext {
+    /// A new object whose unique value the context or the store already has: it becomes a
+    /// stand-in for the object that has it, so a context never holds two objects for one
+    /// value. Called when a new object is inserted and when a unique attribute of a new object
+    /// is set: the hand-written `init(from:)` inserts a blank object (`init(context:)`) and
+    /// then sets `id`.
+    ///
+    /// Under `.incomingWins` the values the new object was given go to the holder, and so
+    /// does every value set through it later: its properties read and write the holder's
+    /// values (see `standIn(_:for:in:)`). Under `.storedWins` the values it was given before
+    /// are dropped. Under `.fail` it stays apart and the next save throws `uniqueConflict`.
+    func resolveUniqueValues(of object: ManagedObject, in state: EntityState) {
+        guard object.state == .inserted, mergePolicy.kind != .fail else { return state.index(object, in: self) }
+        for index in state.entity.uniqueAttributes.indices {
+            guard let key = state.uniqueKey(of: object, index) else { continue }
+            var holder = state.lookup(index, key, in: self)
+            if holder == nil {
+                // A store that fails here leaves the match to the save, which asks again.
+                holder = try? storedObject(for: key, unique: index, in: state)
+            }
+            if let holder, holder !== object {
+                return standIn(object, for: holder, in: state)
+            }
+        }
+        state.index(object, in: self)
+    }
+
+    /// Makes `object` stand in for `holder`: its wrappers are pointed at the holder's values,
+    /// so reading a property of either gives the same value and writing through either is a
+    /// change of the holder, saved with it. Public properties and context calls (`objectID`,
+    /// `hasChanges`, `delete`) answer for the holder too.
+    private func standIn(_ object: ManagedObject, for holder: ManagedObject, in state: EntityState) {
+        // No longer a live object first, so that setting the holder's values cannot find it.
+        object.state = .standIn
+        object.standIn = holder
+        if mergePolicy.kind == .incomingWins {
+            for attribute in state.entity.attributes where object.changedAttributes.contains(attribute.index) {
+                guard let value = object.value(of: attribute), !holder.holds(value, for: attribute) else { continue }
+                holder.setValue(value, of: attribute)
+            }
+        }
+        object.changedAttributes.removeAll()
+        ObjectLayout.of(type(of: object)).repoint(object, to: holder.storage)
+    }
+}
