@@ -13,8 +13,13 @@ import Testing
                 == #"CREATE TABLE "Post" ("_pk" INTEGER PRIMARY KEY, "id" INTEGER NOT NULL, "userId" INTEGER NOT NULL, "title" TEXT NOT NULL, "body" TEXT NOT NULL, "read" INTEGER NOT NULL, "summary" TEXT)"#
         )
         #expect(
-            EntitySQL.createUniqueIndex(table: "Post", column: "id")
+            EntitySQL.createIndex(table: "Post", column: entity.schema.columns[0])
                 == #"CREATE UNIQUE INDEX "Post_id_unique" ON "Post" ("id")"#)
+        let indexed = ColumnSchema(
+            name: "publishedAt", type: .text, isOptional: false, isUnique: false, isIndexed: true, defaultValue: nil)
+        #expect(
+            EntitySQL.createIndex(table: "Post", column: indexed)
+                == #"CREATE INDEX "Post_publishedAt_index" ON "Post" ("publishedAt")"#)
         #expect(
             sql.insert
                 == #"INSERT INTO "Post" ("id", "userId", "title", "body", "read", "summary") VALUES (?, ?, ?, ?, ?, ?)"#

@@ -42,11 +42,12 @@ final class AttributeDescription: Sendable {
         self.originalName = declaration.originalName
     }
 
-    /// The column as a store sees it.
-    var column: ColumnSchema {
+    /// The column as a store sees it; `defaultMaker` for a default made anew per object.
+    func column(defaultMaker: DefaultMaker?) -> ColumnSchema {
         ColumnSchema(
             name: name, type: codec.storedType, isOptional: isOptional, isUnique: isUnique,
-            isIndexed: options.contains(.indexed), defaultValue: defaultStoredValue)
+            isIndexed: options.contains(.indexed) && !isUnique, defaultValue: defaultStoredValue,
+            defaultMaker: defaultMaker, originalName: originalName)
     }
 }
 

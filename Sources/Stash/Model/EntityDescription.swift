@@ -54,7 +54,22 @@ final class EntityDescription: @unchecked Sendable {
         self.attributes = attributes
         self.uniqueAttributes = attributes.filter(\.isUnique)
         self.nonUniqueAttributes = attributes.filter { !$0.isUnique }
-        self.schema = EntitySchema(name: name, columns: attributes.map(\.column))
+        // A second blank instance tells a constant default from one made per object.
+        let other = type.init()
+        self.schema = EntitySchema(
+            name: name,
+            columns: attributes.map { attribute in
+                let index = attribute.index
+                guard let first = box.values[index], let second = other.storage.values[index],
+                    (try? attribute.codec.storedValue(for: first)) != (try? attribute.codec.storedValue(for: second))
+                else { return attribute.column(defaultMaker: nil) }
+                let codec = attribute.codec
+                return attribute.column(
+                    defaultMaker: DefaultMaker {
+                        guard let value = type.init().storage.values[index] else { return .null }
+                        return try codec.storedValue(for: value)
+                    })
+            })
     }
 
     func attribute(named name: String) -> AttributeDescription? {

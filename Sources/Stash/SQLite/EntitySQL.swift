@@ -92,12 +92,16 @@ struct EntitySQL: Sendable {
 
     // MARK: Indexes
 
-    static func uniqueIndexName(table: String, column: String) -> String {
-        "\(table)_\(column)_unique"
+    /// `Post_id_unique` for a unique attribute, `Post_publishedAt_index` for an indexed one.
+    static func indexName(table: String, column: ColumnSchema) -> String {
+        "\(table)_\(column.name)_\(column.isUnique ? "unique" : "index")"
     }
 
-    static func createUniqueIndex(table: String, column: String) -> String {
-        "CREATE UNIQUE INDEX \(quoted(uniqueIndexName(table: table, column: column))) ON \(quoted(table)) (\(quoted(column)))"
+    /// `CREATE UNIQUE INDEX "Post_id_unique" ON "Post" ("id")`, or a plain index for an
+    /// `.indexed` attribute.
+    static func createIndex(table: String, column: ColumnSchema) -> String {
+        let name = quoted(indexName(table: table, column: column))
+        return "CREATE \(column.isUnique ? "UNIQUE " : "")INDEX \(name) ON \(quoted(table)) (\(quoted(column.name)))"
     }
 }
 

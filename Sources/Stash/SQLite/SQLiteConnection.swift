@@ -31,7 +31,11 @@ final class SQLiteConnection {
         let milliseconds = seconds * 1000 + attoseconds / 1_000_000_000_000_000
         sqlite3_busy_timeout(handle, Int32(clamping: max(milliseconds, 0)))
         if path != nil {
-            try execute("PRAGMA journal_mode = WAL")
+            // Asked first: switching a file to WAL needs a lock that another process's write
+            // would make this wait for, and a store made by Stash is in WAL already.
+            var mode = ""
+            try forEachRow("PRAGMA journal_mode") { mode = $0.text(0) }
+            if mode.lowercased() != "wal" { try execute("PRAGMA journal_mode = WAL") }
             try execute("PRAGMA synchronous = NORMAL")
         }
         try execute("PRAGMA foreign_keys = ON")

@@ -1,54 +1,92 @@
-/// Brings a store's tables in line with the models when a container opens it.
+/// Brings a store's tables in line with the entities when a container opens it.
 ///
-/// Everything happens in one transaction, so a change it cannot make (a new required
-/// attribute with no default on a table that has rows, a changed column type, a new unique
-/// attribute whose column holds duplicates) is an error that leaves the file untouched.
+/// It first reads the schema without a write lock, so opening a store that needs nothing
+/// never waits for another process's write. If something must change, it plans again under
+/// `BEGIN IMMEDIATE` and makes every change in that one transaction, so a change it cannot
+/// make (a new required attribute with no default on a table that has rows, a changed
+/// column type, a new unique attribute whose column holds duplicates) is an error that
+/// leaves the file untouched.
 ///
-/// - A new entity gets its table and unique indexes.
+/// - A new entity gets its table and indexes.
+/// - A renamed attribute (`@Attribute(originalName:)`) renames its column, keeping the data.
 /// - A new optional attribute is `ALTER TABLE … ADD COLUMN`.
 /// - A new required attribute with a default, a column whose optionality changed, or a
-///   column the model no longer has that is NOT NULL: the table is rebuilt (created anew,
-///   rows copied with the default bound as a parameter, old table dropped, new renamed).
+///   column the model no longer has that is NOT NULL: the table is rebuilt following SQLite's
+///   twelve-step procedure (foreign keys off, new table, rows copied with the default bound
+///   as a parameter, old table dropped, new one renamed, indexes made again,
+///   `foreign_key_check`, commit), so rows of other tables that point at it are untouched.
+/// - A default that differs per object (`= UUID()`) is made afresh for every existing row.
 /// - A column the model no longer has is kept, with its data; it is never dropped.
-/// - Unique indexes follow the model's `.unique` options.
+/// - Indexes follow `.unique` (`Post_id_unique`) and `.indexed` (`Post_publishedAt_index`).
 struct SchemaMigrator {
     let connection: SQLiteConnection
     let entities: [EntitySchema]
 
     func migrate() throws {
+        guard try !plan().isEmpty else { return }
+        // Foreign keys must be off while tables are rebuilt, and the pragma is a no-op inside
+        // a transaction: so around it.
+        try connection.execute("PRAGMA foreign_keys = OFF")
+        defer { try? connection.execute("PRAGMA foreign_keys = ON") }
         try connection.transaction {
-            for entity in entities {
-                let columns = try existingColumns(of: entity.name)
-                if columns.isEmpty {
-                    try connection.execute(EntitySQL(entity).createTable)
-                } else {
-                    try migrateTable(of: entity, from: columns)
-                }
-                try migrateUniqueIndexes(of: entity)
+            for step in try plan() {
+                try apply(step)
             }
+            try checkForeignKeys()
         }
     }
 
-    private struct Column {
+    // MARK: Planning
+
+    /// One change to the store's schema.
+    enum Step {
+        case createTable(EntitySchema)
+        case renameColumn(EntitySchema, from: String, to: ColumnSchema)
+        case addColumn(EntitySchema, ColumnSchema)
+        case rebuild(EntitySchema, existing: [ExistingColumn])
+        case fillPerRow(EntitySchema, ColumnSchema)
+        case createIndex(EntitySchema, ColumnSchema)
+        case dropIndex(EntitySchema, name: String)
+    }
+
+    struct ExistingColumn {
         let name: String
         let type: String
         let notNull: Bool
     }
 
-    private func existingColumns(of table: String) throws -> [Column] {
-        var columns: [Column] = []
-        try connection.forEachRow("SELECT name, type, \"notnull\" FROM pragma_table_info(?)", [.text(table)]) { row in
-            guard case .text(let name) = row.column(0), case .text(let type) = row.column(1) else { return }
-            columns.append(Column(name: name, type: type.uppercased(), notNull: row.int64(2) != 0))
+    /// What the store needs to match the entities; empty when it already does.
+    func plan() throws -> [Step] {
+        var steps: [Step] = []
+        for entity in entities {
+            let columns = try existingColumns(of: entity.name)
+            if columns.isEmpty {
+                steps.append(.createTable(entity))
+                steps += entity.columns.filter { $0.isUnique || $0.isIndexed }.map { .createIndex(entity, $0) }
+                continue
+            }
+            steps += try planTable(entity, from: columns)
+            steps += try planIndexes(of: entity)
         }
-        return columns
+        return steps
     }
 
-    private func migrateTable(of entity: EntitySchema, from columns: [Column]) throws {
-        let byName = Dictionary(columns.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
-        guard byName["_pk"] != nil else {
+    private func planTable(_ entity: EntitySchema, from found: [ExistingColumn]) throws -> [Step] {
+        var columns = found
+        guard columns.contains(where: { $0.name == "_pk" }) else {
             throw failure(entity, nil, "the table exists but has no `_pk` column: it was not made by Stash")
         }
+        var steps: [Step] = []
+        // Renames first: the renamed column is then an existing column like any other.
+        for attribute in entity.columns {
+            guard let original = attribute.originalName, !columns.contains(where: { $0.name == attribute.name }),
+                let position = columns.firstIndex(where: { $0.name == original })
+            else { continue }
+            steps.append(.renameColumn(entity, from: original, to: attribute))
+            let old = columns[position]
+            columns[position] = ExistingColumn(name: attribute.name, type: old.type, notNull: old.notNull)
+        }
+        let byName = Dictionary(columns.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         var needsRebuild = false
         var added: [ColumnSchema] = []
         for attribute in entity.columns {
@@ -65,46 +103,108 @@ struct SchemaMigrator {
             if column.notNull == attribute.isOptional { needsRebuild = true }
         }
         let modelNames = Set(entity.columns.map(\.name))
-        let extra = columns.filter { $0.name != "_pk" && !modelNames.contains($0.name) }
-        if extra.contains(where: \.notNull) { needsRebuild = true }
-
-        for attribute in added where !attribute.isOptional && !attribute.hasDefault {
-            if try rowCount(of: entity) > 0 {
-                throw failure(
-                    entity, attribute,
-                    "a new required attribute needs a default (or to be optional): the table already has rows")
-            }
+        if columns.contains(where: { $0.name != "_pk" && !modelNames.contains($0.name) && $0.notNull }) {
+            needsRebuild = true
+        }
+        if let attribute = added.first(where: { !$0.hasDefault && $0.defaultMaker == nil }),
+            try rowCount(of: entity) > 0
+        {
+            throw failure(
+                entity, attribute,
+                "a new required attribute needs a default (or to be optional): the table already has rows")
         }
         if needsRebuild {
-            try rebuild(entity, existing: byName, extra: extra)
+            steps.append(.rebuild(entity, existing: columns))
         } else {
-            for attribute in added {
-                try connection.execute(
-                    "ALTER TABLE \(quoted(entity.name)) ADD COLUMN \(EntitySQL.columnDefinition(attribute))")
+            steps += added.map { .addColumn(entity, $0) }
+        }
+        // A default made per object: every existing row gets its own.
+        steps += added.filter { $0.defaultMaker != nil }.map { .fillPerRow(entity, $0) }
+        return steps
+    }
+
+    /// Stash's indexes on the table, by name, against the ones the entity wants.
+    private func planIndexes(of entity: EntitySchema) throws -> [Step] {
+        var existing = Set<String>()
+        try connection.forEachRow(
+            "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND (name GLOB ? OR name GLOB ?)",
+            [.text(entity.name), .text(entity.name + "_*_unique"), .text(entity.name + "_*_index")]
+        ) { row in
+            if case .text(let name) = row.column(0) { existing.insert(name) }
+        }
+        var steps: [Step] = []
+        for column in entity.columns where column.isUnique || column.isIndexed {
+            if existing.remove(EntitySQL.indexName(table: entity.name, column: column)) == nil {
+                steps.append(.createIndex(entity, column))
             }
+        }
+        steps += existing.sorted().map { .dropIndex(entity, name: $0) }
+        return steps
+    }
+
+    private func existingColumns(of table: String) throws -> [ExistingColumn] {
+        var columns: [ExistingColumn] = []
+        try connection.forEachRow("SELECT name, type, \"notnull\" FROM pragma_table_info(?)", [.text(table)]) { row in
+            guard case .text(let name) = row.column(0), case .text(let type) = row.column(1) else { return }
+            columns.append(ExistingColumn(name: name, type: type.uppercased(), notNull: row.int64(2) != 0))
+        }
+        return columns
+    }
+
+    // MARK: Applying
+
+    private func apply(_ step: Step) throws {
+        switch step {
+        case .createTable(let entity):
+            try connection.execute(EntitySQL(entity).createTable)
+        case .renameColumn(let entity, let from, let to):
+            try connection.execute(
+                "ALTER TABLE \(quoted(entity.name)) RENAME COLUMN \(quoted(from)) TO \(quoted(to.name))")
+        case .addColumn(let entity, let column):
+            try connection.execute(
+                "ALTER TABLE \(quoted(entity.name)) ADD COLUMN \(EntitySQL.columnDefinition(column))")
+        case .rebuild(let entity, let existing):
+            try rebuild(entity, existing: existing)
+        case .fillPerRow(let entity, let column):
+            try fillPerRow(entity, column)
+        case .createIndex(let entity, let column):
+            do {
+                try connection.execute(EntitySQL.createIndex(table: entity.name, column: column))
+            } catch let error as StashError {
+                throw failure(entity, column, "cannot make the attribute unique: \(error.message)")
+            }
+        case .dropIndex(_, let name):
+            try connection.execute("DROP INDEX \(quoted(name))")
         }
     }
 
-    /// Makes the table anew with the model's columns (plus the columns it no longer has,
-    /// kept as nullable) and copies every row, filling new or newly required columns with
-    /// the attribute's default, bound as a parameter.
-    private func rebuild(_ entity: EntitySchema, existing: [String: Column], extra: [Column]) throws {
-        let temporary = entity.name + "_stash_rebuild"
+    /// SQLite's twelve-step table change (steps 4 to 8; the caller turned foreign keys off,
+    /// began the transaction and checks foreign keys before committing): the table is made
+    /// anew with the model's columns (and those it no longer has, kept nullable), every row
+    /// is copied, filling new or newly required columns with the default bound as a
+    /// parameter, the old table is dropped and the new one renamed; its indexes and
+    /// triggers are made again.
+    private func rebuild(_ entity: EntitySchema, existing columns: [ExistingColumn]) throws {
+        let existing = Dictionary(columns.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        let modelNames = Set(entity.columns.map(\.name))
+        let extra = columns.filter { $0.name != "_pk" && !modelNames.contains($0.name) }
+        let schemaObjects = try dependentSchema(of: entity.name)
+        let temporary = "new_" + entity.name
         let kept = extra.map { "\(quoted($0.name)) \($0.type)" }
-        try connection.execute(
-            EntitySQL.createTable(named: temporary, columns: entity.columns, extraColumns: kept))
+        try connection.execute(EntitySQL.createTable(named: temporary, columns: entity.columns, extraColumns: kept))
         var targets = ["\"_pk\""]
         var sources = ["\"_pk\""]
         var parameters: [StoredValue] = []
-        for attribute in entity.columns {
-            targets.append(quoted(attribute.name))
-            let defaultValue = attribute.defaultValue
-            switch (existing[attribute.name] != nil, defaultValue) {
-            case (true, let value?) where !attribute.isOptional:
-                sources.append("coalesce(\(quoted(attribute.name)), ?)")
+        for column in entity.columns {
+            targets.append(quoted(column.name))
+            // A per-row default is filled afterwards; until then every row takes one made now.
+            let defaultValue = try column.defaultValue ?? column.defaultMaker?.make()
+            switch (existing[column.name] != nil, defaultValue) {
+            case (true, let value?) where !column.isOptional:
+                sources.append("coalesce(\(quoted(column.name)), ?)")
                 parameters.append(value)
             case (true, _):
-                sources.append(quoted(attribute.name))
+                sources.append(quoted(column.name))
             case (false, let value?):
                 sources.append("?")
                 parameters.append(value)
@@ -120,34 +220,55 @@ struct SchemaMigrator {
             "INSERT INTO \(quoted(temporary)) (\(targets.joined(separator: ", "))) SELECT \(sources.joined(separator: ", ")) FROM \(quoted(entity.name))"
         do {
             try connection.statement(copy).run(parameters)
-        } catch var error as StashError {
-            error = failure(entity, nil, "cannot copy the rows into the new table: \(error.message)")
-            throw error
+        } catch let error as StashError {
+            throw failure(entity, nil, "cannot copy the rows into the new table: \(error.message)")
         }
         try connection.execute("DROP TABLE \(quoted(entity.name))")
         try connection.execute("ALTER TABLE \(quoted(temporary)) RENAME TO \(quoted(entity.name))")
+        for sql in schemaObjects {
+            try connection.execute(sql)
+        }
     }
 
-    private func migrateUniqueIndexes(of entity: EntitySchema) throws {
-        var existing = Set<String>()
+    /// The SQL of the indexes and triggers on `table` (step 3: they go with the old table).
+    private func dependentSchema(of table: String) throws -> [String] {
+        var statements: [String] = []
         try connection.forEachRow(
-            "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND name GLOB ?",
-            [.text(entity.name), .text(entity.name + "_*_unique")]
+            "SELECT sql FROM sqlite_master WHERE tbl_name = ? AND type IN ('index', 'trigger') AND sql IS NOT NULL",
+            [.text(table)]
         ) { row in
-            if case .text(let name) = row.column(0) { existing.insert(name) }
+            if case .text(let sql) = row.column(0) { statements.append(sql) }
         }
-        for attribute in entity.columns where attribute.isUnique {
-            let name = EntitySQL.uniqueIndexName(table: entity.name, column: attribute.name)
-            if existing.remove(name) == nil {
-                do {
-                    try connection.execute(EntitySQL.createUniqueIndex(table: entity.name, column: attribute.name))
-                } catch let error as StashError {
-                    throw failure(entity, attribute, "cannot make the attribute unique: \(error.message)")
-                }
-            }
+        return statements
+    }
+
+    /// Gives every row its own value of a default made per object (`= UUID()`).
+    private func fillPerRow(_ entity: EntitySchema, _ column: ColumnSchema) throws {
+        guard let maker = column.defaultMaker else { return }
+        var rowIDs: [Int64] = []
+        try connection.forEachRow("SELECT \"_pk\" FROM \(quoted(entity.name))") { rowIDs.append($0.int64(0)) }
+        let update = try connection.statement(
+            "UPDATE \(quoted(entity.name)) SET \(quoted(column.name)) = ? WHERE \"_pk\" = ?")
+        defer { update.reset() }
+        for rowID in rowIDs {
+            update.rewind()
+            try update.bind(try maker.make(), at: 1)
+            try update.bind(.integer(rowID), at: 2)
+            while try update.step() {}
         }
-        for name in existing {
-            try connection.execute("DROP INDEX \(quoted(name))")
+    }
+
+    /// Step 10: no row may point at a row that is not there.
+    private func checkForeignKeys() throws {
+        var violations: [String] = []
+        try connection.forEachRow("PRAGMA foreign_key_check") { row in
+            if case .text(let table) = row.column(0) { violations.append(table) }
+        }
+        if let table = violations.first {
+            throw StashError(
+                .migrationFailed,
+                "rows of \(table) would point at rows that are not there (\(violations.count) in all)",
+                entity: table)
         }
     }
 
@@ -155,9 +276,7 @@ struct SchemaMigrator {
         try connection.integer(EntitySQL(entity).count)
     }
 
-    private func failure(_ entity: EntitySchema, _ attribute: ColumnSchema?, _ message: String)
-        -> StashError
-    {
+    private func failure(_ entity: EntitySchema, _ attribute: ColumnSchema?, _ message: String) -> StashError {
         StashError(.migrationFailed, message, entity: entity.name, attribute: attribute?.name)
     }
 }

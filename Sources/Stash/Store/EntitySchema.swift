@@ -29,7 +29,19 @@ struct ColumnSchema: Sendable {
     let isIndexed: Bool
     /// The value that fills the column for existing rows when a migration adds it.
     let defaultValue: StoredValue?
+    /// For a default made anew for each object (`= UUID()`), what makes one: a migration
+    /// that adds the column gives each existing row its own.
+    var defaultMaker: DefaultMaker?
+    /// The column's name in an earlier version of the model: a migration renames it.
+    var originalName: String?
 
     /// A migration can fill the column for existing rows: with NULL or with the default.
     var hasDefault: Bool { isOptional || defaultValue != nil }
+}
+
+/// Makes a fresh default value for a column, as a new object of the model would have it.
+// `@unchecked`: it calls a model class's `init()`, which is safe from any thread; the
+// closure captures only the class and the codec, which never change.
+struct DefaultMaker: @unchecked Sendable {
+    let make: () throws -> StoredValue
 }
