@@ -1,36 +1,35 @@
 /// What a context knows about one entity: its registered objects, its unique index and
-/// its unsaved changes.
-/// Only ever used under the context's lock, hence no exclusivity checks on its properties.
+/// its unsaved changes. Only ever used under the context's lock.
 final class EntityState {
     let entity: EntityDescription
     /// The context this state belongs to: an object is live in it only while it says so.
     unowned var context: ManagedObjectContext?
     /// Every object of the entity that has a row, by `_pk`: one instance per row.
-    @exclusivity(unchecked) var byRowID: [Int64: ManagedObject] = [:]
+    var byRowID: [Int64: ManagedObject] = [:]
     /// For each unique attribute (in `entity.uniqueAttributes` order), the object that
     /// holds each value. Entries can go stale (a value changed, an object left); `lookup`
     /// checks an entry before trusting it, so nothing has to be removed eagerly.
-    @exclusivity(unchecked) var uniqueIndexes: [[StoredValue: ManagedObject]]
+    var uniqueIndexes: [[StoredValue: ManagedObject]]
     /// Objects loaded from rows and not yet in `uniqueIndexes`: a fetch only lists them
     /// here, and the first lookup indexes them, so fetching pays for the unique index
     /// only if something is decoded into the context afterwards.
-    @exclusivity(unchecked) var unindexed: [ManagedObject] = []
+    var unindexed: [ManagedObject] = []
     /// Objects inserted since the last save, in insertion order. An object deleted before
     /// it was saved, or since moved to another context, stays here and is skipped (see
     /// `isLive`): the queue belongs to the context, not to the object.
-    @exclusivity(unchecked) private(set) var inserted: [ManagedObject] = []
+    private(set) var inserted: [ManagedObject] = []
     /// Which objects `inserted` lists, so none is listed, and so written, twice.
     private var queued = Set<ObjectIdentifier>()
     /// Saved objects with unsaved changes, and their values as last saved.
-    @exclusivity(unchecked) var updated: [ObjectIdentifier: SavedState] = [:]
+    var updated: [ObjectIdentifier: SavedState] = [:]
     /// Objects of stored rows with attributes not loaded yet (`ManagedObject.unloaded`),
     /// loaded together the first time one is needed.
-    @exclusivity(unchecked) var partial: [ObjectIdentifier: ManagedObject] = [:]
+    var partial: [ObjectIdentifier: ManagedObject] = [:]
     /// For each unique attribute, which stored row holds which value: what decoding asks
     /// when the context has no object for a value.
     let storedKeys: [StoredKeyIndex]
     /// Saved objects deleted since the last save.
-    @exclusivity(unchecked) var deleted: [ObjectIdentifier: ManagedObject] = [:]
+    var deleted: [ObjectIdentifier: ManagedObject] = [:]
     /// Set when an object took a unique value another live object holds (the hand-written
     /// `init(from:)` does this): the next save merges the two.
     var mayHoldDuplicates = false

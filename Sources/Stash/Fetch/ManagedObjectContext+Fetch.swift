@@ -32,6 +32,8 @@ extension ManagedObjectContext {
             if inMemoryOnly {
                 found += state.inserted.lazy.filter(state.isLive)
             }
+            // Unchecked cast: every object of T's entity state is exactly a T (made by
+            // `T.init()` or inserted as one); `as!` would check each one again.
             var objects = found.map { unsafeDowncast($0, to: T.self) }
             guard inMemoryOnly else { return objects }
             if let predicate = descriptor.predicate {

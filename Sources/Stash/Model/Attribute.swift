@@ -122,7 +122,7 @@ func attributeOutsideManagedObject() -> Never {
 }
 
 /// What schema building needs from a Stash property wrapper type.
-protocol ManagedProperty {
+protocol ManagedProperty: SendableMetatype {
     /// The codec for the wrapped type, built once per entity.
     static func makeCodec() throws -> any AttributeCodec
 }

@@ -4,10 +4,9 @@
 /// Built once per class, the first time the class is used, from its field metadata
 /// (`ObjectLayout`) and one blank instance, made while the thread's frame records each
 /// wrapper's declaration. No reflection runs per object.
-final class EntityDescription: @unchecked Sendable {
+final class EntityDescription: Sendable {
     /// The class name, which is also the table name.
     let name: String
-    // `@unchecked`: a metatype is not `Sendable`, but a class's metatype is immutable.
     let type: ManagedObject.Type
     /// Attributes by position, which is the slot of each object's value and the column's
     /// position: the order Swift initializes the properties in (a subclass's first, then

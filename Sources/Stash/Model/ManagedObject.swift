@@ -12,7 +12,7 @@
 /// An object belongs to at most one context and, like the context's other objects, is
 /// used from one isolation domain at a time: it is deliberately not `Sendable`. Pass its
 /// `objectID` across instead.
-open class ManagedObject {
+open class ManagedObject: SendableMetatype {
     /// The attribute values, shared with the wrappers (see `ObjectStorage`).
     final private(set) var storage: ObjectStorage
     final var cachedEntity: EntityDescription?
@@ -26,9 +26,7 @@ open class ManagedObject {
     final var temporaryID: UInt64 = 0
     /// Attributes assigned since the last save (for new objects: assigned at all, as opposed
     /// to left at their default), by position.
-    // Unchecked: touched only by the thread that owns the object's context, on every
-    // decoded value; FIGURE?
-    @exclusivity(unchecked) final var changedAttributes = AttributeSet()
+    final var changedAttributes = AttributeSet()
     /// Attributes whose stored value is not loaded yet: an object decoded for a stored row
     /// the context had not loaded holds only what the JSON gave it until one of the others
     /// is read (see `ManagedObjectContext.fulfill`).

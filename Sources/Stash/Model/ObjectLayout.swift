@@ -15,8 +15,7 @@ final class ObjectLayout: Sendable {
     /// most derived class's first, each class's in declaration order.
     let fields: [Field]
 
-    // `@unchecked`: a metatype is not `Sendable` to the compiler, but it is immutable.
-    struct Field: @unchecked Sendable {
+    struct Field: Sendable {
         /// The property's name (the field's, without the wrapper's leading underscore).
         let name: String
         /// Byte offset of the wrapper in an instance.

@@ -149,4 +149,5 @@ private var sqliteTransient: sqlite3_destructor_type {
 }
 
 /// A non-null pointer for empty text and blobs: SQLite binds a null pointer as NULL.
+/// `nonisolated(unsafe)`: it is allocated once and never written; SQLite reads no byte of it.
 nonisolated(unsafe) private let emptyBytes = UnsafeMutablePointer<UInt8>.allocate(capacity: 1)

@@ -40,8 +40,6 @@ struct ColumnSchema: Sendable {
 }
 
 /// Makes a fresh default value for a column, as a new object of the model would have it.
-// `@unchecked`: it calls a model class's `init()`, which is safe from any thread; the
-// closure captures only the class and the codec, which never change.
-struct DefaultMaker: @unchecked Sendable {
-    let make: () throws -> StoredValue
+struct DefaultMaker: Sendable {
+    let make: @Sendable () throws -> StoredValue
 }
