@@ -72,10 +72,7 @@ final class LateKeyPost: ManagedObject, Decodable {
     enum CodingKeys: String, CodingKey { case id, title }
 
     required convenience init(from decoder: any Decoder) throws {
-        guard let context = decoder.userInfo[.managedObjectContext] as? ManagedObjectContext else {
-            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "no context"))
-        }
-        self.init(context: context)
+        self.init(context: try contextOf(decoder))
         let container = try decoder.container(keyedBy: CodingKeys.self)
         title = try container.decode(String.self, forKey: .title)
         id = try container.decode(Int.self, forKey: .id)

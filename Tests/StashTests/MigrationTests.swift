@@ -34,16 +34,6 @@ enum V7 {
 /// Schema changes beyond adding: renames, per-row defaults, indexes, and rebuilds that
 /// leave other tables' rows alone.
 @Suite struct MigrationTests {
-    private func storeWithV1Articles() throws -> TemporaryDirectory {
-        let directory = try TemporaryDirectory()
-        let context = ManagedObjectContext(try PersistentContainer(for: V1.Article.self, storeURL: directory.file()))
-        _ = try recipeDecoder(context).decode(
-            [V1.Article].self,
-            from: json(#"[{"id": 1, "title": "one", "body": "b1"}, {"id": 2, "title": "two", "body": "b2"}]"#))
-        try context.save()
-        return directory
-    }
-
     @Test func aRenamedAttributeKeepsItsColumnsData() throws {
         let directory = try storeWithV1Articles()
         let container = try PersistentContainer(for: V5.Article.self, storeURL: directory.file())

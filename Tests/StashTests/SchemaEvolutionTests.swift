@@ -45,17 +45,18 @@ enum V4 {
     }
 }
 
-@Suite struct SchemaEvolutionTests {
-    private func storeWithV1Articles() throws -> TemporaryDirectory {
-        let directory = try TemporaryDirectory()
-        let context = ManagedObjectContext(try PersistentContainer(for: V1.Article.self, storeURL: directory.file()))
-        _ = try recipeDecoder(context).decode(
-            [V1.Article].self,
-            from: json(#"[{"id": 1, "title": "one", "body": "b1"}, {"id": 2, "title": "two", "body": "b2"}]"#))
-        try context.save()
-        return directory
-    }
+/// A store file with two articles saved by the first version of the model.
+func storeWithV1Articles() throws -> TemporaryDirectory {
+    let directory = try TemporaryDirectory()
+    let context = ManagedObjectContext(try PersistentContainer(for: V1.Article.self, storeURL: directory.file()))
+    _ = try recipeDecoder(context).decode(
+        [V1.Article].self,
+        from: json(#"[{"id": 1, "title": "one", "body": "b1"}, {"id": 2, "title": "two", "body": "b2"}]"#))
+    try context.save()
+    return directory
+}
 
+@Suite struct SchemaEvolutionTests {
     @Test func addedEntityAndAttributesMigrateInPlace() throws {
         let directory = try storeWithV1Articles()
         let container = try PersistentContainer(for: V2.Article.self, V2.Tag.self, storeURL: directory.file())

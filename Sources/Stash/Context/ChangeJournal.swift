@@ -52,7 +52,6 @@ final class ChangeJournal {
             let id = ObjectIdentifier(object)
             if let rowID = object.rowID, state.byRowID[rowID] === object { state.byRowID[rowID] = nil }
             state.updated[id] = nil
-            state.partial[id] = nil
             object.state = .transient
             object.managedObjectContext = nil
         }

@@ -24,7 +24,9 @@ final class EntityState {
     var updated: [ObjectIdentifier: SavedState] = [:]
     /// Objects of stored rows with attributes not loaded yet (`ManagedObject.unloaded`),
     /// loaded together the first time one is needed.
-    var partial: [ObjectIdentifier: ManagedObject] = [:]
+    /// Entries can go stale (loaded since, deleted, gone with a reset): `fulfill` skips and
+    /// drops them. A list, not a set: an import adds one per object, and appending is cheap.
+    var partial: [ManagedObject] = []
     /// For each unique attribute, which stored row holds which value: what decoding asks
     /// when the context has no object for a value.
     let storedKeys: [StoredKeyIndex]

@@ -9,7 +9,9 @@ extension ManagedObjectContext {
         withLock {
             let state = self.state(for: object.entity)
             do {
-                try fulfill(Array(state.partial.values), in: state)
+                state.partial.removeAll { $0.unloaded.isEmpty || $0.managedObjectContext !== self }
+                try fulfill(state.partial, in: state)
+                state.partial.removeAll { $0.unloaded.isEmpty }
             } catch {
                 fatalError("\(object.entity.name) \(object.objectID): its stored values cannot be loaded: \(error)")
             }
@@ -19,7 +21,7 @@ extension ManagedObjectContext {
     /// Loads the stored values of these objects' unloaded attributes (see `fill`). Objects
     /// whose row is gone stay as they are.
     func fulfill(_ objects: [ManagedObject], in state: EntityState) throws {
-        let rowIDs = objects.compactMap { $0.managedObjectContext === self ? $0.rowID : nil }
+        let rowIDs = Set(objects.compactMap { $0.managedObjectContext === self ? $0.rowID : nil })
         guard !rowIDs.isEmpty else { return }
         try container.store.fetch(StoreQuery(state.entity.schema, filter: .rowIDs(rowIDs.sorted()))) { row in
             guard let object = state.byRowID[row.rowID] else { return }
@@ -60,7 +62,6 @@ extension ManagedObjectContext {
         if let saved {
             state.updated[id] = object.changedAttributes.isEmpty ? nil : saved
         }
-        if object.unloaded.isEmpty { state.partial[id] = nil }
     }
 
     /// Before a save: the stored values of changed attributes that were never loaded, so

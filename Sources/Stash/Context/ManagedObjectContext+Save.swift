@@ -165,7 +165,13 @@ extension ManagedObjectContext {
         -> StoredValue
     {
         guard let value = object.value(of: attribute) else { return .null }
-        return try inPlace(object.entity, attribute) { try attribute.codec.storedValue(for: value) }
+        do {
+            return try attribute.codec.storedValue(for: value)
+        } catch var error as StashError {
+            // The store names the entity; the attribute is known only here.
+            error.attribute = error.attribute ?? attribute.name
+            throw error
+        }
     }
 
     // MARK: After the commit
@@ -176,7 +182,6 @@ extension ManagedObjectContext {
         for (position, state) in states.enumerated() {
             for object in plan.deleted[position] {
                 if let rowID = object.rowID { state.byRowID[rowID] = nil }
-                state.partial[ObjectIdentifier(object)] = nil
                 object.state = .transient
                 object.managedObjectContext = nil
                 object.changedAttributes.removeAll()

@@ -39,7 +39,7 @@ extension ManagedObjectContext {
         object.unloaded = unknown.subtracting(changed)
         object.changedAttributes = changed
         registerPersisted(object, rowID: rowID, in: state, indexed: false)
-        state.partial[ObjectIdentifier(object)] = object
+        state.partial.append(object)
         if !changed.isEmpty {
             state.updated[ObjectIdentifier(object)] = SavedState(
                 object: object, values: nil, unloaded: unknown, unverified: changed)

@@ -114,7 +114,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
                     object.changedAttributes.removeAll()
                     if !saved.unloaded.isEmpty {
                         object.unloaded = object.unloaded.union(saved.unloaded)
-                        state.partial[ObjectIdentifier(object)] = object
+                        state.partial.append(object)
                     }
                 }
                 for object in state.deleted.values {

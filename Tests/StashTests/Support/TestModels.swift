@@ -11,6 +11,14 @@ final class Post: ManagedObject, Codable {
     @Attribute var summary: String?
 }
 
+/// The context a decoder carries, as the Core Data idiom finds it.
+func contextOf(_ decoder: any Decoder) throws -> ManagedObjectContext {
+    guard let context = decoder.userInfo[.managedObjectContext] as? ManagedObjectContext else {
+        throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "no context"))
+    }
+    return context
+}
+
 /// The Core Data idiom, written by hand.
 final class HandPost: ManagedObject, Decodable {
     @Attribute(.unique) var id: Int
@@ -23,10 +31,7 @@ final class HandPost: ManagedObject, Decodable {
     }
 
     required convenience init(from decoder: any Decoder) throws {
-        guard let context = decoder.userInfo[.managedObjectContext] as? ManagedObjectContext else {
-            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "no context"))
-        }
-        self.init(context: context)
+        self.init(context: try contextOf(decoder))
         let container = try decoder.container(keyedBy: CodingKeys.self)
         id = try container.decode(Int.self, forKey: .id)
         userId = try container.decode(Int.self, forKey: .userId)
