@@ -18,7 +18,7 @@ extension ManagedObjectContext {
                     try validateRequiredValues(in: state)
                     try verifyPartialChanges(in: state)
                 }
-                let (changes, plan) = try makeChangeSet()
+                let (changes, plan) = try makeStoreChanges()
                 guard !changes.isEmpty else { return apply(SaveResult(), plan) }
                 let result = try container.store.save(changes)
                 let generation = container.noteSave()
@@ -118,8 +118,8 @@ extension ManagedObjectContext {
     }
 
     /// Every pending change as stored values, per entity, and the objects behind them.
-    private func makeChangeSet() throws -> (ChangeSet, SavePlan) {
-        var changes = ChangeSet()
+    private func makeStoreChanges() throws -> (StoreChangeSet, SavePlan) {
+        var changes = StoreChangeSet()
         var plan = SavePlan()
         let rule: StoredMatchRule =
             switch mergePolicy.kind {

@@ -5,7 +5,7 @@ extension SQLiteStore {
     /// Before inserting an entity's rows, the rows that already hold their unique values are
     /// looked up, one `SELECT … WHERE "id" IN (?, …)` per 500 values (skipped when the table
     /// is empty), and a match updates or keeps that row instead (see `StoredMatchRule`).
-    func save(_ changes: ChangeSet) throws -> SaveResult {
+    func save(_ changes: StoreChangeSet) throws -> SaveResult {
         try withConnection { connection in
             try connection.transaction {
                 for entity in changes.entities where !entity.deletes.isEmpty {

@@ -1,13 +1,13 @@
 /// Where a container's objects are kept: the seam between the object graph and a backend.
 ///
-/// A context hands a store one `ChangeSet` per save and asks it `StoreQuery`s; values cross
+/// A context hands a store one `StoreChangeSet` per save and asks it `StoreQuery`s; values cross
 /// as `StoredValue`s. `SQLiteStore` is the one implementation today; nothing above this
 /// folder speaks SQL, so a PostgreSQL store for server deployments can take the same
 /// change sets and queries.
 protocol Store: AnyObject, Sendable {
     /// Applies every change in one transaction: all of it is written, or none of it. On
     /// failure the error names the entity (and attribute, where one is to blame).
-    func save(_ changes: ChangeSet) throws -> SaveResult
+    func save(_ changes: StoreChangeSet) throws -> SaveResult
 
     /// Calls `body` with each row `query` selects, in row id order.
     func fetch(_ query: StoreQuery, _ body: (any StoreRow) throws -> Void) throws

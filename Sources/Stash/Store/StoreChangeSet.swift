@@ -1,6 +1,6 @@
 /// Everything one `save()` writes, per entity, as backend-neutral values: the store applies
 /// it in one transaction and answers with a `SaveResult`.
-struct ChangeSet {
+struct StoreChangeSet {
     var entities: [EntityChanges] = []
 
     var isEmpty: Bool { entities.allSatisfy(\.isEmpty) }
