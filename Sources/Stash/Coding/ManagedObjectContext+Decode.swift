@@ -22,17 +22,17 @@ extension ManagedObjectContext {
         defer { decoder.userInfo[.managedObjectContext] = previous }
         // A decode inside another (from a hand-written `init(from:)`) shares its journal:
         // its failure fails the outer one, which undoes both.
-        let (journal, isOutermost) = withLock { () -> (ChangeJournal, Bool) in
+        let (journal, isOutermost) = entering { () -> (ChangeJournal, Bool) in
             if let active = activeJournal { return (active, false) }
             let journal = ChangeJournal()
             activeJournal = journal
             return (journal, true)
         }
-        defer { if isOutermost { withLock { activeJournal = nil } } }
+        defer { if isOutermost { entering { activeJournal = nil } } }
         do {
             return try decoder.decode(type, from: data)
         } catch {
-            if isOutermost { withLock { journal.undo(in: self) } }
+            if isOutermost { entering { journal.undo(in: self) } }
             throw error
         }
     }

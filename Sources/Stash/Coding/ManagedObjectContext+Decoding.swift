@@ -11,7 +11,7 @@ extension ManagedObjectContext {
         let entity = state.entity
         return try withErrorContext(entity, decoder) {
             let container = try decoder.container(keyedBy: AttributeKey.self)
-            return try withLock {
+            return try entering {
                 // A blank object takes the values as they are decoded, unique ones first:
                 // they say whether this is an object the context already has, or a stored
                 // row's. If the context has it, the blank one is dropped; otherwise it

@@ -73,7 +73,7 @@ final class EntityState {
         if !unindexed.isEmpty { indexLoadedObjects(in: context) }
         guard let object = uniqueIndexes[index][key] else { return nil }
         guard object.managedObjectContext === context, object.state == .inserted || object.state == .persisted,
-            let value = object.value(of: entity.uniqueAttributes[index]),
+            !object.rowIsGone, let value = object.value(of: entity.uniqueAttributes[index]),
             (try? entity.uniqueAttributes[index].codec.storedValue(for: value)) == key
         else {
             uniqueIndexes[index][key] = nil

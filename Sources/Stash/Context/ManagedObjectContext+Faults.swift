@@ -6,7 +6,7 @@ extension ManagedObjectContext {
     /// Reading an attribute cannot throw, so a store that fails here is a trap with the
     /// store's message, as a row that another context or process deleted in the meantime is.
     func fulfill(_ object: ManagedObject) {
-        withLock {
+        entering {
             let state = self.state(for: object.entity)
             do {
                 state.partial.removeAll { $0.unloaded.isEmpty || $0.managedObjectContext !== self }

@@ -7,7 +7,7 @@ extension ManagedObjectContext {
     /// required attribute never set, a constraint, the disk), nothing is written, the error
     /// says what and where, and the context keeps its changes.
     public func save() throws {
-        try withLock {
+        try entering {
             guard states.contains(where: \.hasChanges) else { return }
             // Merging duplicates changes objects before anything is written: if the save
             // fails, `undo` puts them back, so the context is left as it was.
@@ -22,11 +22,16 @@ extension ManagedObjectContext {
                 guard !changes.isEmpty else { return apply(SaveResult(), plan) }
                 let result = try container.store.save(changes)
                 let generation = container.noteSave()
+                let note = makeNote(result, plan)
                 apply(result, plan)
+                container.broadcast(note, from: self)
+                let token = (try? container.store.changeToken()) ?? 0
                 for (position, state) in states.enumerated() {
                     let deleted = plan.deleted[position].compactMap(\.rowID)
                     for index in state.storedKeys {
-                        index.didSave(deleting: deleted, generationBefore: generation.before, after: generation.after)
+                        index.didSave(
+                            deleting: deleted, generationBefore: generation.before, after: generation.after,
+                            token: token)
                     }
                 }
             } catch {
@@ -144,6 +149,16 @@ extension ManagedObjectContext {
             entityChanges.updates.value = { row, column in
                 try Self.storedValue(of: entity.attributes[column], in: updated[row])
             }
+            if mergePolicy.kind != .incomingWins {
+                entityChanges.onConflict = mergePolicy.kind == .fail ? .fail : .keepStored
+                let seen = updated.map { state.updated[ObjectIdentifier($0)]?.values }
+                entityChanges.updates.expected = { row, column in
+                    // What the object last saw: its values at its first change, kept in step
+                    // with other contexts' saves by merging.
+                    guard let values = seen[row], let value = values[column] else { return nil }
+                    return try? entity.attributes[column].codec.storedValue(for: value)
+                }
+            }
             let inserted = state.liveInserted
             entityChanges.inserts.reserveCapacity(inserted.count)
             for object in inserted {
@@ -176,6 +191,28 @@ extension ManagedObjectContext {
 
     // MARK: After the commit
 
+    /// What the save changed, by row id, for the other contexts.
+    private func makeNote(_ result: SaveResult, _ plan: SavePlan) -> SaveNote {
+        var note = SaveNote(entities: [])
+        for position in states.indices {
+            var entity = SaveNote.Entity()
+            entity.deleted = plan.deleted[position].compactMap(\.rowID)
+            entity.updated = plan.updated[position].compactMap(\.rowID)
+            if position < result.entities.count {
+                let inserted = result.entities[position]
+                for (offset, rowID) in inserted.insertedRowIDs.enumerated() {
+                    if inserted.matches[offset] == nil {
+                        entity.inserted.append(rowID)
+                    } else {
+                        entity.updated.append(rowID)
+                    }
+                }
+            }
+            note.entities.append(entity)
+        }
+        return note
+    }
+
     /// Applies what the store did to the objects, once the transaction has committed, so a
     /// failed save leaves every object as it was.
     private func apply(_ result: SaveResult, _ plan: SavePlan) {
@@ -186,12 +223,19 @@ extension ManagedObjectContext {
                 object.managedObjectContext = nil
                 object.changedAttributes.removeAll()
             }
-            for object in plan.updated[position] {
+            let entityResult = position < result.entities.count ? result.entities[position] : EntitySaveResult()
+            for (offset, object) in plan.updated[position].enumerated() {
                 object.changedAttributes.removeAll()
+                // Under .storedWins, what the store kept instead of this context's values.
+                for (column, stored) in entityResult.keptStored[offset] ?? [:] {
+                    let attribute = state.entity.attributes[column]
+                    if let value = try? attribute.codec.value(from: stored) {
+                        object.setPrimitiveValue(value, of: attribute)
+                    }
+                }
             }
             let inserted = plan.inserted[position]
             guard !inserted.isEmpty else { continue }
-            let entityResult = result.entities[position]
             state.byRowID.reserveCapacity(state.byRowID.count + inserted.count)
             for (offset, object) in inserted.enumerated() {
                 let rowID = entityResult.insertedRowIDs[offset]

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Tracks a set of managed objects: one instance per stored row, their unsaved changes,
 /// and the unique values that make decoding an upsert. `save()` writes the changes in one
@@ -12,14 +13,43 @@ import Foundation
 /// ```
 ///
 /// ## Concurrency
-/// A context is `Sendable`, so it can ride in `JSONDecoder.userInfo` and be handed to a
-/// task; it guards its own bookkeeping with a lock. Its objects are not `Sendable`: use a
-/// context and its objects from one isolation domain at a time (one actor, one task, or
-/// one thread), as with Core Data's confinement. To hand an object elsewhere, pass its
-/// `objectID` and look it up in that domain's own context.
+/// A context belongs to one executor, and it and its objects are used there only, as with
+/// Core Data's confinement; every entry point and attribute write checks it, and use from
+/// elsewhere is a trap that names the context:
+/// - `container.mainContext` belongs to the main actor;
+/// - `container.newBackgroundContext()`, and the context `performBackgroundTask` hands out,
+///   to a private serial executor of their own, entered with `perform`;
+/// - `ManagedObjectContext(container)` to the actor it is made on (`#isolation`): the main
+///   actor in top-level and `@MainActor` code, the actor in an actor's method. Made where no
+///   actor is (a nonisolated task), it is confined to no executor: use it from one task at a
+///   time; two threads inside it at once is a trap.
+///
+/// The context is `Sendable`, so it can ride in `JSONDecoder.userInfo` and reach `perform`
+/// from anywhere. Its objects are not: pass an object's `objectID` to another context and
+/// look it up there (`existingObject(with:)`).
+// `@unchecked`: every entry point checks the confinement above before touching state.
 public final class ManagedObjectContext: @unchecked Sendable {
     public let container: PersistentContainer
+    /// Who may use the context.
+    let confinement: Confinement
+    /// How the context is named in messages: `mainContext`, `background context 2`, ….
+    public let name: String
+    /// Held while an unconfined context is in use, to catch two threads inside it at once.
     let lock = NSRecursiveLock()
+    /// Saves of other contexts not merged yet (see `mergeInbox`).
+    let inbox = Mutex<[SaveNote]>([])
+    let hasMail = Atomic<Bool>(false)
+    /// How deep in entry points the context is: merges happen only at the outermost one.
+    private var depth = 0
+    /// `true` (the default) to take other contexts' saves into this context's objects: at the
+    /// next call into it, or, for `mainContext` and background contexts, on their executor
+    /// as soon as the save commits. With `false`, objects keep what they last loaded (and a
+    /// save under `.storedWins` or `.fail` catches what changed since).
+    public var automaticallyMergesChanges: Bool {
+        get { entering { mergesChanges } }
+        set { entering { mergesChanges = newValue } }
+    }
+    var mergesChanges = true
     /// Per entity, in the container's order; the order `save()` writes in.
     let states: [EntityState]
     private let stateIndex: [ObjectIdentifier: Int]
@@ -28,24 +58,33 @@ public final class ManagedObjectContext: @unchecked Sendable {
     /// Set while `decode(_:from:using:)` runs, so a failure can undo what it did.
     var activeJournal: ChangeJournal?
 
-    public init(_ container: PersistentContainer) {
+    /// A context for the actor it is made on (see Concurrency above): `isolation` is the
+    /// caller's, and is not meant to be passed.
+    public convenience init(_ container: PersistentContainer, isolation: isolated (any Actor)? = #isolation) {
+        self.init(container, confinement: Confinement(isolation), name: nil)
+    }
+
+    init(_ container: PersistentContainer, confinement: Confinement, name: String?) {
         self.container = container
+        self.confinement = confinement
+        self.name = name ?? container.nextContextName(confinement)
         states = container.entities.map(EntityState.init)
         stateIndex = Dictionary(
             uniqueKeysWithValues: container.entities.enumerated().map { (ObjectIdentifier($1), $0) })
         for state in states { state.context = self }
+        container.register(self)
     }
 
     /// How an incoming object whose unique value is taken is merged; `.incomingWins`
     /// unless set.
     public var mergePolicy: MergePolicy {
-        get { withLock { policy } }
-        set { withLock { policy = newValue } }
+        get { entering { policy } }
+        set { entering { policy = newValue } }
     }
 
     /// `true` if anything was inserted, changed or deleted since the last save.
     public var hasChanges: Bool {
-        withLock { states.contains(where: \.hasChanges) }
+        entering { states.contains(where: \.hasChanges) }
     }
 
     // MARK: Inserting and deleting
@@ -53,7 +92,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
     /// Inserts a new object: it is saved by the next `save()`. If its unique value is
     /// already taken, the next save merges it into the object that has it.
     public func insert(_ object: ManagedObject) {
-        withLock {
+        entering {
             switch object.state {
             case .transient:
                 let state = self.state(forObjectOf: type(of: object))
@@ -74,7 +113,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
 
     /// Marks an object for deletion at the next save; a new object is simply dropped.
     public func delete(_ object: ManagedObject) {
-        withLock {
+        entering {
             let object = object.resolved
             guard object.managedObjectContext === self else { return }
             let state = self.state(for: object.entity)
@@ -94,7 +133,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
     /// Drops every unsaved change: new objects leave the context, changed objects get
     /// their saved values back, deleted objects come back.
     public func rollback() {
-        withLock {
+        entering {
             for state in states {
                 for object in state.inserted where state.isLive(object) {
                     object.state = .transient
@@ -133,7 +172,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
     /// Forgets every object: unsaved changes are dropped and objects fetched later are
     /// new instances. Frees the memory a long-lived context gathers.
     public func reset() {
-        withLock {
+        entering {
             rollback()
             for state in states {
                 for object in state.byRowID.values {
@@ -152,10 +191,55 @@ public final class ManagedObjectContext: @unchecked Sendable {
     // MARK: Bookkeeping
 
     @inline(__always)
-    func withLock<Result>(_ body: () throws -> Result) rethrows -> Result {
-        lock.lock()
-        defer { lock.unlock() }
+    func entering<Result>(_ body: () throws -> Result) rethrows -> Result {
+        switch confinement {
+        case .main:
+            if !isOnMainQueue { usedOffItsExecutor() }
+            return try inside(body)
+        case .background(let actor):
+            if !actor.executor.isCurrent { usedOffItsExecutor() }
+            return try inside(body)
+        case .actor(let actor):
+            // The runtime's own check; its message names the actor.
+            actor.preconditionIsolated()
+            return try inside(body)
+        case .unconfined:
+            guard lock.try() else { twoThreadsAtOnce() }
+            defer { lock.unlock() }
+            return try inside(body)
+        }
+    }
+
+    /// Runs an entry point once the caller may: the outermost one first merges what other
+    /// contexts saved, unless an all-or-nothing decode is under way.
+    @inline(__always)
+    private func inside<Result>(_ body: () throws -> Result) rethrows -> Result {
+        depth += 1
+        defer { depth -= 1 }
+        if depth == 1, hasMail.load(ordering: .relaxed), activeJournal == nil {
+            mergeInbox()
+        }
         return try body()
+    }
+
+    /// Checks an attribute write of one of the context's objects, as `entering` does.
+    @inline(__always)
+    func checkWrite() {
+        entering {}
+    }
+
+    private func usedOffItsExecutor() -> Never {
+        fatalError(
+            "Stash: \(name) was used off its executor. A context and its objects belong to the executor "
+                + "it was made for: call into it there (\(name).perform { … }), or pass objectIDs and use "
+                + "another context (container.newBackgroundContext()).")
+    }
+
+    private func twoThreadsAtOnce() -> Never {
+        fatalError(
+            "Stash: \(name) was used by two threads at once. A context made outside an actor belongs to "
+                + "one task at a time: make it inside the actor that uses it, or use "
+                + "container.newBackgroundContext() and perform { … }.")
     }
 
     func state(for entity: EntityDescription) -> EntityState {
@@ -209,7 +293,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
     /// Called before a saved object's first change since its last save (keeps its saved
     /// values for `rollback()`), and before any change while a journal is active.
     func objectWillChange(_ object: ManagedObject) {
-        withLock {
+        entering {
             let state = self.state(for: object.entity)
             activeJournal?.recordChange(object, in: state)
             guard object.state == .persisted || object.state == .deleted else { return }
@@ -223,7 +307,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
     /// Called after a unique attribute changed, to keep the unique index current; a new
     /// object whose new value is taken becomes a stand-in (see `resolveUniqueValues`).
     func uniqueValueDidChange(_ object: ManagedObject) {
-        withLock {
+        entering {
             switch object.state {
             case .inserted: resolveUniqueValues(of: object, in: state(for: object.entity))
             case .persisted: state(for: object.entity).index(object, in: self)

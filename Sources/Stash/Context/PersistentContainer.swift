@@ -73,6 +73,27 @@ public final class PersistentContainer: Sendable {
 
     var saveGeneration: UInt64 { saves.load(ordering: .acquiring) }
 
+    /// `mainContext`, once made.
+    let mainContextStorage = Mutex<ManagedObjectContext?>(nil)
+    /// The contexts that hear of each other's saves.
+    let contextList = Mutex<[WeakContext]>([])
+    /// Who listens to `changes`.
+    let changeListeners = Mutex(ChangeListeners())
+
+    /// Numbers contexts for their names in messages.
+    private let contextCount = Atomic<Int>(0)
+
+    /// A name for a new context: `context 3 (on MainActor)`, `context 4 (unconfined)`.
+    func nextContextName(_ confinement: Confinement) -> String {
+        let number = contextCount.wrappingAdd(1, ordering: .relaxed).newValue
+        switch confinement {
+        case .main: return "context \(number) (on MainActor)"
+        case .background: return "background context \(number)"
+        case .actor(let actor): return "context \(number) (on \(type(of: actor)))"
+        case .unconfined: return "context \(number) (unconfined)"
+        }
+    }
+
     /// Records a committed save; returns the generation before and after it.
     func noteSave() -> (before: UInt64, after: UInt64) {
         let (before, after) = saves.wrappingAdd(1, ordering: .acquiringAndReleasing)

@@ -88,10 +88,12 @@ final class StoredKeyIndex {
     }
 
     /// After a save of this context: the index stays true if no other save came between, and
-    /// learns which rows the save deleted.
-    func didSave(deleting rowIDs: some Sequence<Int64>, generationBefore: UInt64, after: UInt64) {
+    /// learns which rows the save deleted. `token` is the store's change token after the save,
+    /// which the save itself moved.
+    func didSave(deleting rowIDs: some Sequence<Int64>, generationBefore: UInt64, after: UInt64, token: Int64) {
         guard generation == generationBefore else { return forget(generation: after) }
         generation = after
+        self.token = token
         deleted.formUnion(rowIDs)
     }
 

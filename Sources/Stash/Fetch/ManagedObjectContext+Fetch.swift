@@ -14,7 +14,7 @@ extension ManagedObjectContext {
     /// Predicates and sort descriptors are evaluated in memory over the entity's rows for
     /// now; SQL translation is the job of its own change.
     public func fetch<T: ManagedObject>(_ descriptor: FetchDescriptor<T>) throws -> [T] {
-        try withLock {
+        try entering {
             let state = try self.state(forType: T.self)
             let inMemoryOnly = descriptor.predicate != nil || !descriptor.sortBy.isEmpty || state.hasChanges
             var query = StoreQuery(state.entity.schema)
@@ -55,7 +55,7 @@ extension ManagedObjectContext {
         if descriptor.predicate != nil || descriptor.fetchLimit != nil || descriptor.fetchOffset != nil {
             return try fetch(descriptor).count
         }
-        return try withLock {
+        return try entering {
             let state = try self.state(forType: T.self)
             // Unsaved changes can add, remove or merge rows: count what a fetch would return.
             if state.hasChanges { return try fetch(descriptor).count }
@@ -65,7 +65,7 @@ extension ManagedObjectContext {
 
     /// The context's object for the current row: the registered one if there is one, a
     /// new object that matches the row's unique value, or a new instance filled from the row.
-    private func materialize(_ row: any StoreRow, in state: EntityState) throws -> ManagedObject {
+    func materialize(_ row: any StoreRow, in state: EntityState) throws -> ManagedObject {
         let rowID = row.rowID
         if let object = state.byRowID[rowID] {
             // An object decoded for this row may not have loaded it yet: the row is here.

@@ -30,15 +30,25 @@ extension ManagedObject {
     /// in the context's unique index.
     final func setValue(_ value: Any, of attribute: AttributeDescription) {
         let context = managedObjectContext
-        if let context, (state != .inserted && changedAttributes.isEmpty) || context.activeJournal != nil {
-            context.objectWillChange(self)
+        guard let context else { return setDetached(value, of: attribute) }
+        context.entering {
+            if (state != .inserted && changedAttributes.isEmpty) || context.activeJournal != nil {
+                context.objectWillChange(self)
+            }
+            storage.values[attribute.index] = value
+            changedAttributes.insert(attribute.index)
+            unloaded.remove(attribute.index)
+            if attribute.isUnique {
+                context.uniqueValueDidChange(self)
+            }
         }
+    }
+
+    /// An object in no context: nothing to tell anyone.
+    private func setDetached(_ value: Any, of attribute: AttributeDescription) {
         storage.values[attribute.index] = value
         changedAttributes.insert(attribute.index)
         unloaded.remove(attribute.index)
-        if let context, attribute.isUnique {
-            context.uniqueValueDidChange(self)
-        }
     }
 
     /// `true` if the attribute already has `value`, as the store would see it.

@@ -34,6 +34,9 @@ open class ManagedObject: SendableMetatype {
     /// The object this one stands in for: a new object whose unique value another object
     /// of its context already had (see `ManagedObjectContext.resolveUniqueValues`).
     final var standIn: ManagedObject?
+    /// Set when another context deleted the object's row: the object has left its context's
+    /// identity map and fetches, and a change made to it fails the next save (`rowMissing`).
+    final var rowIsGone = false
 
     /// A blank object, in no context. Subclasses that add designated initializers must
     /// keep this one: fetching builds objects with it.

@@ -11,12 +11,23 @@ final class SQLiteConnection {
     /// check that a path runs a bounded number of queries, not one per object.
     private(set) var statementsRun = 0
 
+    /// What a connection is for: the store's one writer, or one of its readers.
+    enum Role {
+        case writer
+        /// Reads only (`PRAGMA query_only`); never creates the file or changes its mode.
+        case reader
+    }
+
     /// Opens (creating if needed) the database at `path`; `nil` opens a private in-memory
-    /// database. File databases use WAL, so readers never block the writer, and wait up to
-    /// `busyTimeout` for another process's lock instead of failing at once.
-    init(path: String?, busyTimeout: Duration) throws {
+    /// database. File databases use WAL, so readers and the writer never wait for each
+    /// other, and wait up to `busyTimeout` for another process's lock instead of failing at
+    /// once.
+    init(path: String?, busyTimeout: Duration, role: Role = .writer) throws {
         var handle: OpaquePointer?
-        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
+        let flags =
+            role == .writer
+            ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
+            : SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX
         let code = sqlite3_open_v2(path ?? ":memory:", &handle, flags, nil)
         guard code == SQLITE_OK, let handle else {
             let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
@@ -30,6 +41,10 @@ final class SQLiteConnection {
         let (seconds, attoseconds) = busyTimeout.components
         let milliseconds = seconds * 1000 + attoseconds / 1_000_000_000_000_000
         sqlite3_busy_timeout(handle, Int32(clamping: max(milliseconds, 0)))
+        if role == .reader {
+            try execute("PRAGMA query_only = 1")
+            return
+        }
         if path != nil {
             // Asked first: switching a file to WAL needs a lock that another process's write
             // would make this wait for, and a store made by Stash is in WAL already.

@@ -11,12 +11,18 @@ extension SQLiteStore {
                 for entity in changes.entities where !entity.deletes.isEmpty {
                     try inPlace(entity.entity.name) { try deleteRows(of: entity, connection) }
                 }
-                for entity in changes.entities where !entity.updates.isEmpty {
-                    try inPlace(entity.entity.name) { try updateRows(of: entity, connection) }
-                }
                 var result = SaveResult()
                 for entity in changes.entities {
-                    result.entities.append(try inPlace(entity.entity.name) { try insertRows(of: entity, connection) })
+                    var entityResult = EntitySaveResult()
+                    if !entity.updates.isEmpty {
+                        try inPlace(entity.entity.name) { try updateRows(of: entity, &entityResult, connection) }
+                    }
+                    result.entities.append(entityResult)
+                }
+                for (position, entity) in changes.entities.enumerated() {
+                    try inPlace(entity.entity.name) {
+                        try insertRows(of: entity, into: &result.entities[position], connection)
+                    }
                 }
                 return result
             }
@@ -30,21 +36,67 @@ extension SQLiteStore {
         }
     }
 
-    private func updateRows(of changes: EntityChanges, _ connection: SQLiteConnection) throws {
+    private func updateRows(
+        of changes: EntityChanges, _ result: inout EntitySaveResult, _ connection: SQLiteConnection
+    ) throws {
         var updater = RowUpdater(entity: entitySQL(changes.entity))
         defer { updater.finish() }
         let updates = changes.updates
+        var columnSets = updates.columnSets
+        if changes.onConflict != .overwrite, let expected = updates.expected {
+            try resolveConflicts(of: changes, expected, &columnSets, &result, connection)
+        }
         for row in 0..<updates.count {
             try updater.update(
-                updates.rowIDs[row], setting: updates.columnSets[row], to: { try updates.value(row, $0) }, in: self,
+                updates.rowIDs[row], setting: columnSets[row], to: { try updates.value(row, $0) }, in: self,
                 connection)
         }
     }
 
-    private func insertRows(of changes: EntityChanges, _ connection: SQLiteConnection) throws -> EntitySaveResult {
+    /// Reads the stored values of the columns the updates write and compares them with what
+    /// each object last saw: a column that changed since is a conflict, which fails the save
+    /// or is left as stored (and reported), as `onConflict` says.
+    private func resolveConflicts(
+        of changes: EntityChanges, _ expected: (Int, Int) -> StoredValue?, _ columnSets: inout [AttributeSet],
+        _ result: inout EntitySaveResult, _ connection: SQLiteConnection
+    ) throws {
+        let entity = changes.entity
+        let updates = changes.updates
+        let written = columnSets.reduce(AttributeSet()) { $0.union($1) }.positions(below: entity.columns.count)
+        var rowPositions: [Int64: Int] = [:]
+        for row in 0..<updates.count { rowPositions[updates.rowIDs[row]] = row }
+        let rowIDs = updates.rowIDs.sorted()
+        let entitySQL = entitySQL(entity)
+        for start in stride(from: 0, to: rowIDs.count, by: filterBatchSize) {
+            let batch = rowIDs[start..<min(start + filterBatchSize, rowIDs.count)].map { StoredValue.integer($0) }
+            let sql = entitySQL.select(written, where: .rowIDs(count: batch.count), ordered: false)
+            try connection.forEachRow(sql, batch) { statement in
+                guard let row = rowPositions[statement.int64(0)] else { return }
+                var conflicting: [Int: StoredValue] = [:]
+                for (offset, column) in written.enumerated() where columnSets[row].contains(column) {
+                    let stored = statement.column(Int32(offset + 1))
+                    if let seen = expected(row, column), seen != stored { conflicting[column] = stored }
+                }
+                guard !conflicting.isEmpty else { return }
+                if changes.onConflict == .fail {
+                    let names = conflicting.keys.sorted().map { entity.columns[$0].name }
+                    throw StashError(
+                        .conflict,
+                        "row \(updates.rowIDs[row]) changed in the store since this context loaded it "
+                            + "(\(names.joined(separator: ", "))) and the merge policy is .fail; nothing was saved",
+                        entity: entity.name, attribute: names[0])
+                }
+                for column in conflicting.keys { columnSets[row].remove(column) }
+                result.keptStored[row] = conflicting
+            }
+        }
+    }
+
+    private func insertRows(
+        of changes: EntityChanges, into result: inout EntitySaveResult, _ connection: SQLiteConnection
+    ) throws {
         let inserts = changes.inserts
-        var result = EntitySaveResult()
-        guard !inserts.isEmpty else { return result }
+        guard !inserts.isEmpty else { return }
         let entitySQL = entitySQL(changes.entity)
         result.insertedRowIDs = Array(repeating: 0, count: inserts.count)
         result.matches = Array(repeating: nil, count: inserts.count)
@@ -63,7 +115,6 @@ extension SQLiteStore {
             while try statement.step() {}
             result.insertedRowIDs[row] = connection.lastInsertedRowID
         }
-        return result
     }
 
     /// Finds the stored rows that the inserts' unique values already name and applies the

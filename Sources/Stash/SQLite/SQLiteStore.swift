@@ -1,15 +1,21 @@
 import Foundation
 
-/// The SQLite store: a container's tables in one file (or in memory), reached through one
-/// connection by one caller at a time.
+/// The SQLite store: a container's tables in one file (or in memory).
 ///
-/// Contexts of a container share it, so an in-memory store is one database for all of
-/// them, and a file store has one writer, as SQLite wants. Opening it migrates the tables
-/// to the entities (see `SchemaMigrator`).
-// `@unchecked`: the connection and the caches are only touched under `lock`.
+/// A file store has one writer connection, as SQLite wants, reached by one save at a time,
+/// and a pool of readers on the WAL file (`ReaderPool`): fetches, counts and loads run on a
+/// reader and never wait for a save that is committing, nor a save for them. An in-memory
+/// database is private to its connection, so an in-memory store reads and writes through its
+/// one connection. Opening a store migrates the tables to the entities (`SchemaMigrator`).
+// `@unchecked`: the writer and the SQL caches are only touched under `writerLock`, the token
+// connection under `tokenLock`; readers are lent to one caller at a time.
 final class SQLiteStore: Store, @unchecked Sendable {
-    private let connection: SQLiteConnection
-    private let lock = NSLock()
+    private let writer: SQLiteConnection
+    private let writerLock = NSLock()
+    private let readers: ReaderPool?
+    /// A reader kept for `changeToken()`: `PRAGMA data_version` counts per connection.
+    private let tokenConnection: SQLiteConnection?
+    private let tokenLock = NSLock()
     /// Each entity's SQL, by entity name.
     let sql: [String: EntitySQL]
     /// UPDATE SQL by entity and changed columns, so each is built once.
@@ -17,23 +23,36 @@ final class SQLiteStore: Store, @unchecked Sendable {
 
     /// Opens (or creates) the store at `path`, `nil` for memory, for these entities.
     init(path: String?, entities: [EntitySchema], busyTimeout: Duration) throws {
-        connection = try SQLiteConnection(path: path, busyTimeout: busyTimeout)
+        writer = try SQLiteConnection(path: path, busyTimeout: busyTimeout)
         sql = Dictionary(entities.map { ($0.name, EntitySQL($0)) }, uniquingKeysWith: { first, _ in first })
-        try SchemaMigrator(connection: connection, entities: entities).migrate()
+        try SchemaMigrator(connection: writer, entities: entities).migrate()
+        if let path {
+            readers = ReaderPool(path: path, busyTimeout: busyTimeout)
+            tokenConnection = try SQLiteConnection(path: path, busyTimeout: busyTimeout, role: .reader)
+        } else {
+            readers = nil
+            tokenConnection = nil
+        }
     }
 
-    /// Runs `body` with the connection, serialized with every other use.
+    /// Runs `body` with the writer connection, serialized with every other use of it.
     func withConnection<Result>(_ body: (SQLiteConnection) throws -> Result) throws -> Result {
-        lock.lock()
-        defer { lock.unlock() }
-        return try body(connection)
+        writerLock.lock()
+        defer { writerLock.unlock() }
+        return try body(writer)
     }
 
-    /// How many statements have run on the connection (see `SQLiteConnection.statementsRun`).
+    /// Runs `body` with a reader of its own (the writer, for an in-memory store).
+    func withReader<Result>(_ body: (SQLiteConnection) throws -> Result) throws -> Result {
+        guard let readers else { return try withConnection(body) }
+        return try readers.withReader(body)
+    }
+
+    /// How many statements have run on the store's connections (see
+    /// `SQLiteConnection.statementsRun`).
     var statementsRun: Int {
-        lock.lock()
-        defer { lock.unlock() }
-        return connection.statementsRun
+        let written = (try? withConnection { $0.statementsRun }) ?? 0
+        return written + (readers?.statementsRun ?? 0)
     }
 
     func entitySQL(_ entity: EntitySchema) -> EntitySQL {
@@ -45,7 +64,7 @@ final class SQLiteStore: Store, @unchecked Sendable {
     func fetch(_ query: StoreQuery, _ body: (any StoreRow) throws -> Void) throws {
         let entitySQL = entitySQL(query.entity)
         let columns = query.selectedColumns
-        try withConnection { connection in
+        try withReader { connection in
             try inPlace(query.entity.name) {
                 try forEachBatch(of: query.filter) { shape, parameters in
                     var parameters = parameters
@@ -69,7 +88,7 @@ final class SQLiteStore: Store, @unchecked Sendable {
 
     func count(_ query: StoreQuery) throws -> Int {
         let entitySQL = entitySQL(query.entity)
-        return try withConnection { connection in
+        return try withReader { connection in
             try inPlace(query.entity.name) {
                 var total: Int64 = 0
                 try forEachBatch(of: query.filter) { shape, parameters in
@@ -80,9 +99,13 @@ final class SQLiteStore: Store, @unchecked Sendable {
         }
     }
 
-    /// `PRAGMA data_version`: SQLite changes it when another connection commits.
+    /// `PRAGMA data_version` of a connection that never writes: it changes whenever any other
+    /// connection commits, this store's writer included.
     func changeToken() throws -> Int64 {
-        try withConnection { try $0.integer("PRAGMA data_version") }
+        guard let tokenConnection else { return try withConnection { try $0.integer("PRAGMA data_version") } }
+        tokenLock.lock()
+        defer { tokenLock.unlock() }
+        return try tokenConnection.integer("PRAGMA data_version")
     }
 
     /// Splits a filter's values into batches SQLite can bind, and calls `body` per batch.

@@ -11,4 +11,7 @@ struct EntitySaveResult {
     /// stored values of the columns the insert was not given (all columns under
     /// `.keepStored`), `nil` elsewhere, or an empty array when there are none.
     var matches: [[StoredValue?]?] = []
+    /// By update position: the columns left as stored under `ConflictRule.keepStored`, with
+    /// their stored values.
+    var keptStored: [Int: [Int: StoredValue]] = [:]
 }

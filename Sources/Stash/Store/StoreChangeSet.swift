@@ -20,6 +20,9 @@ struct EntityChanges {
     var inserts = RowWrites()
     /// What an insert whose unique value a stored row holds does instead.
     var onStoredMatch = StoredMatchRule.update
+    /// What an update does when a column it writes no longer holds the value its object last
+    /// saw there (`updates.expected`): another context or process changed it since.
+    var onConflict = ConflictRule.overwrite
 
     init(entity: EntitySchema) { self.entity = entity }
 
@@ -34,6 +37,17 @@ enum StoredMatchRule {
     /// Leave the row as it is and report all its stored values (`.storedWins`).
     case keepStored
     /// Fail the whole save with a `uniqueConflict` error (`.fail`).
+    case fail
+}
+
+/// What an update does with a column whose stored value changed since its object saw it.
+enum ConflictRule {
+    /// Write it all the same (`MergePolicy.incomingWins`: this context's change wins, and
+    /// the other side's changes to other columns stay, since only changed columns are written).
+    case overwrite
+    /// Leave that column as stored and report its value (`.storedWins`).
+    case keepStored
+    /// Fail the whole save with a `conflict` error naming the row and columns (`.fail`).
     case fail
 }
 
@@ -53,6 +67,9 @@ struct RowWrites {
     private(set) var columnSets: [AttributeSet] = []
     /// The value row `row` writes to the column at `column`.
     var value: (_ row: Int, _ column: Int) throws -> StoredValue = { _, _ in .null }
+    /// Updates: the value the row's object last saw in the column, `nil` when not known; what
+    /// `onConflict` compares the stored value with.
+    var expected: ((_ row: Int, _ column: Int) -> StoredValue?)?
 
     var count: Int { columnSets.count }
     var isEmpty: Bool { columnSets.isEmpty }

@@ -1,0 +1,126 @@
+import Synchronization
+
+extension ManagedObjectContext {
+    /// Takes another context's save: kept until this context merges it, at its next entry or,
+    /// for the main context and background contexts, on their executor right away.
+    func receive(_ note: SaveNote) {
+        inbox.withLock { $0.append(note) }
+        hasMail.store(true, ordering: .releasing)
+        switch confinement {
+        case .main:
+            Task { @MainActor [weak self] in self?.mergeNow() }
+        case .background(let actor):
+            Task { [weak self] in
+                guard let context = self else { return }
+                await run(on: actor) { context.mergeNow() }
+            }
+        case .actor, .unconfined:
+            break
+        }
+    }
+
+    /// Merges what other contexts saved, on this context's executor.
+    private func mergeNow() {
+        entering {}
+    }
+
+    /// Applies the saves of other contexts received since the last merge. Deleted rows leave
+    /// the context. Registered objects of updated rows take the stored values, keeping their
+    /// own unsaved changes; where both changed an attribute, the merge policy decides:
+    /// `.incomingWins` keeps this context's value (its save will write it), `.storedWins`
+    /// takes the stored one, `.fail` keeps this context's and lets its next save fail.
+    func mergeInbox() {
+        hasMail.store(false, ordering: .relaxed)
+        let notes = inbox.withLock { notes in
+            defer { notes.removeAll() }
+            return notes
+        }
+        guard mergesChanges else { return }
+        for note in notes {
+            for (state, changes) in zip(states, note.entities) where !changes.isEmpty {
+                for rowID in changes.deleted {
+                    guard let object = state.byRowID[rowID] else { continue }
+                    detachDeletedElsewhere(object, in: state)
+                }
+                let registered = changes.updated.compactMap { state.byRowID[$0] }
+                guard !registered.isEmpty else { continue }
+                // A store that cannot be read now leaves the objects as they are; a later
+                // fetch or refresh reads the rows again.
+                try? refreshFromStore(registered, in: state, keepingChanges: true)
+            }
+        }
+        notifyObservers(of: notes)
+    }
+
+    /// An object whose row another context deleted: it leaves this context's identity map,
+    /// unique index and fetches. It keeps its context, so that a change made to it is not
+    /// lost without a word: the save that would write it fails with `rowMissing`.
+    func detachDeletedElsewhere(_ object: ManagedObject, in state: EntityState) {
+        if let rowID = object.rowID, state.byRowID[rowID] === object { state.byRowID[rowID] = nil }
+        object.rowIsGone = true
+        if object.state == .deleted { state.deleted[ObjectIdentifier(object)] = nil }
+    }
+
+    /// Reads the rows of `objects` and gives each the stored values. With `keepingChanges`,
+    /// attributes changed here keep their values, as the merge policy says (see
+    /// `mergeInbox`); without, every change is dropped. Objects whose row is gone leave the
+    /// context.
+    func refreshFromStore(_ objects: [ManagedObject], in state: EntityState, keepingChanges: Bool) throws {
+        var pending = Dictionary(objects.compactMap { object in object.rowID.map { ($0, object) } }) { first, _ in first
+        }
+        guard !pending.isEmpty else { return }
+        try container.store.fetch(StoreQuery(state.entity.schema, filter: .rowIDs(pending.keys.sorted()))) { row in
+            guard let object = pending.removeValue(forKey: row.rowID) else { return }
+            try take(row, into: object, in: state, keepingChanges: keepingChanges)
+        }
+        for object in pending.values {
+            detachDeletedElsewhere(object, in: state)
+        }
+    }
+
+    private func take(_ row: any StoreRow, into object: ManagedObject, in state: EntityState, keepingChanges: Bool)
+        throws
+    {
+        let id = ObjectIdentifier(object)
+        var saved = state.updated[id]
+        var uniqueChanged = false
+        for attribute in state.entity.attributes {
+            let index = attribute.index
+            let stored = try inPlace(state.entity, attribute) { try attribute.codec.read(row, column: index) }
+            let changedHere = keepingChanges && object.changedAttributes.contains(index)
+            if changedHere {
+                switch mergePolicy.kind {
+                case .incomingWins:
+                    // This context's value stays; the store's is what it last saw now.
+                    saved?.values?[index] = stored
+                    saved?.unverified.remove(index)
+                    saved?.unloaded.remove(index)
+                    continue
+                case .fail:
+                    continue
+                case .storedWins:
+                    object.changedAttributes.remove(index)
+                }
+            }
+            if let current = object.value(of: attribute), object.holds(stored, for: attribute),
+                !object.unloaded.contains(index)
+            {
+                _ = current
+                continue
+            }
+            object.setPrimitiveValue(stored, of: attribute)
+            object.unloaded.remove(index)
+            if attribute.isUnique { uniqueChanged = true }
+        }
+        if !keepingChanges {
+            object.changedAttributes.removeAll()
+            saved = nil
+        }
+        if object.changedAttributes.isEmpty {
+            state.updated[id] = nil
+        } else if let saved {
+            state.updated[id] = saved
+        }
+        if uniqueChanged { state.index(object, in: self) }
+    }
+}

@@ -1,0 +1,77 @@
+extension ManagedObjectContext {
+    /// This context's object for `objectID`, if the context holds it; nothing is read.
+    ///
+    /// ```swift
+    /// let id = try await background.perform { … return article.objectID }
+    /// let article = container.mainContext.registeredObject(for: id) as? Article
+    /// ```
+    public func registeredObject(for objectID: ObjectID) -> ManagedObject? {
+        entering {
+            guard let state = state(named: objectID.entityName) else { return nil }
+            guard let rowID = objectID.rowID else {
+                return state.inserted.first { state.isLive($0) && $0.temporaryID == objectID.temporaryID }
+            }
+            guard let object = state.byRowID[rowID], !object.rowIsGone else { return nil }
+            return object
+        }
+    }
+
+    /// This context's object for `objectID`: the one it holds, or one loaded from the row.
+    /// Throws `rowMissing` if the row is gone, and `unknownEntity` for another container's
+    /// entity. A temporary ID (an object not saved yet) names an object of its own context
+    /// only.
+    ///
+    /// ```swift
+    /// let ids = try await background.perform { () -> [ObjectID] in … }
+    /// let articles = try ids.map { try context.existingObject(with: $0) as! Article }
+    /// ```
+    public func existingObject(with objectID: ObjectID) throws -> ManagedObject {
+        try entering {
+            guard let state = state(named: objectID.entityName) else {
+                throw StashError(
+                    .unknownEntity, "\(objectID) is not an object of this container's models",
+                    entity: objectID.entityName)
+            }
+            if let object = registeredObject(for: objectID) { return object }
+            guard let rowID = objectID.rowID else {
+                throw StashError(
+                    .rowMissing,
+                    "\(objectID) is a new object of another context, not saved yet: save it first, then pass its objectID",
+                    entity: state.entity.name)
+            }
+            var found: ManagedObject?
+            try container.store.fetch(StoreQuery(state.entity.schema, filter: .rowIDs([rowID]))) { row in
+                found = try materialize(row, in: state)
+            }
+            guard let found else {
+                throw StashError(.rowMissing, "\(objectID) has no row: it was deleted", entity: state.entity.name)
+            }
+            return found
+        }
+    }
+
+    /// Brings an object up to date with its row. With `mergeChanges`, attributes changed in
+    /// this context keep their values (as the merge policy says, see `automaticallyMergesChanges`)
+    /// and the others take the stored ones; without, every unsaved change of the object is
+    /// dropped. An object whose row is gone leaves the context's identity map (see
+    /// `rowMissing`). A store that cannot be read leaves the object as it was.
+    public func refresh(_ object: ManagedObject, mergeChanges: Bool) {
+        entering {
+            let object = object.resolved
+            guard object.managedObjectContext === self, object.state == .persisted || object.state == .deleted else {
+                return
+            }
+            let state = self.state(for: object.entity)
+            if !mergeChanges, object.state == .deleted {
+                object.state = .persisted
+                state.deleted[ObjectIdentifier(object)] = nil
+            }
+            try? refreshFromStore([object], in: state, keepingChanges: mergeChanges)
+        }
+    }
+
+    /// The state of the entity named `name`, if the container has it.
+    func state(named name: String) -> EntityState? {
+        states.first { $0.entity.name == name }
+    }
+}
