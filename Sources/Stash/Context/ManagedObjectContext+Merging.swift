@@ -14,7 +14,14 @@ extension ManagedObjectContext {
                 guard let context = self else { return }
                 await run(on: actor) { context.mergeNow() }
             }
-        case .actor, .unconfined:
+        case .actor(let actor):
+            // Only when someone observes: otherwise the next call merges.
+            guard !observers.isEmpty else { return }
+            Task { [weak self] in
+                guard let context = self else { return }
+                await run(on: actor) { context.mergeNow() }
+            }
+        case .unconfined:
             break
         }
     }
@@ -102,13 +109,8 @@ extension ManagedObjectContext {
                     object.changedAttributes.remove(index)
                 }
             }
-            if let current = object.value(of: attribute), object.holds(stored, for: attribute),
-                !object.unloaded.contains(index)
-            {
-                _ = current
-                continue
-            }
-            object.setPrimitiveValue(stored, of: attribute)
+            if !object.unloaded.contains(index), object.holds(stored, for: attribute) { continue }
+            object.observedChange(atSlot: index) { object.setPrimitiveValue(stored, of: attribute) }
             object.unloaded.remove(index)
             if attribute.isUnique { uniqueChanged = true }
         }

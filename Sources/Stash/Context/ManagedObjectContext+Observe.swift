@@ -1,4 +1,90 @@
+import Foundation
+
 extension ManagedObjectContext {
-    /// Re-runs the fetches observers asked for after saves that touched their entities.
-    func notifyObservers(of notes: [SaveNote]) {}
+    /// The results of `descriptor` now, then again after each save that touches its entity:
+    /// this context's own, and other contexts' once merged. Results are delivered on the
+    /// context's executor; a context confined to none (made in a nonisolated task) merges,
+    /// and so delivers, at its next call only.
+    ///
+    /// ```swift
+    /// for try await latest in container.mainContext.observe(recent) {
+    ///     show(latest)
+    /// }
+    /// ```
+    ///
+    /// The sequence ends when the consumer stops iterating; a fetch that fails ends it with
+    /// the error.
+    public func observe<T: ManagedObject>(_ descriptor: FetchDescriptor<T>) -> AsyncThrowingStream<[T], any Error> {
+        let (stream, continuation) = AsyncThrowingStream.makeStream(of: [T].self)
+        entering {
+            let entity: Int
+            do {
+                let state = try state(forType: T.self)
+                entity = states.firstIndex { $0 === state }!
+            } catch {
+                continuation.finish(throwing: error)
+                return
+            }
+            let deliver: () -> Void = { [unowned self] in
+                do {
+                    continuation.yield(try self.fetch(descriptor))
+                } catch {
+                    continuation.finish(throwing: error)
+                }
+            }
+            let key = observers.add(entity: entity, deliver)
+            continuation.onTermination = { [weak self] _ in self?.observers.remove(key) }
+            deliver()
+        }
+        return stream
+    }
+
+    /// Re-runs the fetches observed on entities that `notes` touched.
+    func notifyObservers(of notes: [SaveNote]) {
+        guard !observers.isEmpty else { return }
+        var touched = Set<Int>()
+        for note in notes {
+            for (position, entity) in note.entities.enumerated() where !entity.isEmpty {
+                touched.insert(position)
+            }
+        }
+        for deliver in observers.deliveries(for: touched) {
+            deliver()
+        }
+    }
+}
+
+/// A context's observed fetches. `onTermination` removes one from any thread, hence the lock.
+final class ObserverList: @unchecked Sendable {
+    // `@unchecked`: the closures run only on the context's executor (from `notifyObservers`);
+    // the lock guards the list itself.
+    private let lock = NSLock()
+    private var next = 0
+    private var entries: [Int: (entity: Int, deliver: () -> Void)] = [:]
+
+    var isEmpty: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return entries.isEmpty
+    }
+
+    func add(entity: Int, _ deliver: @escaping () -> Void) -> Int {
+        lock.lock()
+        defer { lock.unlock() }
+        next += 1
+        entries[next] = (entity, deliver)
+        return next
+    }
+
+    func remove(_ key: Int) {
+        lock.lock()
+        defer { lock.unlock() }
+        entries.removeValue(forKey: key)
+    }
+
+    func deliveries(for entities: Set<Int>) -> [() -> Void] {
+        lock.lock()
+        defer { lock.unlock() }
+        return entries.values.filter { entities.contains($0.entity) }.map(\.deliver)
+    }
 }

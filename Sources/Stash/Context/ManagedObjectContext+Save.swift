@@ -25,6 +25,7 @@ extension ManagedObjectContext {
                 let note = makeNote(result, plan)
                 apply(result, plan)
                 container.broadcast(note, from: self)
+                notifyObservers(of: [note])
                 let token = (try? container.store.changeToken()) ?? 0
                 for (position, state) in states.enumerated() {
                     let deleted = plan.deleted[position].compactMap(\.rowID)

@@ -6,6 +6,7 @@ extension PersistentContainer {
         mainContextStorage.withLock { context in
             if let context { return context }
             let made = ManagedObjectContext(self, confinement: .main, name: "mainContext")
+            made.reportsToObservation = true
             context = made
             return made
         }

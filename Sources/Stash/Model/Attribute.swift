@@ -99,6 +99,7 @@ public struct Attribute<Value: Codable> {
     @inlinable
     public var wrappedValue: Value {
         get {
+            if storage.isObserved { owner.observeAccess(atSlot: slot) }
             guard let value = storage.values[slot] else {
                 return owner.valueOfUnsetAttribute(atSlot: slot) as! Value
             }

@@ -17,6 +17,8 @@ final class EntityDescription: Sendable {
     let nonUniqueAttributes: [AttributeDescription]
     /// The entity as a store sees it.
     let schema: EntitySchema
+    /// One key path per attribute, by slot: what Observation is told was read or changed.
+    let observationKeyPaths: [any KeyPath<ManagedObject, Any?> & Sendable]
 
     init(type: ManagedObject.Type) throws {
         let name = String(describing: type)
@@ -53,6 +55,9 @@ final class EntityDescription: Sendable {
         self.attributes = attributes
         self.uniqueAttributes = attributes.filter(\.isUnique)
         self.nonUniqueAttributes = attributes.filter { !$0.isUnique }
+        self.observationKeyPaths = attributes.map { attribute -> any KeyPath<ManagedObject, Any?> & Sendable in
+            \ManagedObject.[observedSlot: attribute.index]
+        }
         // A second blank instance tells a constant default from one made per object.
         let other = type.init()
         self.schema = EntitySchema(

@@ -35,7 +35,7 @@ extension ManagedObject {
             if (state != .inserted && changedAttributes.isEmpty) || context.activeJournal != nil {
                 context.objectWillChange(self)
             }
-            storage.values[attribute.index] = value
+            observedChange(atSlot: attribute.index) { storage.values[attribute.index] = value }
             changedAttributes.insert(attribute.index)
             unloaded.remove(attribute.index)
             if attribute.isUnique {

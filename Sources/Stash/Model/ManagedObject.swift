@@ -1,3 +1,5 @@
+import Observation
+
 /// The base class of every stored model: a final subclass is both an entity of the store
 /// and, when it says `Decodable`, the JSON mapping of a REST resource.
 ///
@@ -37,6 +39,8 @@ open class ManagedObject: SendableMetatype {
     /// Set when another context deleted the object's row: the object has left its context's
     /// identity map and fetches, and a change made to it fails the next save (`rowMissing`).
     final var rowIsGone = false
+    /// Tells Observation of reads and writes, once the object's context asks for it.
+    final var registrar: ObservationRegistrar?
 
     /// A blank object, in no context. Subclasses that add designated initializers must
     /// keep this one: fetching builds objects with it.

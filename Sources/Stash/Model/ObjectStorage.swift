@@ -13,6 +13,10 @@ final class ObjectStorage {
     // with checks, reading every attribute of fetched objects costs 24% more instructions,
     // materializing them 20% more (stash-bench under callgrind, 5,000 records).
     @exclusivity(unchecked) @usableFromInline var values: ContiguousArray<Any?> = []
+    /// Set while the object's context reports reads and writes to Observation
+    /// (`ManagedObjectContext.observesObjects`). Unchecked for the reason `values` is: it is
+    /// read on every property read.
+    @exclusivity(unchecked) @usableFromInline var isObserved = false
     /// The object these values belong to, set when it claims the box. `unowned`: the box
     /// lives as long as its object, which holds it, and its wrappers, which live inside it.
     @usableFromInline unowned var owner: ManagedObject?

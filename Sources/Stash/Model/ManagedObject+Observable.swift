@@ -1,0 +1,30 @@
+import Observation
+
+/// Models are `Observable`: `withObservationTracking` (and SwiftUI on Apple platforms) sees
+/// reads and changes of their attributes, for objects of a context that reports them
+/// (`ManagedObjectContext.observesObjects`: `mainContext` does, others when asked). A context
+/// that does not, as for a bulk import, pays nothing for it but a flag test per read.
+extension ManagedObject: Observable {
+    /// The value at `slot`, by key path: what Observation is told was read or changed.
+    subscript(observedSlot slot: Int) -> Any? {
+        storage.values[slot]
+    }
+
+    /// Reports a read of the attribute at `slot`.
+    @usableFromInline
+    final func observeAccess(atSlot slot: Int) {
+        registrar?.access(self, keyPath: entity.observationKeyPaths[slot])
+    }
+
+    /// Stores `value` at `slot` inside Observation's will-set and did-set, when observed.
+    final func observedChange(atSlot slot: Int, _ change: () -> Void) {
+        guard storage.isObserved, let registrar else { return change() }
+        registrar.withMutation(of: self, keyPath: entity.observationKeyPaths[slot], change)
+    }
+
+    /// Starts or stops reporting reads and writes.
+    final func setObserved(_ observed: Bool) {
+        if observed, registrar == nil { registrar = ObservationRegistrar() }
+        storage.isObserved = observed
+    }
+}

@@ -1,0 +1,108 @@
+import Foundation
+import Observation
+import Stash
+import Testing
+
+/// Saves reach observers: `observe` delivers fetch results again, and Observation sees
+/// attribute changes of the main context's objects.
+@Suite struct ObservationTests {
+    @MainActor
+    @Test func observeDeliversTheResultsThenAgainAfterEachSave() async throws {
+        let container = try PersistentContainer(for: Post.self, Note.self, inMemory: true)
+        var unread = FetchDescriptor<Post>(predicate: #Predicate { !$0.read }, sortBy: [SortDescriptor(\.id)])
+        unread.fetchLimit = 10
+        var deliveries: [[Int]] = []
+        let saves = Task {
+            try await container.performBackgroundTask { context in
+                _ = try recipeDecoder(context).decode([Post].self, from: postsJSON(count: 3))
+                try context.save()
+            }
+            // A save of another entity does not touch the observed fetch.
+            try await container.performBackgroundTask { context in
+                _ = try recipeDecoder(context).decode([Note].self, from: json(#"[{"text": "n"}]"#))
+                try context.save()
+            }
+            try await container.performBackgroundTask { context in
+                try context.fetch(FetchDescriptor<Post>())[1].read = true
+                try context.save()
+            }
+        }
+        for try await posts in container.mainContext.observe(unread) {
+            deliveries.append(posts.map(\.id))
+            if deliveries.count == 3 { break }
+        }
+        try await saves.value
+        #expect(deliveries == [[], [1, 2, 3], [1, 3]])
+    }
+
+    @MainActor
+    @Test func observationSeesChangesMadeHereAndMergedFromElsewhere() async throws {
+        let container = try PersistentContainer(for: Post.self, inMemory: true)
+        try await container.performBackgroundTask { context in
+            _ = try recipeDecoder(context).decode([Post].self, from: postsJSON(count: 2))
+            try context.save()
+        }
+        let post = try container.mainContext.fetch(FetchDescriptor<Post>())[0]
+        let changed = Flag()
+        withObservationTracking {
+            _ = post.title
+        } onChange: {
+            changed.set()
+        }
+        post.title = "here"
+        #expect(changed.isSet)
+
+        let merged = Flag()
+        withObservationTracking {
+            _ = post.body
+        } onChange: {
+            merged.set()
+        }
+        try await container.performBackgroundTask { context in
+            try context.fetch(FetchDescriptor<Post>())[0].body = "elsewhere"
+            try context.save()
+        }
+        let deadline = ContinuousClock.now + .seconds(5)
+        while !merged.isSet, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(merged.isSet && post.body == "elsewhere" && post.title == "here")
+    }
+
+    @Test func aContextThatDoesNotObserveReportsNothing() throws {
+        let (container, _) = try savedPosts(1)
+        let context = ManagedObjectContext(container)
+        #expect(!context.observesObjects)
+        let post = try context.fetch(FetchDescriptor<Post>())[0]
+        let changed = Flag()
+        withObservationTracking {
+            _ = post.title
+        } onChange: {
+            changed.set()
+        }
+        post.title = "unobserved"
+        #expect(!changed.isSet)
+        context.observesObjects = true
+        withObservationTracking {
+            _ = post.title
+        } onChange: {
+            changed.set()
+        }
+        post.title = "observed"
+        #expect(changed.isSet)
+    }
+}
+
+/// A flag an Observation callback can set from any thread.
+final class Flag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = false
+    func set() {
+        lock.lock()
+        value = true
+        lock.unlock()
+    }
+    var isSet: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return value
+    }
+}
