@@ -75,8 +75,9 @@ struct Payload {
     /// What a fetch of the imported rows must add up to.
     let expected: Checksum
 
-    /// Generates `count` articles deterministically from `seed`, about 470 bytes each.
-    static func generate(count: Int, seed: UInt64 = 0x5747_4153_4845_4E43) -> Payload {
+    /// Generates `count` articles deterministically from `seed`, about 470 bytes each, with
+    /// ids from `firstID` in steps of 7.
+    static func generate(count: Int, seed: UInt64 = 0x5747_4153_4845_4E43, firstID: Int = 1_000_000) -> Payload {
         var random = SplitMix64(seed: seed)
         var expected = Checksum()
         var json = "["
@@ -85,7 +86,7 @@ struct Payload {
         let start: Int64 = 1_420_070_400_000
         let span: Int64 = 315_619_200_000
         for index in 0..<count {
-            let id = 1_000_000 + index * 7
+            let id = firstID + index * 7
             let title = sentence(words: Int.random(in: 4...8, using: &random), using: &random, capitalized: true)
             let subtitleRoll = Int.random(in: 0..<10, using: &random)
             let subtitle: String? =

@@ -51,6 +51,7 @@ print(
 
 let root = FileManager.default.temporaryDirectory.appendingPathComponent("stash-bench-\(getpid())")
 var results = Results()
+var readWhileWriting = ReadWhileWriting.Latencies()
 do {
     for index in 0..<options.iterations {
         let directory = root.appendingPathComponent("iteration-\(index + 1)")
@@ -63,6 +64,9 @@ do {
         try FileManager.default.removeItem(at: directory)
         print(results.iterationLine(index))
     }
+    let directory = root.appendingPathComponent("read-while-writing")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    readWhileWriting = try await ReadWhileWriting.measure(payload, in: directory)
     try? FileManager.default.removeItem(at: root)
 } catch {
     try? FileManager.default.removeItem(at: root)
@@ -71,3 +75,5 @@ do {
 }
 print()
 print(results.table())
+print()
+print(ReadWhileWriting.report(readWhileWriting))

@@ -1,5 +1,3 @@
-import Synchronization
-
 extension ManagedObjectContext {
     /// Takes another context's save: kept until this context merges it, at its next entry or,
     /// for the main context and background contexts, on their executor right away.

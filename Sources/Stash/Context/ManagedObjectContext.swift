@@ -37,7 +37,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
     /// Held while an unconfined context is in use, to catch two threads inside it at once.
     let lock = NSRecursiveLock()
     /// Saves of other contexts not merged yet (see `mergeInbox`).
-    let inbox = Mutex<[SaveNote]>([])
+    let inbox = Locked<[SaveNote]>([])
     let hasMail = Atomic<Bool>(false)
     /// How deep in entry points the context is: merges happen only at the outermost one.
     private var depth = 0

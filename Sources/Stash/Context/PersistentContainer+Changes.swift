@@ -1,5 +1,3 @@
-import Synchronization
-
 extension PersistentContainer {
     /// Every save of any context of the container, as the IDs of the objects it inserted,
     /// updated and deleted, in the order the saves committed. Each call makes a new sequence

@@ -74,11 +74,11 @@ public final class PersistentContainer: Sendable {
     var saveGeneration: UInt64 { saves.load(ordering: .acquiring) }
 
     /// `mainContext`, once made.
-    let mainContextStorage = Mutex<ManagedObjectContext?>(nil)
+    let mainContextStorage = Locked<ManagedObjectContext?>(nil)
     /// The contexts that hear of each other's saves.
-    let contextList = Mutex<[WeakContext]>([])
+    let contextList = Locked<[WeakContext]>([])
     /// Who listens to `changes`.
-    let changeListeners = Mutex(ChangeListeners())
+    let changeListeners = Locked(ChangeListeners())
 
     /// Numbers contexts for their names in messages.
     private let contextCount = Atomic<Int>(0)

@@ -1,5 +1,3 @@
-import Synchronization
-
 /// The process-wide cache of entity descriptions, one per model class.
 ///
 /// Objects look their class up here when first used, so the schema is derived once
@@ -7,7 +5,7 @@ import Synchronization
 final class EntityRegistry: Sendable {
     static let shared = EntityRegistry()
 
-    private let entities = Mutex<[ObjectIdentifier: EntityDescription]>([:])
+    private let entities = Locked<[ObjectIdentifier: EntityDescription]>([:])
 
     private func cachedEntity(for type: ManagedObject.Type) -> EntityDescription? {
         entities.withLock { $0[ObjectIdentifier(type)] }

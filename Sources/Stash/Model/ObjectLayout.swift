@@ -1,5 +1,4 @@
 @_spi(Reflection) import Swift
-import Synchronization
 
 /// Where the instances of one model class keep their Stash wrappers, read once per class
 /// from the runtime's field metadata: each wrapper field's name, byte offset and type.
@@ -120,7 +119,7 @@ final class ObjectLayout: Sendable {
 
     // MARK: The process-wide cache
 
-    private static let layouts = Mutex<[ObjectIdentifier: ObjectLayout]>([:])
+    private static let layouts = Locked<[ObjectIdentifier: ObjectLayout]>([:])
 
     static func of(_ type: ManagedObject.Type) -> ObjectLayout {
         layouts.withLock { cache in
