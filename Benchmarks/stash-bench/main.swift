@@ -9,11 +9,14 @@ import Foundation
 struct Options {
     var records = 100_000
     var iterations = 5
+    var readWhileWriting = true
 
     static let usage = """
         usage: stash-bench [--records N] [--iterations N]
           --records N     articles in the payload (default 100000)
           --iterations N  rounds of every measurement; the table shows medians (default 5)
+          --no-read-while-writing  skip the main context's fetch latency during a background import
+                          (for instruction counts of the import, fetch and re-import alone)
         """
 
     static func parse(_ arguments: [String]) -> Options {
@@ -26,6 +29,8 @@ struct Options {
                     fail("\(argument) needs a positive whole number")
                 }
                 if argument == "--records" { options.records = value } else { options.iterations = value }
+            case "--no-read-while-writing":
+                options.readWhileWriting = false
             case "-h", "--help":
                 print(usage)
                 exit(0)
@@ -64,9 +69,11 @@ do {
         try FileManager.default.removeItem(at: directory)
         print(results.iterationLine(index))
     }
-    let directory = root.appendingPathComponent("read-while-writing")
-    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    readWhileWriting = try await ReadWhileWriting.measure(payload, in: directory)
+    if options.readWhileWriting {
+        let directory = root.appendingPathComponent("read-while-writing")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        readWhileWriting = try ReadWhileWriting.measureOnMainActor(payload, in: directory)
+    }
     try? FileManager.default.removeItem(at: root)
 } catch {
     try? FileManager.default.removeItem(at: root)
@@ -75,5 +82,7 @@ do {
 }
 print()
 print(results.table())
-print()
-print(ReadWhileWriting.report(readWhileWriting))
+if options.readWhileWriting {
+    print()
+    print(ReadWhileWriting.report(readWhileWriting))
+}
