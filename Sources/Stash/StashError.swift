@@ -36,6 +36,9 @@ public struct StashError: Error, Sendable, CustomStringConvertible {
         /// The object's row is gone: another context or process deleted it after it was
         /// loaded, so its changes have nowhere to go.
         public static let rowMissing = Code("row missing")
+        /// A predicate or sort descriptor uses something the store cannot evaluate; the message
+        /// names the expression.
+        public static let unsupportedQuery = Code("unsupported query")
         /// Another context or process changed an attribute this context changed too, since
         /// it loaded the object, and the merge policy is `.fail`.
         public static let conflict = Code("conflict")

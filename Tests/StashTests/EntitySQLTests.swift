@@ -13,13 +13,21 @@ import Testing
                 == #"CREATE TABLE "Post" ("_pk" INTEGER PRIMARY KEY, "id" INTEGER NOT NULL, "userId" INTEGER NOT NULL, "title" TEXT NOT NULL, "body" TEXT NOT NULL, "read" INTEGER NOT NULL, "summary" TEXT)"#
         )
         #expect(
-            EntitySQL.createIndex(table: "Post", column: entity.schema.columns[0])
+            EntitySQL.createIndex(entity.schema.indexes[0], of: entity.schema)
                 == #"CREATE UNIQUE INDEX "Post_id_unique" ON "Post" ("id")"#)
-        let indexed = ColumnSchema(
-            name: "publishedAt", type: .text, isOptional: false, isUnique: false, isIndexed: true, defaultValue: nil)
+        var indexed = EntitySchema(
+            name: "Post",
+            columns: ["userId", "publishedAt"].map {
+                ColumnSchema(
+                    name: $0, type: .text, isOptional: false, isUnique: false, isIndexed: true, defaultValue: nil)
+            })
+        indexed.compoundIndexes = [[0, 1]]
         #expect(
-            EntitySQL.createIndex(table: "Post", column: indexed)
-                == #"CREATE INDEX "Post_publishedAt_index" ON "Post" ("publishedAt")"#)
+            indexed.indexes.map { EntitySQL.createIndex($0, of: indexed) } == [
+                #"CREATE INDEX "Post_userId_index" ON "Post" ("userId")"#,
+                #"CREATE INDEX "Post_publishedAt_index" ON "Post" ("publishedAt")"#,
+                #"CREATE INDEX "Post_userId_publishedAt_index" ON "Post" ("userId", "publishedAt")"#,
+            ])
         #expect(
             sql.insert
                 == #"INSERT INTO "Post" ("id", "userId", "title", "body", "read", "summary") VALUES (?, ?, ?, ?, ?, ?)"#

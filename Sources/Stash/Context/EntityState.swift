@@ -4,16 +4,21 @@ final class EntityState {
     let entity: EntityDescription
     /// The context this state belongs to: an object is live in it only while it says so.
     unowned var context: ManagedObjectContext?
-    /// Every object of the entity that has a row, by `_pk`: one instance per row.
+    /// Every object of the entity that has a row, by `_pk`: one instance per row. The only
+    /// reference the context keeps to a stored object without unsaved changes (the other
+    /// lists name it by row id), so that one nobody else holds can be let go
+    /// (`releaseUnreferencedObjects`).
     var byRowID: [Int64: ManagedObject] = [:]
+    /// `byRowID.count` at which `releaseUnreferencedObjects` runs next.
+    private var releaseThreshold = EntityState.minimumReleaseThreshold
     /// For each unique attribute (in `entity.uniqueAttributes` order), the object that
     /// holds each value. Entries can go stale (a value changed, an object left); `lookup`
     /// checks an entry before trusting it, so nothing has to be removed eagerly.
-    var uniqueIndexes: [[StoredValue: ManagedObject]]
-    /// Objects loaded from rows and not yet in `uniqueIndexes`: a fetch only lists them
-    /// here, and the first lookup indexes them, so fetching pays for the unique index
-    /// only if something is decoded into the context afterwards.
-    var unindexed: [ManagedObject] = []
+    var uniqueIndexes: [[StoredValue: UniqueEntry]]
+    /// Rows whose objects were loaded and are not yet in `uniqueIndexes`: a fetch only
+    /// lists them here, and the first lookup indexes them, so fetching pays for the unique
+    /// index only if something is decoded into the context afterwards.
+    var unindexed: [Int64] = []
     /// Objects inserted since the last save, in insertion order. An object deleted before
     /// it was saved, or since moved to another context, stays here and is skipped (see
     /// `isLive`): the queue belongs to the context, not to the object.
@@ -22,11 +27,12 @@ final class EntityState {
     private var queued = Set<ObjectIdentifier>()
     /// Saved objects with unsaved changes, and their values as last saved.
     var updated: [ObjectIdentifier: SavedState] = [:]
-    /// Objects of stored rows with attributes not loaded yet (`ManagedObject.unloaded`),
-    /// loaded together the first time one is needed.
-    /// Entries can go stale (loaded since, deleted, gone with a reset): `fulfill` skips and
-    /// drops them. A list, not a set: an import adds one per object, and appending is cheap.
-    var partial: [ManagedObject] = []
+    /// Rows whose objects have attributes not loaded yet (`ManagedObject.unloaded`), loaded
+    /// together the first time one is needed.
+    /// Entries can go stale (loaded since, deleted, let go, gone with a reset): `fulfill`
+    /// skips and drops them. A list, not a set: an import adds one per object, and
+    /// appending is cheap.
+    var partial: [Int64] = []
     /// For each unique attribute, which stored row holds which value: what decoding asks
     /// when the context has no object for a value.
     let storedKeys: [StoredKeyIndex]
@@ -71,8 +77,14 @@ final class EntityState {
     /// `key`, if any.
     func lookup(_ index: Int, _ key: StoredValue, in context: ManagedObjectContext) -> ManagedObject? {
         if !unindexed.isEmpty { indexLoadedObjects(in: context) }
-        guard let object = uniqueIndexes[index][key] else { return nil }
-        guard object.managedObjectContext === context, object.state == .inserted || object.state == .persisted,
+        guard let entry = uniqueIndexes[index][key] else { return nil }
+        let found: ManagedObject?
+        switch entry {
+        case .new(let object): found = object
+        case .row(let rowID): found = byRowID[rowID]
+        }
+        guard let object = found, object.managedObjectContext === context,
+            object.state == .inserted || object.state == .persisted,
             !object.rowIsGone, let value = object.value(of: entity.uniqueAttributes[index]),
             (try? entity.uniqueAttributes[index].codec.storedValue(for: value)) == key
         else {
@@ -89,14 +101,14 @@ final class EntityState {
         for index in entity.uniqueAttributes.indices {
             guard let key = uniqueKey(of: object, index) else { continue }
             if uniqueIndexes[index][key] == nil {
-                uniqueIndexes[index][key] = object
+                setEntry(object, index, key)
                 continue
             }
             if let holder = lookup(index, key, in: context), holder !== object {
                 mayHoldDuplicates = true
                 continue
             }
-            uniqueIndexes[index][key] = object
+            setEntry(object, index, key)
         }
     }
 
@@ -104,9 +116,63 @@ final class EntityState {
     private func indexLoadedObjects(in context: ManagedObjectContext) {
         let loaded = unindexed
         unindexed = []
-        for object in loaded where object.managedObjectContext === context {
+        for rowID in loaded {
+            guard let object = byRowID[rowID], object.managedObjectContext === context else { continue }
             index(object, in: context)
         }
+    }
+
+    /// Makes `object` the holder of `key` in the `index`th unique index.
+    func setEntry(_ object: ManagedObject, _ index: Int, _ key: StoredValue) {
+        if let rowID = object.rowID, byRowID[rowID] === object {
+            uniqueIndexes[index][key] = .row(rowID)
+        } else {
+            uniqueIndexes[index][key] = .new(object)
+        }
+    }
+
+    // MARK: Letting go
+
+    static let minimumReleaseThreshold = 4_096
+
+    /// Registers the object of a stored row; once the registered objects have doubled since
+    /// the last time, lets go of the ones nobody holds.
+    func register(_ object: ManagedObject, rowID: Int64) {
+        byRowID[rowID] = object
+        if byRowID.count >= releaseThreshold { releaseUnreferencedObjects() }
+    }
+
+    /// Forgets the stored objects without unsaved changes that only the context holds, as
+    /// Core Data's contexts hold their registered objects weakly: a long-lived context that
+    /// fetches page after page keeps the pages its caller keeps, not every page. An object
+    /// the caller still holds stays the row's one instance; a row whose object was let go
+    /// gets a new one when next fetched or decoded. Objects with changes are held by
+    /// `updated`, `deleted` or `inserted`, so they are never let go.
+    func releaseUnreferencedObjects() {
+        // Indices are stepped by hand: `indices` would hold a copy of the dictionary, and
+        // writing through it would copy every entry (and count as a second reference).
+        // Saved objects still listed as new are named by row id from now on.
+        for index in uniqueIndexes.indices {
+            var position = uniqueIndexes[index].values.startIndex
+            while position != uniqueIndexes[index].values.endIndex {
+                if case .new(let object) = uniqueIndexes[index].values[position], let rowID = object.rowID,
+                    byRowID[rowID] === object
+                {
+                    uniqueIndexes[index].values[position] = .row(rowID)
+                }
+                uniqueIndexes[index].values.formIndex(after: &position)
+            }
+        }
+        var released: [Int64] = []
+        var position = byRowID.values.startIndex
+        while position != byRowID.values.endIndex {
+            if isKnownUniquelyReferenced(&byRowID.values[position]) { released.append(byRowID.keys[position]) }
+            byRowID.values.formIndex(after: &position)
+        }
+        for rowID in released {
+            byRowID[rowID] = nil
+        }
+        releaseThreshold = max(byRowID.count * 2, Self.minimumReleaseThreshold)
     }
 
     /// The unique key of `object` for the `index`th unique attribute, if it has a value.
@@ -119,6 +185,13 @@ final class EntityState {
         else { return nil }
         return key
     }
+}
+
+/// An entry of a unique index: a new object itself, or a stored one by its row (the object
+/// is `byRowID[rowID]` while the context holds it).
+enum UniqueEntry {
+    case new(ManagedObject)
+    case row(Int64)
 }
 
 /// A saved object's values as of its last save (or as loaded), kept at its first change so

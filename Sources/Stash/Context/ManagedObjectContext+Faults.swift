@@ -9,9 +9,12 @@ extension ManagedObjectContext {
         entering {
             let state = self.state(for: object.entity)
             do {
-                state.partial.removeAll { $0.unloaded.isEmpty || $0.managedObjectContext !== self }
-                try fulfill(state.partial, in: state)
-                state.partial.removeAll { $0.unloaded.isEmpty }
+                state.partial.removeAll { state.byRowID[$0]?.unloaded.isEmpty ?? true }
+                if let rowID = object.rowID, state.byRowID[rowID] === object, !state.partial.contains(rowID) {
+                    state.partial.append(rowID)
+                }
+                try fulfill(state.partial.compactMap { state.byRowID[$0] }, in: state)
+                state.partial.removeAll { state.byRowID[$0]?.unloaded.isEmpty ?? true }
             } catch {
                 fatalError("\(object.entity.name) \(object.objectID): its stored values cannot be loaded: \(error)")
             }

@@ -61,7 +61,7 @@ extension ManagedObjectContext {
             for index in state.entity.uniqueAttributes.indices {
                 guard let key = state.uniqueKey(of: object, index) else { continue }
                 guard let holder = state.lookup(index, key, in: self) else {
-                    state.uniqueIndexes[index][key] = object
+                    state.setEntry(object, index, key)
                     continue
                 }
                 guard holder !== object else { continue }
@@ -253,7 +253,7 @@ extension ManagedObjectContext {
                 object.rowID = rowID
                 object.state = .persisted
                 object.changedAttributes.removeAll()
-                state.byRowID[rowID] = object
+                state.register(object, rowID: rowID)
                 if match != nil { state.index(object, in: self) }
             }
         }

@@ -39,12 +39,12 @@ extension ManagedObjectContext {
         object.unloaded = unknown.subtracting(changed)
         object.changedAttributes = changed
         registerPersisted(object, rowID: rowID, in: state, indexed: false)
-        state.partial.append(object)
+        state.partial.append(rowID)
         if !changed.isEmpty {
             state.updated[ObjectIdentifier(object)] = SavedState(
                 object: object, values: nil, unloaded: unknown, unverified: changed)
         }
-        state.uniqueIndexes[matchedIndex][key] = object
+        state.setEntry(object, matchedIndex, key)
         if entity.uniqueAttributes.count > 1 { state.index(object, in: self) }
     }
 }

@@ -103,6 +103,12 @@ public final class ManagedObjectContext: @unchecked Sendable {
         set { entering { policy = newValue } }
     }
 
+    /// How many objects of stored rows the context holds now (see
+    /// `EntityState.releaseUnreferencedObjects`).
+    var registeredObjectCount: Int {
+        entering { states.reduce(0) { $0 + $1.byRowID.count } }
+    }
+
     /// `true` if anything was inserted, changed or deleted since the last save.
     public var hasChanges: Bool {
         entering { states.contains(where: \.hasChanges) }
@@ -174,7 +180,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
                     object.changedAttributes.removeAll()
                     if !saved.unloaded.isEmpty {
                         object.unloaded = object.unloaded.union(saved.unloaded)
-                        state.partial.append(object)
+                        if let rowID = object.rowID { state.partial.append(rowID) }
                     }
                 }
                 for object in state.deleted.values {
@@ -300,9 +306,9 @@ public final class ManagedObjectContext: @unchecked Sendable {
         object.managedObjectContext = self
         object.state = .persisted
         object.rowID = rowID
-        state.byRowID[rowID] = object
+        state.register(object, rowID: rowID)
         if reportsToObservation { object.setObserved(true) }
-        if indexed, !state.entity.uniqueAttributes.isEmpty { state.unindexed.append(object) }
+        if indexed, !state.entity.uniqueAttributes.isEmpty { state.unindexed.append(rowID) }
         activeJournal?.recordRegistration(object)
     }
 

@@ -68,7 +68,7 @@ public final class PersistentContainer: Sendable {
         self.entities = entities
         self.entitiesByType = Dictionary(uniqueKeysWithValues: entities.map { (ObjectIdentifier($0.type), $0) })
         self.store = try SQLiteStore(
-            path: storeURL?.path, entities: entities.map(\.schema), busyTimeout: busyTimeout)
+            path: storeURL?.path, entities: entities.map { try $0.storeSchema() }, busyTimeout: busyTimeout)
     }
 
     var saveGeneration: UInt64 { saves.load(ordering: .acquiring) }

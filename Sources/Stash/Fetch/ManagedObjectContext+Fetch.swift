@@ -1,66 +1,168 @@
 import Foundation
 
 extension ManagedObjectContext {
-    /// The objects `descriptor` describes, as the context sees them: stored rows, with
-    /// this context's unsaved inserts, changes and deletions applied.
+    /// The objects `descriptor` describes, as the context sees them: stored rows, with this
+    /// context's unsaved inserts, changes and deletions applied, in the descriptor's order.
     ///
-    /// Each row comes back as the context's one instance for it: fetching twice returns
-    /// the same objects (`===`), and an object already in the context keeps its values.
+    /// The predicate, the sort descriptors, the limit and the offset run in the store:
     ///
     /// ```sql
-    /// SELECT "_pk", "id", "title" FROM "Post" ORDER BY "_pk"
+    /// SELECT "_pk", "id", "title", … FROM "Article" WHERE ((NOT "read") AND ("publishedAt" > ?))
+    ///     ORDER BY "publishedAt" DESC, "_pk" LIMIT ? OFFSET ?
     /// ```
     ///
-    /// Predicates and sort descriptors are evaluated in memory over the entity's rows for
-    /// now; SQL translation is the job of its own change.
+    /// Each row comes back as the context's one instance for it: fetching twice returns the
+    /// same objects (`===`). While the entity has unsaved changes, the rows of changed and
+    /// deleted objects are left out of the query, and the changed and new objects that match
+    /// the predicate (evaluated in Swift) are merged in by the same order; the table is never
+    /// loaded whole. A predicate or sort the store cannot evaluate is an `unsupportedQuery`
+    /// error naming it.
     public func fetch<T: ManagedObject>(_ descriptor: FetchDescriptor<T>) throws -> [T] {
         try entering {
             let state = try self.state(forType: T.self)
-            let inMemoryOnly = descriptor.predicate != nil || !descriptor.sortBy.isEmpty || state.hasChanges
-            var query = StoreQuery(state.entity.schema)
-            if !inMemoryOnly {
-                query.limit = descriptor.fetchLimit
-                query.offset = descriptor.fetchOffset
+            var query = try descriptor.storeQuery(for: state.entity)
+            let pending = pendingObjects(in: state)
+            if pending.isEmpty {
+                // Gathered untyped and cast once: appending to a generic `[T]` looks up its
+                // type metadata on every call.
+                var found: [ManagedObject] = []
+                try container.store.fetch(query) { row in found.append(try materialize(row, in: state)) }
+                // Unchecked cast: every object of T's entity state is exactly a T (made by
+                // `T.init()` or inserted as one); `as!` would check each one again.
+                return found.map { unsafeDowncast($0, to: T.self) }
             }
-            // Gathered untyped and cast once: appending to a generic `[T]` looks up its
-            // type metadata on every call.
-            var found: [ManagedObject] = []
-            try container.store.fetch(query) { row in
-                let object = try materialize(row, in: state)
-                if object.state != .deleted { found.append(object) }
-            }
-            if inMemoryOnly {
-                found += state.inserted.lazy.filter(state.isLive)
-            }
-            // Unchecked cast: every object of T's entity state is exactly a T (made by
-            // `T.init()` or inserted as one); `as!` would check each one again.
-            var objects = found.map { unsafeDowncast($0, to: T.self) }
-            guard inMemoryOnly else { return objects }
-            if let predicate = descriptor.predicate {
-                objects = try objects.filter { try predicate.evaluate($0) }
-            }
-            if !descriptor.sortBy.isEmpty {
-                objects.sort(using: descriptor.sortBy)
-            }
-            let offset = min(max(descriptor.fetchOffset ?? 0, 0), objects.count)
-            let end = descriptor.fetchLimit.map { min(offset + max($0, 0), objects.count) } ?? objects.count
-            return Array(objects[offset..<end])
+            query.excludedRowIDs = pending.excluded
+            return try fetch(descriptor, query, merging: pending, in: state)
         }
     }
 
-    /// How many objects `descriptor` describes, counted by the store without loading them
-    /// (`SELECT count(*) FROM "Post"`). While the context has unsaved changes to the entity,
-    /// or the descriptor has a predicate, it counts what `fetch` returns instead.
+    /// A fetch while the entity has unsaved changes: the store's rows, without the changed
+    /// and deleted ones, merged with the changed and new objects that match, in the store's
+    /// order. At most `matching.count` of those come before any row, so the store skips
+    /// `offset - matching.count` rows itself: a deep page loads a page, not everything above it.
+    private func fetch<T: ManagedObject>(
+        _ descriptor: FetchDescriptor<T>, _ query: StoreQuery, merging pending: PendingObjects, in state: EntityState
+    ) throws -> [T] {
+        let precedes = { (first: T, second: T) in
+            Self.precedes(first, second, by: descriptor.sortBy, insertionOrder: pending.insertionOrder)
+        }
+        var matching: [T] = []
+        var seen = Set<ObjectIdentifier>()
+        for candidate in pending.candidates where seen.insert(ObjectIdentifier(candidate)).inserted {
+            let object = unsafeDowncast(candidate, to: T.self)
+            if try descriptor.predicate?.evaluate(object) ?? true { matching.append(object) }
+        }
+        matching.sort(by: precedes)
+        let skipped = max(descriptor.fetchOffset ?? 0, 0)
+        let limit = descriptor.fetchLimit.map { max($0, 0) }
+        func storedRows(from start: Int) throws -> [T] {
+            var query = query
+            query.offset = start
+            query.limit = limit.map { skipped + $0 - start }
+            var rows: [T] = []
+            try container.store.fetch(query) { row in
+                let object = try materialize(row, in: state)
+                // A new object that turned out to be this row's is among the candidates.
+                if !seen.contains(ObjectIdentifier(object)) { rows.append(unsafeDowncast(object, to: T.self)) }
+            }
+            return rows
+        }
+        var start = max(skipped - matching.count, 0)
+        var rows = try storedRows(from: start)
+        if rows.isEmpty, start > 0 {
+            // Past the last row: where the objects stand among the rows is known only from the top.
+            start = 0
+            rows = try storedRows(from: 0)
+        }
+        // The position of `merged[0]` in the whole result.
+        var base = 0
+        var merged = matching
+        if start > 0 {
+            let before = matching.prefix { precedes($0, rows[0]) }.count
+            base = start + before
+            merged.removeFirst(before)
+        }
+        merged = (rows + merged).sorted(by: precedes)
+        let from = min(skipped - base, merged.count)
+        let to = limit.map { min(from + $0, merged.count) } ?? merged.count
+        return Array(merged[from..<to])
+    }
+
+    /// How many objects `descriptor` describes: `SELECT count(*)` in the store, nothing
+    /// loaded, plus the effect of the entity's unsaved changes.
     public func fetchCount<T: ManagedObject>(_ descriptor: FetchDescriptor<T>) throws -> Int {
-        if descriptor.predicate != nil || descriptor.fetchLimit != nil || descriptor.fetchOffset != nil {
-            return try fetch(descriptor).count
-        }
-        return try entering {
+        try entering {
             let state = try self.state(forType: T.self)
-            // Unsaved changes can add, remove or merge rows: count what a fetch would return.
-            if state.hasChanges { return try fetch(descriptor).count }
-            return try container.store.count(StoreQuery(state.entity.schema))
+            var query = try descriptor.storeQuery(for: state.entity)
+            let pending = pendingObjects(in: state)
+            if pending.isEmpty { return try container.store.count(query) }
+            query.excludedRowIDs = pending.excluded
+            query.limit = nil
+            query.offset = nil
+            var total = try container.store.count(query)
+            for candidate in pending.candidates {
+                if try descriptor.predicate?.evaluate(unsafeDowncast(candidate, to: T.self)) ?? true { total += 1 }
+            }
+            let skipped = min(max(descriptor.fetchOffset ?? 0, 0), total)
+            return descriptor.fetchLimit.map { min(max($0, 0), total - skipped) } ?? total - skipped
         }
+    }
+
+    /// An entity's unsaved changes as a fetch sees them: the rows to leave out of the query
+    /// (changed or deleted objects), and the objects to evaluate in Swift instead (changed
+    /// and new ones, not deleted).
+    struct PendingObjects {
+        var excluded: [Int64] = []
+        var candidates: [ManagedObject] = []
+        /// The position of each new object among the inserts, for a stable order.
+        var insertionOrder: [ObjectIdentifier: Int] = [:]
+        var isEmpty: Bool { excluded.isEmpty && candidates.isEmpty }
+    }
+
+    func pendingObjects(in state: EntityState) -> PendingObjects {
+        var pending = PendingObjects()
+        for saved in state.updated.values where saved.object.managedObjectContext === self {
+            let object = saved.object
+            guard let rowID = object.rowID, !object.changedAttributes.isEmpty else { continue }
+            pending.excluded.append(rowID)
+            if object.state == .persisted { pending.candidates.append(object) }
+        }
+        for object in state.deleted.values {
+            if let rowID = object.rowID { pending.excluded.append(rowID) }
+        }
+        for object in state.inserted where state.isLive(object) {
+            pending.insertionOrder[ObjectIdentifier(object)] = pending.insertionOrder.count
+            pending.candidates.append(object)
+        }
+        pending.excluded.sort()
+        return pending
+    }
+
+    /// Whether `first` comes before `second`: by the sort descriptors, as Swift compares the
+    /// values, then as the store breaks ties (by row id, in the direction of the last sort
+    /// key), new objects standing where their rows will be once saved: after every stored row
+    /// in the order they were inserted (before them, backwards, when the direction is reverse).
+    static func precedes<T>(
+        _ first: T, _ second: T, by sortBy: [SortDescriptor<T>], insertionOrder: [ObjectIdentifier: Int]
+    ) -> Bool where T: ManagedObject {
+        for descriptor in sortBy {
+            switch descriptor.compare(first, second) {
+            case .orderedAscending: return true
+            case .orderedDescending: return false
+            case .orderedSame: continue
+            }
+        }
+        let ascending = sortBy.last?.order != .reverse
+        let firstKey = tieBreakKey(first, insertionOrder)
+        let secondKey = tieBreakKey(second, insertionOrder)
+        return ascending ? firstKey < secondKey : secondKey < firstKey
+    }
+
+    /// A stored object's row id, or a new object's place after every row id.
+    private static func tieBreakKey(_ object: ManagedObject, _ insertionOrder: [ObjectIdentifier: Int]) -> (Int64, Int)
+    {
+        if let rowID = object.rowID { return (rowID, 0) }
+        return (.max, insertionOrder[ObjectIdentifier(object), default: .max])
     }
 
     /// The context's object for the current row: the registered one if there is one, a

@@ -11,6 +11,8 @@ protocol AttributeCodec: Sendable {
     var nilValue: Any { get }
     /// The Swift type, for messages.
     var typeName: String { get }
+    /// The attribute's Swift type, `Optional` included.
+    var valueType: Any.Type { get }
     /// Decodes the value for `key`. JSONDecoder's errors pass through; the caller adds the
     /// entity and attribute.
     func decode(from container: KeyedDecodingContainer<AttributeKey>, forKey key: AttributeKey) throws -> Any
@@ -20,12 +22,36 @@ protocol AttributeCodec: Sendable {
     func value(from storedValue: StoredValue) throws -> Any
     /// Reads the value straight from a row's column: the fetch path.
     func read(_ row: any StoreRow, column: Int) throws -> Any
+    /// Some value of the attribute's type, for the probe object that finds which attribute a
+    /// key path reads (`EntityDescription.attribute(for:)`); `nil` if none can be made.
+    func placeholder() -> Any?
+    /// How a query compares and orders the attribute's values.
+    var queryKind: QueryKind { get }
 }
 
 extension AttributeCodec {
     func read(_ row: any StoreRow, column: Int) throws -> Any {
         try value(from: row.value(column))
     }
+}
+
+/// What a query needs to know of a value's type to compare and order it as Swift does.
+enum QueryKind: Sendable, Equatable {
+    case integer
+    case real
+    case text
+    case blob
+    case bool
+    /// ISO 8601 text to the millisecond: compared as text, constants rounded to match.
+    case date
+    /// Decimal text: compared and ordered by value.
+    case decimal
+    /// A raw-value enum: equality by raw value only (Swift orders enums by declaration).
+    case rawEnum
+    /// JSON text (arrays, dictionaries, other `Codable` values).
+    case json
+    /// `ComparisonResult` and other values without a column of their own.
+    case other
 }
 
 /// The codec for an attribute of type `Value`, chosen once per attribute:
@@ -79,6 +105,7 @@ struct PrimitiveCodec<Value: StorableValue>: AttributeCodec {
     var storedType: StoredType { Value.storedType }
     var isOptional: Bool { false }
     var typeName: String { String(describing: Value.self) }
+    var valueType: Any.Type { Value.self }
 
     func decode(from container: KeyedDecodingContainer<AttributeKey>, forKey key: AttributeKey) throws -> Any {
         try Value.decodeBoxed(from: container, forKey: key)
@@ -106,6 +133,10 @@ struct PrimitiveCodec<Value: StorableValue>: AttributeCodec {
         if let value = Value.readBoxed(row, column: column) { return value }
         return try value(from: row.value(column))
     }
+
+    func placeholder() -> Any? { Value.placeholder }
+
+    var queryKind: QueryKind { Value.queryKind }
 }
 
 /// An optional attribute: `nil` is NULL in the store and an absent or null key in JSON.
@@ -115,6 +146,7 @@ struct OptionalCodec<Wrapped>: AttributeCodec {
     var isOptional: Bool { true }
     var nilValue: Any { Wrapped?.none as Any }
     var typeName: String { base.typeName + "?" }
+    var valueType: Any.Type { Wrapped?.self }
 
     func decode(from container: KeyedDecodingContainer<AttributeKey>, forKey key: AttributeKey) throws -> Any {
         if try container.decodeNil(forKey: key) { return Wrapped?.none as Any }
@@ -142,6 +174,14 @@ struct OptionalCodec<Wrapped>: AttributeCodec {
         if row.isNull(column) { return Wrapped?.none as Any }
         return try base.read(row, column: column)
     }
+
+    /// The wrapped type's placeholder, so that `note.map { … }` is told from `note`.
+    func placeholder() -> Any? {
+        guard let wrapped = base.placeholder() as? Wrapped else { return Wrapped?.none as Any }
+        return Wrapped?.some(wrapped) as Any
+    }
+
+    var queryKind: QueryKind { base.queryKind }
 }
 
 /// An enum stored as its raw value; decoded and encoded with the enum's own `Codable`.
@@ -151,6 +191,7 @@ struct RawValueCodec<Value: Codable, Representable: RawRepresentable>: Attribute
     var storedType: StoredType { base.storedType }
     var isOptional: Bool { false }
     var typeName: String { String(describing: Value.self) }
+    var valueType: Any.Type { Value.self }
 
     func decode(from container: KeyedDecodingContainer<AttributeKey>, forKey key: AttributeKey) throws -> Any {
         try container.decode(Value.self, forKey: key)
@@ -173,4 +214,25 @@ struct RawValueCodec<Value: Codable, Representable: RawRepresentable>: Attribute
         }
         return value
     }
+
+    /// The first case: `CaseIterable`'s, the one whose raw value is the base's placeholder,
+    /// or, for an enum without payloads (one byte or less, no references), the case with tag 0.
+    func placeholder() -> Any? {
+        if let cases = Value.self as? any CaseIterable.Type, let first = firstCase(of: cases) { return first }
+        if let raw = base.placeholder() as? Representable.RawValue, let value = Representable(rawValue: raw) {
+            return value
+        }
+        guard MemoryLayout<Value>.size <= 1, _isPOD(Value.self) else { return nil }
+        return withUnsafeTemporaryAllocation(of: Value.self, capacity: 1) { buffer in
+            let raw = UnsafeMutableRawPointer(buffer.baseAddress!)
+            if MemoryLayout<Value>.size == 1 { raw.storeBytes(of: 0, as: UInt8.self) }
+            return raw.load(as: Value.self)
+        }
+    }
+
+    var queryKind: QueryKind { .rawEnum }
+}
+
+private func firstCase<Cases: CaseIterable>(of type: Cases.Type) -> Any? {
+    Cases.allCases.first
 }

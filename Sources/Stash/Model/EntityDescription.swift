@@ -17,6 +17,8 @@ final class EntityDescription: Sendable {
     let nonUniqueAttributes: [AttributeDescription]
     /// The entity as a store sees it.
     let schema: EntitySchema
+    /// Which attribute each key path used in a query names (see `attribute(for:)`).
+    let keyPathSlots = Locked<[AnyKeyPath: Int]>([:])
     /// One key path per attribute, by slot: what Observation is told was read or changed.
     let observationKeyPaths: [any KeyPath<ManagedObject, Any?> & Sendable]
 

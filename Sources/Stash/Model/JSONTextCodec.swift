@@ -7,6 +7,7 @@ struct JSONTextCodec<Value: Codable>: AttributeCodec {
     var storedType: StoredType { .text }
     var isOptional: Bool { false }
     var typeName: String { String(describing: Value.self) }
+    var valueType: Any.Type { Value.self }
 
     func decode(from container: KeyedDecodingContainer<AttributeKey>, forKey key: AttributeKey) throws -> Any {
         try container.decode(Value.self, forKey: key)
@@ -19,6 +20,11 @@ struct JSONTextCodec<Value: Codable>: AttributeCodec {
     }
 
     func storedValue(for value: Any) throws -> StoredValue {
+        try Self.text(of: value as! Value)
+    }
+
+    /// The value as JSON text, as an attribute of its type is stored.
+    static func text(of value: Value) throws -> StoredValue {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         encoder.dateEncodingStrategy = .custom { date, encoder in
@@ -26,11 +32,21 @@ struct JSONTextCodec<Value: Codable>: AttributeCodec {
             try container.encode(try StoredDate.string(from: date))
         }
         do {
-            return .text(String(decoding: try encoder.encode(value as! Value), as: UTF8.self))
+            return .text(String(decoding: try encoder.encode(value), as: UTF8.self))
         } catch {
-            throw StashError(.invalidValue, "cannot encode \(typeName) as JSON: \(error)")
+            throw StashError(.invalidValue, "cannot encode \(Value.self) as JSON: \(error)")
         }
     }
+
+    /// A value decoded from the first of a few JSON texts that make one (`[]`, `{}`, …).
+    func placeholder() -> Any? {
+        for text in ["[]", "{}", "\"\"", "0", "false", "null"] {
+            if let value = try? JSONDecoder().decode(Value.self, from: Data(text.utf8)) { return value }
+        }
+        return nil
+    }
+
+    var queryKind: QueryKind { .json }
 
     func value(from storedValue: StoredValue) throws -> Any {
         guard case .text(let text) = storedValue else {

@@ -13,6 +13,7 @@ extension ManagedObject: Observable {
     /// Reports a read of the attribute at `slot`.
     @usableFromInline
     final func observeAccess(atSlot slot: Int) {
+        if probedSlots != nil { return probedSlots!.append(slot) }
         registrar?.access(self, keyPath: entity.observationKeyPaths[slot])
     }
 

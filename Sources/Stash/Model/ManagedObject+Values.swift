@@ -72,6 +72,15 @@ extension ManagedObject {
     final func valueOfUnsetAttribute(atSlot slot: Int) -> Any {
         let entity = self.entity
         let attribute = entity.attributes[slot]
+        if probedSlots != nil {
+            guard let placeholder = attribute.codec.placeholder() else {
+                fatalError(
+                    "Stash: a query reads \(entity.name).\(attribute.name), and no value of its type "
+                        + "\(attribute.codec.typeName) can stand in for it while Stash finds which attribute a key path names"
+                )
+            }
+            return placeholder
+        }
         if unloaded.contains(slot) {
             guard let context = managedObjectContext else {
                 fatalError(

@@ -41,6 +41,8 @@ open class ManagedObject: SendableMetatype {
     final var rowIsGone = false
     /// Tells Observation of reads and writes, once the object's context asks for it.
     final var registrar: ObservationRegistrar?
+    /// For the probe object that finds which attribute a key path reads: the slots read.
+    final var probedSlots: [Int]?
 
     /// A blank object, in no context. Subclasses that add designated initializers must
     /// keep this one: fetching builds objects with it.

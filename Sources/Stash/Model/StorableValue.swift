@@ -18,6 +18,11 @@ import Foundation
 /// milliseconds, which is what JSON APIs send.
 protocol StorableValue: Codable {
     static var storedType: StoredType { get }
+    /// A value of the type that few computed properties would return unchanged (see
+    /// `AttributeCodec.placeholder`).
+    static var placeholder: Self { get }
+    /// How a query compares the type's values; by default what its stored kind says.
+    static var queryKind: QueryKind { get }
     func storedValue() throws -> StoredValue
     /// `nil` when the stored value is not of this type.
     init?(storedValue: StoredValue)
@@ -40,6 +45,15 @@ protocol StorableValue: Codable {
 }
 
 extension StorableValue {
+    static var queryKind: QueryKind {
+        switch storedType {
+        case .integer: .integer
+        case .real: .real
+        case .text: .text
+        case .blob: .blob
+        }
+    }
+
     static func decode(from container: KeyedDecodingContainer<AttributeKey>, forKey key: AttributeKey) throws
         -> Self
     {
@@ -74,6 +88,7 @@ extension StorableValue {
 
 extension StorableValue where Self: FixedWidthInteger {
     static var storedType: StoredType { .integer }
+    static var placeholder: Self { 37 }
 
     func storedValue() throws -> StoredValue {
         guard let integer = Int64(exactly: self) else {
@@ -121,6 +136,8 @@ extension UInt64: StorableValue {}
 
 extension Bool: StorableValue {
     static var storedType: StoredType { .integer }
+    static var placeholder: Bool { false }
+    static var queryKind: QueryKind { .bool }
     func storedValue() -> StoredValue { .integer(self ? 1 : 0) }
 
     init?(storedValue: StoredValue) {
@@ -145,6 +162,7 @@ extension Bool: StorableValue {
 
 extension Double: StorableValue {
     static var storedType: StoredType { .real }
+    static var placeholder: Double { 37.5 }
     func storedValue() -> StoredValue { .real(self) }
 
     init?(storedValue: StoredValue) {
@@ -168,6 +186,7 @@ extension Double: StorableValue {
 
 extension Float: StorableValue {
     static var storedType: StoredType { .real }
+    static var placeholder: Float { 37.5 }
     func storedValue() -> StoredValue { .real(Double(self)) }
 
     init?(storedValue: StoredValue) {
@@ -178,6 +197,7 @@ extension Float: StorableValue {
 
 extension String: StorableValue {
     static var storedType: StoredType { .text }
+    static var placeholder: String { "Stash probe" }
     func storedValue() -> StoredValue { .text(self) }
 
     static func read(_ row: any StoreRow, column: Int) -> String? {
@@ -198,6 +218,7 @@ extension String: StorableValue {
 
 extension Data: StorableValue {
     static var storedType: StoredType { .blob }
+    static var placeholder: Data { Data([0x37]) }
     func storedValue() -> StoredValue { .blob([UInt8](self)) }
 
     init?(storedValue: StoredValue) {
@@ -208,6 +229,8 @@ extension Data: StorableValue {
 
 extension Date: StorableValue {
     static var storedType: StoredType { .text }
+    static var placeholder: Date { Date(timeIntervalSince1970: 1_000_000_000.125) }
+    static var queryKind: QueryKind { .date }
     func storedValue() throws -> StoredValue { .text(try StoredDate.string(from: self)) }
 
     static func read(_ row: any StoreRow, column: Int) -> Date? {
@@ -229,6 +252,7 @@ extension Date: StorableValue {
 
 extension URL: StorableValue {
     static var storedType: StoredType { .text }
+    static var placeholder: URL { URL(string: "stash:probe")! }
     func storedValue() -> StoredValue { .text(absoluteString) }
 
     init?(storedValue: StoredValue) {
@@ -243,6 +267,7 @@ extension URL: StorableValue {
 
 extension UUID: StorableValue {
     static var storedType: StoredType { .text }
+    static var placeholder: UUID { UUID(uuid: (0x37, 0, 0, 0, 0, 0, 0x40, 0, 0x80, 0, 0, 0, 0, 0, 0, 0x37)) }
     func storedValue() -> StoredValue { .text(uuidString.lowercased()) }
 
     init?(storedValue: StoredValue) {
@@ -253,6 +278,8 @@ extension UUID: StorableValue {
 
 extension Decimal: StorableValue {
     static var storedType: StoredType { .text }
+    static var placeholder: Decimal { Decimal(string: "37.5")! }
+    static var queryKind: QueryKind { .decimal }
     func storedValue() -> StoredValue { .text(description) }
 
     init?(storedValue: StoredValue) {

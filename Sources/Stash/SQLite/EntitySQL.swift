@@ -92,16 +92,18 @@ struct EntitySQL: Sendable {
 
     // MARK: Indexes
 
-    /// `Post_id_unique` for a unique attribute, `Post_publishedAt_index` for an indexed one.
-    static func indexName(table: String, column: ColumnSchema) -> String {
-        "\(table)_\(column.name)_\(column.isUnique ? "unique" : "index")"
+    /// `Post_id_unique` for a unique attribute, `Post_publishedAt_index` for an indexed one,
+    /// `Post_userId_publishedAt_index` for a compound index.
+    static func indexName(_ index: IndexSchema, of schema: EntitySchema) -> String {
+        let names = index.columns.map { schema.columns[$0].name }
+        return "\(schema.name)_\(names.joined(separator: "_"))_\(index.isUnique ? "unique" : "index")"
     }
 
-    /// `CREATE UNIQUE INDEX "Post_id_unique" ON "Post" ("id")`, or a plain index for an
-    /// `.indexed` attribute.
-    static func createIndex(table: String, column: ColumnSchema) -> String {
-        let name = quoted(indexName(table: table, column: column))
-        return "CREATE \(column.isUnique ? "UNIQUE " : "")INDEX \(name) ON \(quoted(table)) (\(quoted(column.name)))"
+    /// `CREATE UNIQUE INDEX "Post_id_unique" ON "Post" ("id")`, or a plain index.
+    static func createIndex(_ index: IndexSchema, of schema: EntitySchema) -> String {
+        let name = quoted(indexName(index, of: schema))
+        let columns = index.columns.map { quoted(schema.columns[$0].name) }.joined(separator: ", ")
+        return "CREATE \(index.isUnique ? "UNIQUE " : "")INDEX \(name) ON \(quoted(schema.name)) (\(columns))"
     }
 }
 

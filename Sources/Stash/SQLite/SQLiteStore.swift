@@ -62,6 +62,7 @@ final class SQLiteStore: Store, @unchecked Sendable {
     // MARK: Reading
 
     func fetch(_ query: StoreQuery, _ body: (any StoreRow) throws -> Void) throws {
+        guard query.isPlain else { return try fetchRendered(query, body) }
         let entitySQL = entitySQL(query.entity)
         let columns = query.selectedColumns
         try withReader { connection in
@@ -87,6 +88,7 @@ final class SQLiteStore: Store, @unchecked Sendable {
     }
 
     func count(_ query: StoreQuery) throws -> Int {
+        guard query.isPlain else { return try countRendered(query) }
         let entitySQL = entitySQL(query.entity)
         return try withReader { connection in
             try inPlace(query.entity.name) {

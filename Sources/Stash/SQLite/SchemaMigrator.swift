@@ -45,7 +45,7 @@ struct SchemaMigrator {
         case addColumn(EntitySchema, ColumnSchema)
         case rebuild(EntitySchema, existing: [ExistingColumn])
         case fillPerRow(EntitySchema, ColumnSchema)
-        case createIndex(EntitySchema, ColumnSchema)
+        case createIndex(EntitySchema, IndexSchema)
         case dropIndex(EntitySchema, name: String)
     }
 
@@ -62,7 +62,7 @@ struct SchemaMigrator {
             let columns = try existingColumns(of: entity.name)
             if columns.isEmpty {
                 steps.append(.createTable(entity))
-                steps += entity.columns.filter { $0.isUnique || $0.isIndexed }.map { .createIndex(entity, $0) }
+                steps += entity.indexes.map { .createIndex(entity, $0) }
                 continue
             }
             steps += try planTable(entity, from: columns)
@@ -133,10 +133,8 @@ struct SchemaMigrator {
             if case .text(let name) = row.column(0) { existing.insert(name) }
         }
         var steps: [Step] = []
-        for column in entity.columns where column.isUnique || column.isIndexed {
-            if existing.remove(EntitySQL.indexName(table: entity.name, column: column)) == nil {
-                steps.append(.createIndex(entity, column))
-            }
+        for index in entity.indexes where existing.remove(EntitySQL.indexName(index, of: entity)) == nil {
+            steps.append(.createIndex(entity, index))
         }
         steps += existing.sorted().map { .dropIndex(entity, name: $0) }
         return steps
@@ -167,11 +165,12 @@ struct SchemaMigrator {
             try rebuild(entity, existing: existing)
         case .fillPerRow(let entity, let column):
             try fillPerRow(entity, column)
-        case .createIndex(let entity, let column):
+        case .createIndex(let entity, let index):
             do {
-                try connection.execute(EntitySQL.createIndex(table: entity.name, column: column))
-            } catch let error as StashError {
-                throw failure(entity, column, "cannot make the attribute unique: \(error.message)")
+                try connection.execute(EntitySQL.createIndex(index, of: entity))
+            } catch let error as StashError where index.isUnique {
+                throw failure(
+                    entity, entity.columns[index.columns[0]], "cannot make the attribute unique: \(error.message)")
             }
         case .dropIndex(_, let name):
             try connection.execute("DROP INDEX \(quoted(name))")

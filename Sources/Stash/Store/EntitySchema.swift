@@ -10,10 +10,26 @@ struct EntitySchema: Sendable {
 
     /// Positions in `columns` of the unique ones.
     var uniqueColumns: [Int] { columns.indices.filter { columns[$0].isUnique } }
+    /// Indexes over several columns (positions in `columns`, in index order), as the model
+    /// declares them (`IndexedModel.indexes`).
+    var compoundIndexes: [[Int]] = []
+
+    /// Every index the store keeps: one per unique or `.indexed` column, then the compound ones.
+    var indexes: [IndexSchema] {
+        columns.indices.filter { columns[$0].isUnique || columns[$0].isIndexed }
+            .map { IndexSchema(columns: [$0], isUnique: columns[$0].isUnique) }
+            + compoundIndexes.map { IndexSchema(columns: $0, isUnique: false) }
+    }
 
     func column(named name: String) -> ColumnSchema? {
         columns.first { $0.name == name }
     }
+}
+
+/// An index: its columns (positions in the entity's columns), in order.
+struct IndexSchema: Sendable, Equatable {
+    let columns: [Int]
+    let isUnique: Bool
 }
 
 /// One attribute column.

@@ -1,14 +1,25 @@
-/// What to read from a store, as a value: the entity, which columns, which rows, how many.
+/// What to read from a store, as a value: the entity, which columns, which rows, in what
+/// order, how many.
 ///
-/// Rows come back in row id order, so a page is stable. Only `Store` implementations turn a
-/// query into their own language (SQL for `SQLiteStore`).
+/// Rows come back in `sort` order, ties (and a query without sort) in row id order, so a page
+/// is stable. Only `Store` implementations turn a query into their own language (SQL for
+/// `SQLiteStore`).
 struct StoreQuery {
     let entity: EntitySchema
     /// Positions in `entity.columns` to read; `nil` reads them all.
     var columns: [Int]?
     var filter: Filter = .all
+    /// A condition rows must meet too (a translated predicate).
+    var predicate: QueryExpression?
+    /// Rows to leave out: a context's unsaved changes stand in for them.
+    var excludedRowIDs: [Int64] = []
+    var sort: [QuerySort] = []
     var limit: Int?
     var offset: Int?
+
+    /// `true` when only a filter, a limit and an offset say which rows: the query a store can
+    /// split into batches.
+    var isPlain: Bool { predicate == nil && excludedRowIDs.isEmpty && sort.isEmpty }
 
     init(_ entity: EntitySchema, columns: [Int]? = nil, filter: Filter = .all) {
         self.entity = entity

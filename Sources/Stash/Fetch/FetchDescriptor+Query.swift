@@ -1,0 +1,42 @@
+import Foundation
+
+extension FetchDescriptor {
+    /// The descriptor as a store query for `entity`: the predicate and the sort descriptors
+    /// translated, the limit and offset as they are.
+    func storeQuery(for entity: EntityDescription) throws -> StoreQuery {
+        var query = StoreQuery(entity.schema)
+        if let predicate {
+            query.predicate = try PredicateTranslator.translate(predicate, for: entity)
+        }
+        query.sort = try sortBy.map { try Self.querySort($0, for: entity) }
+        query.limit = fetchLimit
+        query.offset = fetchOffset
+        return query
+    }
+
+    /// One sort descriptor as a key of the store's order: its attribute, its direction, and
+    /// how its values order (`.lexical` text through `STASH_LEXICAL`, decimals by value,
+    /// other text by code point, which is Swift's `<` for text in one normalization form).
+    /// `nil` sorts first, as Swift's optional comparison puts it; ties go by row id.
+    static func querySort(_ descriptor: SortDescriptor<T>, for entity: EntityDescription) throws -> QuerySort {
+        guard let keyPath = descriptor.keyPath else {
+            throw StashError(.unsupportedQuery, "a sort descriptor without a key path", entity: entity.name)
+        }
+        let attribute = try entity.attribute(for: keyPath)
+        let ordering: QueryOrdering
+        switch attribute.codec.queryKind {
+        case .text where descriptor.stringComparator == .lexical:
+            ordering = .lexical
+        case .decimal:
+            ordering = .decimal
+        case .integer, .real, .text, .date:
+            ordering = .stored
+        default:
+            throw StashError(
+                .unsupportedQuery,
+                "sorting by a \(attribute.codec.typeName) (Swift orders enums by their declaration, not their raw value)",
+                entity: entity.name, attribute: attribute.name)
+        }
+        return QuerySort(column: attribute.index, descending: descriptor.order == .reverse, ordering: ordering)
+    }
+}

@@ -1,0 +1,103 @@
+internal import CSQLite
+import Foundation
+
+/// The functions and collations queries use to give Swift's answers where SQLite's own
+/// differ, registered on every connection.
+///
+/// | name | what | Swift |
+/// |---|---|---|
+/// | `stash_count(x)` | the number of Characters (SQLite's `length` counts code points) | `count` |
+/// | `stash_contains(x, y)` | whether x holds y, Character by Character (`instr` finds code points) | `contains` |
+/// | `stash_starts_with(x, y)` | whether x starts with y, Character by Character | `starts(with:)` |
+/// | `STASH_DECIMAL` | orders decimal text by value, exactly | `Decimal`'s `<` |
+/// | `STASH_LEXICAL` | orders text | `String.StandardComparator.lexical` |
+///
+/// The store stays readable by the `sqlite3` shell: these are used by queries only, never in
+/// the schema.
+enum SQLiteFunctions {
+    static func register(on handle: OpaquePointer) {
+        let flags = SQLITE_UTF8 | SQLITE_DETERMINISTIC
+        sqlite3_create_function_v2(
+            handle, "stash_count", 1, flags, nil,
+            { context, _, arguments in
+                guard let text = textArgument(arguments, 0) else { return sqlite3_result_null(context) }
+                sqlite3_result_int64(context, Int64(text.count))
+            }, nil, nil, nil)
+        sqlite3_create_function_v2(
+            handle, "stash_contains", 2, flags, nil,
+            { context, _, arguments in
+                guard let text = textArgument(arguments, 0), let part = textArgument(arguments, 1) else {
+                    return sqlite3_result_null(context)
+                }
+                sqlite3_result_int(
+                    context,
+                    evaluate(
+                        PredicateExpressions.build_contains(
+                            PredicateExpressions.Value(text), PredicateExpressions.Value(part))))
+            }, nil, nil, nil)
+        sqlite3_create_function_v2(
+            handle, "stash_starts_with", 2, flags, nil,
+            { context, _, arguments in
+                guard let text = textArgument(arguments, 0), let prefix = textArgument(arguments, 1) else {
+                    return sqlite3_result_null(context)
+                }
+                sqlite3_result_int(
+                    context,
+                    evaluate(
+                        PredicateExpressions.build_starts(
+                            PredicateExpressions.Value(text), with: PredicateExpressions.Value(prefix))))
+            }, nil, nil, nil)
+        sqlite3_create_collation_v2(
+            handle, "STASH_DECIMAL", SQLITE_UTF8, nil,
+            { _, leftCount, left, rightCount, right in
+                let left = decimal(left, leftCount)
+                let right = decimal(right, rightCount)
+                switch (left, right) {
+                case (let left?, let right?): return left < right ? -1 : (left == right ? 0 : 1)
+                case (nil, nil): return 0
+                case (nil, _): return -1
+                case (_, nil): return 1
+                }
+            }, nil)
+        sqlite3_create_collation_v2(
+            handle, "STASH_LEXICAL", SQLITE_UTF8, nil,
+            { _, leftCount, left, rightCount, right in
+                order(String.StandardComparator.lexical, left, leftCount, right, rightCount)
+            }, nil)
+    }
+}
+
+/// What Foundation's own evaluation of the expression answers, as 1 or 0: the store's
+/// answer is `Predicate.evaluate`'s by construction.
+private func evaluate(_ expression: some PredicateExpression<Bool>) -> Int32 {
+    (try? expression.evaluate(PredicateBindings())) == true ? 1 : 0
+}
+
+/// The text of argument `index`, `nil` for NULL.
+private func textArgument(_ arguments: UnsafeMutablePointer<OpaquePointer?>?, _ index: Int) -> String? {
+    guard let value = arguments?[index], sqlite3_value_type(value) != SQLITE_NULL,
+        let bytes = sqlite3_value_text(value)
+    else { return nil }
+    let count = Int(sqlite3_value_bytes(value))
+    return String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self)
+}
+
+private func string(_ bytes: UnsafeRawPointer?, _ count: Int32) -> String {
+    guard let bytes else { return "" }
+    return String(decoding: UnsafeRawBufferPointer(start: bytes, count: Int(count)), as: UTF8.self)
+}
+
+private func decimal(_ bytes: UnsafeRawPointer?, _ count: Int32) -> Decimal? {
+    Decimal(string: string(bytes, count), locale: Locale(identifier: "en_US_POSIX"))
+}
+
+private func order(
+    _ comparator: String.StandardComparator, _ left: UnsafeRawPointer?, _ leftCount: Int32,
+    _ right: UnsafeRawPointer?, _ rightCount: Int32
+) -> Int32 {
+    switch comparator.compare(string(left, leftCount), string(right, rightCount)) {
+    case .orderedAscending: -1
+    case .orderedSame: 0
+    case .orderedDescending: 1
+    }
+}

@@ -1,0 +1,66 @@
+import Foundation
+
+/// Queries with a predicate, exclusions or an order: one statement each, rendered by
+/// `QueryRenderer`, every value a bound parameter.
+extension SQLiteStore {
+    func fetchRendered(_ query: StoreQuery, _ body: (any StoreRow) throws -> Void) throws {
+        let sql = renderedSelect(query)
+        try withReader { connection in
+            try inPlace(query.entity.name) {
+                let statement = try connection.statement(sql.text)
+                defer { statement.reset() }
+                try statement.bind(sql.parameters)
+                let row = SQLiteRow(statement)
+                while try statement.step() {
+                    try body(row)
+                }
+            }
+        }
+    }
+
+    func countRendered(_ query: StoreQuery) throws -> Int {
+        let sql = renderedCount(query)
+        return try withReader { connection in
+            try inPlace(query.entity.name) { Int(try connection.integer(sql.text, sql.parameters)) }
+        }
+    }
+
+    /// ```sql
+    /// SELECT "_pk", "id", "title" FROM "Post" WHERE ("read" <> ?) ORDER BY "publishedAt" DESC, "_pk" LIMIT ? OFFSET ?
+    /// ```
+    func renderedSelect(_ query: StoreQuery) -> (text: String, parameters: [StoredValue]) {
+        var renderer = QueryRenderer(query.entity)
+        let columns = (["_pk"] + query.selectedColumns.map { query.entity.columns[$0].name }).map(quoted)
+        let conditions = renderer.whereClause(query)
+        let order = renderer.orderBy(query.sort)
+        let limit = renderer.limitClause(query)
+        let text =
+            "SELECT \(columns.joined(separator: ", ")) FROM \(quoted(query.entity.name))\(conditions)\(order)\(limit)"
+        return (text, renderer.parameters)
+    }
+
+    /// `SELECT count(*) FROM "Post" WHERE …`; with a limit or an offset, of the page.
+    func renderedCount(_ query: StoreQuery) -> (text: String, parameters: [StoredValue]) {
+        var renderer = QueryRenderer(query.entity)
+        let table = quoted(query.entity.name)
+        let conditions = renderer.whereClause(query)
+        guard query.limit != nil || query.offset != nil else {
+            return ("SELECT count(*) FROM \(table)\(conditions)", renderer.parameters)
+        }
+        let limit = renderer.limitClause(query)
+        return ("SELECT count(*) FROM (SELECT 1 FROM \(table)\(conditions)\(limit))", renderer.parameters)
+    }
+
+    /// What `EXPLAIN QUERY PLAN` says of the query's SELECT, one line per step, as the
+    /// `sqlite3` shell shows it: `SEARCH Post USING INDEX Post_id_unique (id=?)`.
+    func queryPlan(_ query: StoreQuery) throws -> [String] {
+        let sql = renderedSelect(query)
+        return try withReader { connection in
+            var details: [String] = []
+            try connection.forEachRow("EXPLAIN QUERY PLAN " + sql.text, sql.parameters) { row in
+                if case .text(let detail) = row.column(3) { details.append(detail) }
+            }
+            return details
+        }
+    }
+}

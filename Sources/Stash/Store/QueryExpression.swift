@@ -1,0 +1,80 @@
+/// A condition or a value in a store query, as a value: what a `#Predicate` becomes once
+/// translated (`Fetch/PredicateTranslation.swift`), and what a store renders in its own
+/// language (`SQLite/QueryRenderer.swift` makes SQL with bound parameters).
+///
+/// Every boolean expression here has two values, as in Swift: equality with an operand that
+/// can be NULL is `identical` (SQL's `IS`), so `note != "a"` includes the rows whose note is nil.
+indirect enum QueryExpression: Sendable, Equatable {
+    /// The column at this position in the entity.
+    case column(Int)
+    /// A constant, bound as a parameter.
+    case value(StoredValue)
+    case not(QueryExpression)
+    case and([QueryExpression])
+    case or([QueryExpression])
+    /// A comparison of two values that are not NULL, ordered as `ordering` says.
+    case compare(QueryExpression, QueryComparison, QueryExpression, QueryOrdering)
+    /// Equality where either side may be NULL: NULL is identical to NULL only.
+    case identical(QueryExpression, QueryExpression, QueryOrdering)
+    case isNull(QueryExpression)
+    case arithmetic(QueryExpression, QueryArithmetic, QueryExpression)
+    case negate(QueryExpression)
+    /// `condition ? then : otherwise`.
+    case conditional(QueryExpression, then: QueryExpression, otherwise: QueryExpression)
+    /// The first that is not NULL.
+    case coalesce(QueryExpression, QueryExpression)
+    /// Text: whether the first contains the second (by code points, as the store compares).
+    case contains(QueryExpression, QueryExpression)
+    case hasPrefix(QueryExpression, QueryExpression)
+    case function(QueryFunction, [QueryExpression])
+    /// Whether the value is one of these (any number of them), compared as `ordering` says;
+    /// a NULL among them matches NULL.
+    case isIn(QueryExpression, [StoredValue], QueryOrdering)
+    /// Whether the JSON array stored in the column holds the value.
+    case arrayContains(QueryExpression, StoredValue)
+
+    static let `true` = QueryExpression.value(.integer(1))
+    static let `false` = QueryExpression.value(.integer(0))
+}
+
+enum QueryComparison: String, Sendable {
+    case equal = "="
+    case notEqual = "<>"
+    case less = "<"
+    case lessOrEqual = "<="
+    case greater = ">"
+    case greaterOrEqual = ">="
+}
+
+enum QueryArithmetic: String, Sendable {
+    case add = "+"
+    case subtract = "-"
+    case multiply = "*"
+    case divide = "/"
+    case remainder = "%"
+}
+
+/// How two values are ordered and compared.
+enum QueryOrdering: Sendable, Equatable {
+    /// As stored: numbers by value, text by code point (the store's own order).
+    case stored
+    /// Decimal text by its value, exactly.
+    case decimal
+    /// `String.StandardComparator.lexical`.
+    case lexical
+}
+
+/// Functions of a value.
+enum QueryFunction: String, Sendable {
+    /// The number of Characters of text, as Swift counts them.
+    case characterCount
+    /// The number of elements of a JSON array.
+    case arrayCount
+}
+
+/// One key of a query's order.
+struct QuerySort: Sendable, Equatable {
+    let column: Int
+    let descending: Bool
+    let ordering: QueryOrdering
+}

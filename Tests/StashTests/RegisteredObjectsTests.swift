@@ -1,0 +1,72 @@
+import Foundation
+import Testing
+
+@testable import Stash
+
+/// A long-lived context keeps the objects its caller keeps, not every row it ever fetched.
+@Suite struct RegisteredObjectsTests {
+    /// A store of `count` posts, and a context that has never read it.
+    func store(_ count: Int) throws -> (PersistentContainer, ManagedObjectContext) {
+        let (container, _) = try savedPosts(count)
+        return (container, ManagedObjectContext(container))
+    }
+
+    @Test func pagingThroughTheStoreDoesNotGrowTheContext() throws {
+        let (_, context) = try store(30_000)
+        let kept = try #require(
+            try context.fetch(FetchDescriptor<Post>(predicate: #Predicate { $0.id == 12_345 })).first)
+        var page = FetchDescriptor<Post>(sortBy: [SortDescriptor(\.id)])
+        page.fetchLimit = 500
+        var seen = 0
+        var largest = 0
+        for offset in stride(from: 0, to: 30_000, by: 500) {
+            page.fetchOffset = offset
+            seen += try context.fetch(page).count
+            largest = max(largest, context.registeredObjectCount)
+        }
+        #expect(seen == 30_000)
+        // Let go every time the count doubles past 4,096: never near 30,000.
+        #expect(largest < 2 * EntityState.minimumReleaseThreshold)
+        // An object the caller holds stays the row's one instance.
+        let again = try context.fetch(FetchDescriptor<Post>(predicate: #Predicate { $0.id == 12_345 }))
+        #expect(again.first === kept)
+    }
+
+    @Test func changedObjectsAreNeverLetGo() throws {
+        let (container, context) = try store(10_000)
+        // Change every tenth post and drop every reference to it.
+        for post in try context.fetch(FetchDescriptor<Post>(predicate: #Predicate { $0.id % 10 == 0 })) {
+            post.title = "edited \(post.id)"
+        }
+        var page = FetchDescriptor<Post>(sortBy: [SortDescriptor(\.id)])
+        page.fetchLimit = 1_000
+        for offset in stride(from: 0, to: 10_000, by: 1_000) {
+            page.fetchOffset = offset
+            _ = try context.fetch(page)
+        }
+        #expect(context.registeredObjectCount < 10_000)
+        #expect(context.hasChanges)
+        try context.save()
+        let edited = try ManagedObjectContext(container).fetchCount(
+            FetchDescriptor<Post>(predicate: #Predicate { $0.title.starts(with: "edited") }))
+        #expect(edited == 1_000)
+    }
+
+    @Test func aLetGoRowIsFoundAgainByDecoding() throws {
+        let (_, context) = try store(10_000)
+        var page = FetchDescriptor<Post>(sortBy: [SortDescriptor(\.id)])
+        page.fetchLimit = 2_000
+        for offset in stride(from: 0, to: 10_000, by: 2_000) {
+            page.fetchOffset = offset
+            _ = try context.fetch(page)
+        }
+        // Post 1's object was let go: decoding it finds its row, not a new one.
+        let decoded = try recipeDecoder(context).decode(Post.self, from: json(#"{"id": 1, "title": "again"}"#))
+        #expect(decoded.body == "Body of post 1\nline 2")
+        let fetched = try context.fetch(FetchDescriptor<Post>(predicate: #Predicate { $0.id == 1 }))
+        #expect(fetched.count == 1)
+        #expect(fetched.first === decoded)
+        try context.save()
+        #expect(try context.fetchCount(FetchDescriptor<Post>()) == 10_000)
+    }
+}
