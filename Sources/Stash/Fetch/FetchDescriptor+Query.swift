@@ -9,8 +9,10 @@ extension FetchDescriptor {
             query.predicate = try PredicateTranslator.translate(predicate, for: entity)
         }
         query.sort = try sortBy.map { try Self.querySort($0, for: entity) }
-        query.limit = fetchLimit
-        query.offset = fetchOffset
+        // A negative limit is no object, as the merge of unsaved changes counts it; SQLite
+        // would read `LIMIT -1` as no limit.
+        query.limit = fetchLimit.map { max($0, 0) }
+        query.offset = fetchOffset.map { max($0, 0) }
         return query
     }
 
@@ -29,7 +31,7 @@ extension FetchDescriptor {
             ordering = .lexical
         case .decimal:
             ordering = .decimal
-        case .integer, .real, .text, .date:
+        case .integer, .real, .float, .text, .date:
             ordering = .stored
         default:
             throw StashError(

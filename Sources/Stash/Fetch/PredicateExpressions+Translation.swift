@@ -16,7 +16,7 @@ extension PredicateExpressions.Variable: PredicateTranslatable {
 
 extension PredicateExpressions.Value: PredicateTranslatable {
     func translate(_ translator: inout PredicateTranslator) throws -> QueryTerm {
-        .constant(value)
+        .constant(unwrappedConstant(value))
     }
 }
 
@@ -108,8 +108,8 @@ extension PredicateExpressions.Conjunction: PredicateTranslatable {
         let right = try translator.translate(rhs)
         switch (left, right) {
         case (.constant, .constant): return try translator.fold(self)
-        case (.constant(let value), _): return (value as? Bool) == true ? right : .constant(false)
-        case (_, .constant(let value)): return (value as? Bool) == true ? left : .constant(false)
+        case (.constant(let value), _): return (value as? Bool) == true ? right : .derived(false)
+        case (_, .constant(let value)): return (value as? Bool) == true ? left : .derived(false)
         default:
             let both = QueryExpression.and([try translator.condition(left), try translator.condition(right)])
             return .expression(both, kind: .bool, optional: false)
@@ -123,8 +123,8 @@ extension PredicateExpressions.Disjunction: PredicateTranslatable {
         let right = try translator.translate(rhs)
         switch (left, right) {
         case (.constant, .constant): return try translator.fold(self)
-        case (.constant(let value), _): return (value as? Bool) == true ? .constant(true) : right
-        case (_, .constant(let value)): return (value as? Bool) == true ? .constant(true) : left
+        case (.constant(let value), _): return (value as? Bool) == true ? .derived(true) : right
+        case (_, .constant(let value)): return (value as? Bool) == true ? .derived(true) : left
         default:
             let either = QueryExpression.or([try translator.condition(left), try translator.condition(right)])
             return .expression(either, kind: .bool, optional: false)
@@ -145,10 +145,11 @@ extension PredicateExpressions.Conditional: PredicateTranslatable {
         let test = try translator.translate(self.test)
         let whenTrue = try translator.translate(trueBranch)
         let whenFalse = try translator.translate(falseBranch)
-        if case .constant(let value) = test {
-            return (value as? Bool) == true ? whenTrue : whenFalse
-        }
         let kind = whenTrue.kind ?? whenFalse.kind ?? .other
+        if case .constant(let value) = test {
+            let (chosen, other) = (value as? Bool) == true ? (whenTrue, whenFalse) : (whenFalse, whenTrue)
+            return other.isConstant ? chosen : try translator.derived(chosen, kind: kind)
+        }
         let expression = QueryExpression.conditional(
             try translator.condition(test), then: try translator.expression(whenTrue),
             otherwise: try translator.expression(whenFalse))
@@ -170,7 +171,11 @@ extension PredicateTranslator {
         if left.isConstant, right.isConstant { return try fold(expression) }
         let kind = left.kind ?? right.kind ?? .other
         guard kind == .integer || kind == .real else {
-            throw unsupported(expression, "arithmetic in the store is on integers and floating-point numbers only")
+            throw unsupported(
+                expression,
+                kind == .float
+                    ? "arithmetic on Float would run in the store's double precision, not Float's"
+                    : "arithmetic in the store is on integers and Double only")
         }
         let result = QueryExpression.arithmetic(try self.expression(left), op, try self.expression(right))
         return .expression(result, kind: kind, optional: left.isOptional || right.isOptional)
@@ -214,7 +219,7 @@ extension PredicateExpressions.UnaryMinus: PredicateTranslatable {
     func translate(_ translator: inout PredicateTranslator) throws -> QueryTerm {
         let inner = try translator.translate(wrapped)
         if inner.isConstant { return try translator.fold(self) }
-        guard inner.kind == .integer || inner.kind == .real else {
+        guard inner.kind == .integer || inner.kind == .real || inner.kind == .float else {
             throw translator.unsupported(self, "negation in the store is of integers and floating-point numbers only")
         }
         return .expression(.negate(try translator.expression(inner)), kind: inner.kind!, optional: inner.isOptional)
@@ -228,8 +233,8 @@ extension PredicateExpressions.NilCoalesce: PredicateTranslatable {
         let left = try translator.translate(lhs)
         let right = try translator.translate(rhs)
         if left.isConstant, right.isConstant { return try translator.fold(self) }
-        if case .constant(let value) = left { return unwrapped(value) == nil ? right : left }
         let kind = left.kind ?? right.kind ?? .other
+        if case .constant(let value) = left { return value == nil ? right : try translator.derived(left, kind: kind) }
         let expression = QueryExpression.coalesce(try translator.expression(left), try translator.expression(right))
         return .expression(expression, kind: kind, optional: right.isOptional)
     }
@@ -248,11 +253,10 @@ extension PredicateExpressions.OptionalFlatMap: PredicateTranslatable {
         {
             try $0.translate(transform)
         }
-        if transformed.isConstant { return try translator.fold(self) }
         let result = QueryExpression.conditional(
             .isNull(expression), then: .value(.null),
             otherwise: try translator.expression(transformed))
-        return .expression(result, kind: transformed.kind ?? .other, optional: true)
+        return .expression(result, kind: PredicateTranslator.kind(of: transformed), optional: true)
     }
 }
 
@@ -297,7 +301,7 @@ extension PredicateExpressions.SequenceContains: PredicateTranslatable {
         case (.constant, .constant):
             return try translator.fold(self)
         case (.constant(let value), .expression(let expression, let kind, let optional)):
-            guard let values = unwrapped(value) as? any Sequence else {
+            guard let values = value as? any Sequence else {
                 throw translator.unsupported(self, "contains(_:) of a value that is not a sequence")
             }
             if [.json, .other].contains(kind) {
@@ -322,7 +326,8 @@ extension PredicateTranslator {
     /// stored date equals (stored dates are whole milliseconds).
     func storedElement(_ element: Any, kind: QueryKind) throws -> StoredValue? {
         guard kind == .date, let date = unwrapped(element) as? Date else { return try storedValue(element) }
-        return try Self.storedDate(date, for: .equal)?.1
+        guard case .compare(_, let stored) = Self.storedDate(date, for: .equal) else { return nil }
+        return stored
     }
 }
 
@@ -332,7 +337,7 @@ extension PredicateExpressions.RangeExpressionContains: PredicateTranslatable {
         let bounds = try translator.translate(range)
         let value = try translator.translate(element)
         if bounds.isConstant, value.isConstant { return try translator.fold(self) }
-        guard case .constant(let constant) = bounds, let range = unwrapped(constant) as? any RangeBounds else {
+        guard case .constant(let constant) = bounds, let range = constant as? any RangeBounds else {
             throw translator.unsupported(self, "contains(_:) of a range needs a captured range")
         }
         var conditions: [QueryExpression] = []

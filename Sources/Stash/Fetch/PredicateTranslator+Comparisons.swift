@@ -26,13 +26,18 @@ extension PredicateTranslator {
             throw unsupported(expression, "values of this type compare for equality only")
         }
         var rightExpression: QueryExpression
-        if kind == .date, case .constant(let value) = right, let date = unwrapped(value) as? Date {
-            guard let (movedOp, stored) = try Self.storedDate(date, for: op) else {
-                // `==` with a time that is no stored millisecond: never; `!=`: always.
-                return .constant(op == .notEqual)
+        if kind == .date, case .constant(let value) = right, let date = value as? Date {
+            switch Self.storedDate(date, for: op) {
+            case .compare(let movedOp, let stored):
+                op = movedOp
+                rightExpression = .value(stored)
+            case .always(let answer):
+                // No stored date lies on the other side (or equals it). Ordering an optional
+                // made by a flatMap: NULL is no match.
+                guard answer, !isEquality, left.isOptional else { return .derived(answer) }
+                let present = QueryExpression.not(.isNull(try self.expression(left)))
+                return .expression(present, kind: .bool, optional: false)
             }
-            op = movedOp
-            rightExpression = .value(stored)
         } else {
             rightExpression = try self.expression(right)
         }
@@ -52,27 +57,42 @@ extension PredicateTranslator {
     }
 
     /// How a date column is compared with a constant for `op`, so that the answer is Swift's
-    /// for stored dates, which are whole milliseconds `n` (the `Date` of `n / 1000`): the
-    /// operator and the stored text of the millisecond to compare with. `nil` when `==` or
-    /// `!=` can have one answer only (no stored millisecond is that date).
-    static func storedDate(_ date: Date, for op: QueryComparison) throws -> (QueryComparison, StoredValue)? {
+    /// for stored dates, which are whole milliseconds `n` (the `Date` of `n / 1000`) from year
+    /// 1 to 9999: the operator and the stored text of the millisecond to compare with, or the
+    /// one answer every stored date gives (`==` a time that is no stored millisecond, `<`
+    /// a time before year 1).
+    static func storedDate(_ date: Date, for op: QueryComparison) -> DateComparison {
         func stored(_ milliseconds: Int64) -> Date { Date(timeIntervalSince1970: Double(milliseconds) / 1000) }
-        let nearest = Int64((date.timeIntervalSince1970 * 1000).rounded())
+        let scaled = date.timeIntervalSince1970 * 1000
+        guard !scaled.isNaN else { return .always(op == .notEqual) }
+        // Far outside the stored years (infinities too), any nearby millisecond answers alike.
+        let nearest = Int64(max(min(scaled.rounded(), 1e17), -1e17))
         // The first stored millisecond at or after the date, and the first after it.
         let atOrAfter = (nearest - 1...nearest + 1).first { stored($0) >= date } ?? nearest + 1
         let after = (nearest - 1...nearest + 1).first { stored($0) > date } ?? nearest + 1
-        func text(_ milliseconds: Int64) throws -> StoredValue {
-            .text(try StoredDate.string(from: stored(milliseconds)))
-        }
+        let (movedOp, bound): (QueryComparison, Int64)
         switch op {
         case .equal, .notEqual:
-            guard stored(atOrAfter) == date else { return nil }
-            return (op, try text(atOrAfter))
-        case .greater: return (.greaterOrEqual, try text(after))
-        case .greaterOrEqual: return (.greaterOrEqual, try text(atOrAfter))
-        case .less: return (.less, try text(atOrAfter))
-        case .lessOrEqual: return (.less, try text(after))
+            guard stored(atOrAfter) == date, StoredDate.range.contains(atOrAfter) else {
+                return .always(op == .notEqual)
+            }
+            (movedOp, bound) = (op, atOrAfter)
+        case .greater: (movedOp, bound) = (.greaterOrEqual, after)
+        case .greaterOrEqual: (movedOp, bound) = (.greaterOrEqual, atOrAfter)
+        case .less: (movedOp, bound) = (.less, atOrAfter)
+        case .lessOrEqual: (movedOp, bound) = (.less, after)
         }
+        // `d >= bound` or `d < bound`: a bound outside the stored years has one answer.
+        if bound < StoredDate.range.lowerBound { return .always(movedOp == .greaterOrEqual) }
+        if bound > StoredDate.range.upperBound { return .always(movedOp == .less) }
+        guard let text = try? StoredDate.string(from: stored(bound)) else { return .always(false) }
+        return .compare(movedOp, .text(text))
+    }
+
+    /// How stored dates compare with a constant (see `storedDate`).
+    enum DateComparison {
+        case compare(QueryComparison, StoredValue)
+        case always(Bool)
     }
 }
 

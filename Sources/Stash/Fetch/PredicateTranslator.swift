@@ -28,17 +28,37 @@ struct PredicateTranslator {
     // MARK: Walking
 
     /// The term for a subexpression: its own translation, or its value if it reads no input.
-    mutating func translate(_ expression: some PredicateExpression) throws -> QueryTerm {
-        if let translatable = expression as? any PredicateTranslatable {
-            return try translatable.translate(&self)
+    mutating func translate<Expression: PredicateExpression>(_ expression: Expression) throws -> QueryTerm {
+        guard let translation = Self.translation(of: Expression.self) else { return try fold(expression) }
+        return try translation(expression, &self)
+    }
+
+    /// Translates an expression of one type, handed over as `Any`.
+    typealias Translation = @Sendable (Any, inout PredicateTranslator) throws -> QueryTerm
+
+    /// Each expression type's translation, `nil` for a type without one (folded), found once
+    /// by a conformance check: a cast to `any PredicateTranslatable` costs far more than a
+    /// look-up by type, and every node of every query needs one.
+    private static let translations = Locked<[ObjectIdentifier: Translation?]>([:])
+
+    private static func translation<Expression: PredicateExpression>(of type: Expression.Type) -> Translation? {
+        let key = ObjectIdentifier(type)
+        if let known = translations.withLock({ $0[key] }) { return known }
+        let translation = (type as? any PredicateTranslatable.Type).map { translatable in
+            Self.translation(for: translatable)
         }
-        return try fold(expression)
+        translations.withLock { $0[key] = translation }
+        return translation
+    }
+
+    private static func translation<Translatable: PredicateTranslatable>(for type: Translatable.Type) -> Translation {
+        { expression, translator in try (expression as! Translatable).translate(&translator) }
     }
 
     /// Evaluates an expression that reads none of the predicate's variables.
     func fold<Expression: PredicateExpression>(_ expression: Expression) throws -> QueryTerm {
         do {
-            return .constant(try expression.evaluate(PredicateBindings()))
+            return .constant(unwrappedConstant(try expression.evaluate(PredicateBindings())))
         } catch {
             throw unsupported(expression, "the store cannot evaluate it")
         }
@@ -65,6 +85,33 @@ struct PredicateTranslator {
     }
 
     // MARK: Terms
+
+    /// A constant that depends on a part of the predicate that reads the object (`x && false`,
+    /// a ternary's untaken branch) as an expression: only a constant of a subtree that reads
+    /// nothing may be folded again by evaluating it.
+    func derived(_ term: QueryTerm, kind: QueryKind) throws -> QueryTerm {
+        guard case .constant(let value) = term else { return term }
+        return .expression(try expression(term), kind: Self.kind(of: term, else: kind), optional: value == nil)
+    }
+
+    /// How a term's values compare: an expression's kind, or a constant's by its type.
+    static func kind(of term: QueryTerm, else fallback: QueryKind = .other) -> QueryKind {
+        switch term {
+        case .expression(_, let kind, _): return kind
+        case .input: return fallback
+        case .constant(let value):
+            switch value {
+            case is Bool: return .bool
+            case is Float: return .float
+            case is Double: return .real
+            case is String: return .text
+            case is Date: return .date
+            case is Decimal: return .decimal
+            case let integer as any BinaryInteger: return integer is any StorableValue ? .integer : fallback
+            default: return fallback
+            }
+        }
+    }
 
     /// The term as a condition: a boolean expression with two values.
     func condition(_ term: QueryTerm) throws -> QueryExpression {
@@ -97,7 +144,23 @@ struct PredicateTranslator {
 
     /// A Swift value as the store keeps it: as an attribute of its type would be stored.
     func storedValue(_ value: Any?) throws -> StoredValue {
+        // The common types first: a cast to a concrete type is cheaper than to a protocol.
+        if let integer = value as? Int { return .integer(Int64(integer)) }
+        if let text = value as? String { return .text(text) }
         guard let value = unwrapped(value) else { return .null }
+        if let date = value as? Date {
+            // A date the store keeps exactly; any other would be rounded, and so compare
+            // unlike Swift (a comparison with an attribute moves the bound instead).
+            guard case .compare(_, let stored) = Self.storedDate(date, for: .equal) else {
+                throw StashError(
+                    .unsupportedQuery,
+                    "the date \(date.timeIntervalSince1970) (seconds since 1970) is used as a value, but it is not a "
+                        + "whole millisecond from year 1 to 9999, as stored dates are: round it, or compare it with an "
+                        + "attribute directly",
+                    entity: entity.name)
+            }
+            return stored
+        }
         switch value {
         case let storable as any StorableValue:
             return try storable.storedValue()
@@ -114,12 +177,19 @@ struct PredicateTranslator {
 
 /// A translated subexpression.
 enum QueryTerm {
-    /// A value Swift knows already (the subexpression reads no input); `nil` is `nil`.
+    /// A value Swift knows already (the subexpression reads no input), never an `Optional`:
+    /// `nil` is `nil`.
     case constant(Any?)
     /// The predicate's object itself: only a key path may start from it.
     case input
     /// An expression the store evaluates; `optional` when it can be NULL.
     case expression(QueryExpression, kind: QueryKind, optional: Bool)
+
+    /// A Bool that does not depend on the object, from a part that reads it (see
+    /// `PredicateTranslator.derived`).
+    static func derived(_ value: Bool) -> QueryTerm {
+        .expression(value ? .true : .false, kind: .bool, optional: false)
+    }
 
     var isConstant: Bool {
         if case .constant = self { return true }
@@ -133,7 +203,7 @@ enum QueryTerm {
 
     var isOptional: Bool {
         switch self {
-        case .constant(let value): unwrapped(value) == nil
+        case .constant(let value): value == nil
         case .input: false
         case .expression(_, _, let optional): optional
         }
@@ -141,7 +211,7 @@ enum QueryTerm {
 }
 
 /// One translation per expression type.
-protocol PredicateTranslatable: PredicateExpression {
+protocol PredicateTranslatable: PredicateExpression, SendableMetatype {
     func translate(_ translator: inout PredicateTranslator) throws -> QueryTerm
 }
 
@@ -150,6 +220,13 @@ func unwrapped(_ value: Any?) -> Any? {
     guard let value else { return nil }
     if let optional = value as? any OptionalValue { return unwrapped(optional.wrappedValue) }
     return value
+}
+
+/// `unwrapped` for a value of a known type: most constants are not optional, and a check
+/// of the type says so without a cast.
+func unwrappedConstant<Value>(_ value: Value) -> Any? {
+    guard _isOptional(Value.self) || Value.self == Any.self else { return value }
+    return unwrapped(value)
 }
 
 private protocol OptionalValue {

@@ -39,6 +39,9 @@ extension AttributeCodec {
 enum QueryKind: Sendable, Equatable {
     case integer
     case real
+    /// `Float`: stored as a double, so compared exactly, but arithmetic in the store would
+    /// run in double precision, not Float's.
+    case float
     case text
     case blob
     case bool

@@ -186,6 +186,7 @@ extension Double: StorableValue {
 
 extension Float: StorableValue {
     static var storedType: StoredType { .real }
+    static var queryKind: QueryKind { .float }
     static var placeholder: Float { 37.5 }
     func storedValue() -> StoredValue { .real(Double(self)) }
 

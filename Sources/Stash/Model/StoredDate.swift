@@ -4,6 +4,11 @@ import Foundation
 /// `2024-05-01T09:30:00.250Z`. Written and read by hand, not by a formatter: this runs
 /// once per date per row, and a formatter costs microseconds.
 enum StoredDate {
+    /// The milliseconds since 1970 a stored date can have: years 1 to 9999.
+    static let range: ClosedRange<Int64> =
+        daysFromCivil(year: 1, month: 1, day: 1) * 86_400_000...daysFromCivil(year: 10_000, month: 1, day: 1)
+        * 86_400_000 - 1
+
     static func string(from date: Date) throws -> String {
         let milliseconds = (date.timeIntervalSince1970 * 1000).rounded()
         guard let total = Int64(exactly: milliseconds) else {
@@ -12,7 +17,9 @@ enum StoredDate {
         let (days, millisecondOfDay) = floorDivide(total, 86_400_000)
         let (year, month, day) = civilDate(fromDays: days)
         guard (1...9999).contains(year) else {
-            throw StashError(.invalidValue, "the date \(date) is outside the years 1 to 9999")
+            throw StashError(
+                .invalidValue,
+                "the date \(date.timeIntervalSince1970) (seconds since 1970) is outside the years 1 to 9999")
         }
         let second = millisecondOfDay / 1000
         return String(unsafeUninitializedCapacity: 24) { buffer in

@@ -19,6 +19,8 @@ struct EntitySQL: Sendable {
     /// `SELECT EXISTS (SELECT 1 FROM "Post")`: whether the table has any row at all.
     let anyRow: String
     let deleteByKey: String
+    /// `SELECT "_pk", "id", "title" FROM "Post"`: every column, for a query to complete.
+    let selectAllColumns: String
     private let quotedTable: String
 
     init(_ schema: EntitySchema) {
@@ -33,6 +35,9 @@ struct EntitySQL: Sendable {
         count = "SELECT count(*) FROM \(quotedTable)"
         anyRow = "SELECT EXISTS (SELECT 1 FROM \(quotedTable))"
         deleteByKey = "DELETE FROM \(quotedTable) WHERE \"_pk\" = ?"
+        selectAllColumns =
+            "SELECT " + (["\"_pk\""] + schema.columns.map { quoted($0.name) }).joined(separator: ", ") + " FROM "
+            + quotedTable
     }
 
     static func createTable(named table: String, columns: [ColumnSchema], extraColumns: [String]) -> String {
@@ -114,5 +119,7 @@ func placeholders(_ count: Int) -> String {
 
 /// An SQL identifier in double quotes, with any quote inside doubled.
 func quoted(_ identifier: String) -> String {
-    "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    // Swift identifiers never hold a quote: skip Foundation's search and replace.
+    guard identifier.utf8.contains(UInt8(ascii: "\"")) else { return "\"" + identifier + "\"" }
+    return "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\""
 }

@@ -10,55 +10,163 @@ import Foundation
 /// ```
 struct QueryRenderer {
     let schema: EntitySchema
+    /// The SQL written so far; each part is appended, not built and joined.
+    private(set) var text = ""
     private(set) var parameters: [StoredValue] = []
 
-    init(_ schema: EntitySchema) {
+    init(_ schema: EntitySchema, startingWith text: String = "") {
         self.schema = schema
+        self.text.reserveCapacity(text.utf8.count + 160)
+        self.text += text
     }
 
+    /// The expression's SQL on its own (its parameters are added to `parameters`).
     mutating func render(_ expression: QueryExpression) -> String {
+        var written = ""
+        swap(&written, &text)
+        write(expression)
+        swap(&written, &text)
+        return written
+    }
+
+    mutating func write(_ expression: QueryExpression) {
         switch expression {
         case .column(let position):
-            return quoted(schema.columns[position].name)
+            writeColumn(position)
         case .value(let value):
-            return bind(value)
+            bind(value)
         case .not(let inner):
-            return "(NOT \(render(inner)))"
+            text += "(NOT "
+            write(inner)
+            text += ")"
         case .and(let terms):
-            return terms.isEmpty ? "1" : "(" + terms.map { render($0) }.joined(separator: " AND ") + ")"
+            writeJoined(terms, " AND ", empty: "1")
         case .or(let terms):
-            return terms.isEmpty ? "0" : "(" + terms.map { render($0) }.joined(separator: " OR ") + ")"
+            writeJoined(terms, " OR ", empty: "0")
+        case .compare(let left, let op, let right, .decimal):
+            text += "("
+            writeCall("stash_decimal_compare", [left, right])
+            text += " "
+            text += op.rawValue
+            text += " 0)"
+        case .identical(let left, let right, .decimal):
+            // Equal values, or both NULL.
+            text += "coalesce("
+            writeCall("stash_decimal_compare", [left, right])
+            text += " = 0, ("
+            write(left)
+            text += " IS NULL) AND ("
+            write(right)
+            text += " IS NULL))"
         case .compare(let left, let op, let right, let ordering):
-            return "(\(render(left))\(Self.collation(ordering)) \(op.rawValue) \(render(right)))"
+            text += "("
+            write(left)
+            text += Self.collation(ordering)
+            text += " "
+            text += op.rawValue
+            text += " "
+            write(right)
+            text += ")"
         case .identical(let left, let right, let ordering):
-            return "(\(render(left))\(Self.collation(ordering)) IS \(render(right)))"
+            text += "("
+            write(left)
+            text += Self.collation(ordering)
+            text += " IS "
+            write(right)
+            text += ")"
         case .isNull(let inner):
-            return "(\(render(inner)) IS NULL)"
+            text += "("
+            write(inner)
+            text += " IS NULL)"
         case .arithmetic(let left, let op, let right):
-            return "(\(render(left)) \(op.rawValue) \(render(right)))"
+            text += "("
+            write(left)
+            text += " "
+            text += op.rawValue
+            text += " "
+            write(right)
+            text += ")"
         case .negate(let inner):
-            return "(- \(render(inner)))"
+            text += "(- "
+            write(inner)
+            text += ")"
         case .conditional(let test, let then, let otherwise):
-            return "(CASE WHEN \(render(test)) THEN \(render(then)) ELSE \(render(otherwise)) END)"
+            text += "(CASE WHEN "
+            write(test)
+            text += " THEN "
+            write(then)
+            text += " ELSE "
+            write(otherwise)
+            text += " END)"
         case .coalesce(let first, let second):
-            return "coalesce(\(render(first)), \(render(second)))"
-        case .contains(let text, let part):
-            let exact = "stash_contains(\(render(text)), \(render(part)))"
-            guard Self.isASCII(part) else { return exact }
-            return "(instr(\(render(text)), \(render(part))) > 0 AND \(exact))"
-        case .hasPrefix(let text, let prefix):
-            let exact = "stash_starts_with(\(render(text)), \(render(prefix)))"
-            guard Self.isASCII(prefix) else { return exact }
-            return "(instr(\(render(text)), \(render(prefix))) = 1 AND \(exact))"
+            writeCall("coalesce", [first, second])
+        case .contains(let haystack, let part):
+            writeTextTest("stash_contains", haystack, part, instr: Self.isASCII(part) ? " > 0" : nil)
+        case .hasPrefix(let haystack, let prefix):
+            writeTextTest("stash_starts_with", haystack, prefix, instr: Self.isASCII(prefix) ? " = 1" : nil)
         case .function(.characterCount, let arguments):
-            return "stash_count(\(arguments.map { render($0) }.joined(separator: ", ")))"
+            writeCall("stash_count", arguments)
         case .function(.arrayCount, let arguments):
-            return "json_array_length(\(arguments.map { render($0) }.joined(separator: ", ")))"
+            writeCall("json_array_length", arguments)
         case .isIn(let value, let values, let ordering):
-            return renderIsIn(value, values, ordering)
+            writeIsIn(value, values, ordering)
         case .arrayContains(let array, let value):
-            return "EXISTS (SELECT 1 FROM json_each(\(render(array))) WHERE value = \(bind(value)))"
+            text += "EXISTS (SELECT 1 FROM json_each("
+            write(array)
+            text += ") WHERE value = "
+            bind(value)
+            text += ")"
         }
+    }
+
+    private mutating func writeColumn(_ position: Int) {
+        let name = schema.columns[position].name
+        // Attribute names are Swift identifiers: no quote to double.
+        guard !name.utf8.contains(UInt8(ascii: "\"")) else {
+            text += quoted(name)
+            return
+        }
+        text += "\""
+        text += name
+        text += "\""
+    }
+
+    /// `(a AND b AND c)`, or `empty` for no terms.
+    private mutating func writeJoined(_ terms: [QueryExpression], _ separator: String, empty: String) {
+        guard !terms.isEmpty else {
+            text += empty
+            return
+        }
+        text += "("
+        for (offset, term) in terms.enumerated() {
+            if offset > 0 { text += separator }
+            write(term)
+        }
+        text += ")"
+    }
+
+    private mutating func writeCall(_ function: String, _ arguments: [QueryExpression]) {
+        text += function
+        text += "("
+        for (offset, argument) in arguments.enumerated() {
+            if offset > 0 { text += ", " }
+            write(argument)
+        }
+        text += ")"
+    }
+
+    /// `function(text, part)`, after `instr(text, part)` compared as `instr` says when given:
+    /// the fast test that rules rows out first.
+    private mutating func writeTextTest(
+        _ function: String, _ haystack: QueryExpression, _ part: QueryExpression, instr: String?
+    ) {
+        guard let instr else { return writeCall(function, [haystack, part]) }
+        text += "("
+        writeCall("instr", [haystack, part])
+        text += instr
+        text += " AND "
+        writeCall(function, [haystack, part])
+        text += ")"
     }
 
     /// Whether the expression is ASCII text. Then `instr` (code points) finds it wherever
@@ -71,74 +179,104 @@ struct QueryRenderer {
 
     /// `x IN (SELECT value FROM json_each(?))`, one parameter for any number of values: what
     /// JSON can carry exactly (integers, finite reals, text). Blobs, infinities and NULL are
-    /// compared one by one beside it.
-    private mutating func renderIsIn(_ value: QueryExpression, _ values: [StoredValue], _ ordering: QueryOrdering)
-        -> String
-    {
+    /// compared one by one beside it. Each term writes `value` again, so that its own
+    /// parameters are bound where its text is.
+    private mutating func writeIsIn(_ value: QueryExpression, _ values: [StoredValue], _ ordering: QueryOrdering) {
         let inJSON = values.filter(\.fitsJSON)
-        var terms: [String] = []
-        // Each term renders `value` again: its own parameters are bound where its text is.
-        if !inJSON.isEmpty {
-            let list = Self.jsonArray(inJSON)
-            terms.append(
-                "(\(render(value))\(Self.collation(ordering)) IN (SELECT value FROM json_each(\(bind(.text(list))))))")
+        let alone = values.filter { !$0.fitsJSON }
+        let termCount = (inJSON.isEmpty ? 0 : 1) + alone.count
+        guard termCount > 0 else {
+            text += "0"
+            return
         }
-        for candidate in values where !candidate.fitsJSON {
-            terms.append(
-                candidate == .null
-                    ? "(\(render(value)) IS NULL)"
-                    : "(\(render(value))\(Self.collation(ordering)) = \(bind(candidate)))")
+        if termCount > 1 { text += "(" }
+        if !inJSON.isEmpty, ordering == .decimal {
+            text += "EXISTS (SELECT 1 FROM json_each("
+            bind(.text(Self.jsonArray(inJSON)))
+            text += ") WHERE "
+            text += "stash_decimal_compare("
+            write(value)
+            text += ", value) = 0)"
+        } else if !inJSON.isEmpty {
+            text += "("
+            write(value)
+            text += Self.collation(ordering)
+            text += " IN (SELECT value FROM json_each("
+            bind(.text(Self.jsonArray(inJSON)))
+            text += ")))"
         }
-        switch terms.count {
-        case 0: return "0"
-        case 1: return terms[0]
-        default: return "(" + terms.joined(separator: " OR ") + ")"
+        for (offset, candidate) in alone.enumerated() {
+            if offset > 0 || !inJSON.isEmpty { text += " OR " }
+            text += "("
+            write(value)
+            if candidate == .null {
+                text += " IS NULL)"
+            } else {
+                text += Self.collation(ordering)
+                text += " = "
+                bind(candidate)
+                text += ")"
+            }
         }
+        if termCount > 1 { text += ")" }
     }
 
-    /// `ORDER BY "title" COLLATE STASH_LEXICAL, "publishedAt" DESC, "_pk" DESC`: ties go by
+    /// ` ORDER BY "title" COLLATE STASH_LEXICAL, "publishedAt" DESC, "_pk" DESC`: ties go by
     /// row id, in the direction of the last key, so that an index on the last key (which
     /// ends with the row id) gives the whole order.
-    func orderBy(_ sort: [QuerySort]) -> String {
-        let keys = sort.map { key in
-            quoted(schema.columns[key.column].name) + Self.collation(key.ordering) + (key.descending ? " DESC" : "")
+    mutating func writeOrderBy(_ sort: [QuerySort]) {
+        text += " ORDER BY "
+        for key in sort {
+            writeColumn(key.column)
+            text += Self.collation(key.ordering)
+            text += key.descending ? " DESC, " : ", "
         }
-        let tieBreak = sort.last?.descending == true ? "\"_pk\" DESC" : "\"_pk\""
-        return " ORDER BY " + (keys + [tieBreak]).joined(separator: ", ")
+        text += sort.last?.descending == true ? "\"_pk\" DESC" : "\"_pk\""
     }
 
     /// The conditions of a query, predicate and exclusions: ` WHERE …`, or nothing.
-    mutating func whereClause(_ query: StoreQuery) -> String {
-        var conditions: [String] = []
+    mutating func writeWhere(_ query: StoreQuery) {
+        var first = true
+        func next(_ text: inout String) {
+            text += first ? " WHERE " : " AND "
+            first = false
+        }
         switch query.filter {
         case .all:
             break
         case .rowIDs(let rowIDs):
-            conditions.append(
-                "(\"_pk\" IN (SELECT value FROM json_each(\(bind(.text(Self.jsonArray(rowIDs.map { .integer($0) })))))))"
-            )
+            next(&text)
+            text += "(\"_pk\" IN (SELECT value FROM json_each("
+            bind(.text(Self.jsonArray(rowIDs.map { .integer($0) })))
+            text += ")))"
         case .values(let column, let values):
-            conditions.append(render(.isIn(.column(column), values, .stored)))
+            next(&text)
+            write(.isIn(.column(column), values, .stored))
         }
         if let predicate = query.predicate {
-            conditions.append(render(predicate))
+            next(&text)
+            write(predicate)
         }
         if !query.excludedRowIDs.isEmpty {
-            let excluded = Self.jsonArray(query.excludedRowIDs.map { .integer($0) })
-            conditions.append("(\"_pk\" NOT IN (SELECT value FROM json_each(\(bind(.text(excluded))))))")
+            next(&text)
+            text += "(\"_pk\" NOT IN (SELECT value FROM json_each("
+            bind(.text(Self.jsonArray(query.excludedRowIDs.map { .integer($0) })))
+            text += ")))"
         }
-        return conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
     }
 
     /// ` LIMIT ? OFFSET ?` when the query has either.
-    mutating func limitClause(_ query: StoreQuery) -> String {
-        guard query.limit != nil || query.offset != nil else { return "" }
-        return " LIMIT \(bind(.integer(Int64(query.limit ?? -1)))) OFFSET \(bind(.integer(Int64(query.offset ?? 0))))"
+    mutating func writeLimit(_ query: StoreQuery) {
+        guard query.limit != nil || query.offset != nil else { return }
+        text += " LIMIT "
+        bind(.integer(Int64(query.limit ?? -1)))
+        text += " OFFSET "
+        bind(.integer(Int64(query.offset ?? 0)))
     }
 
-    private mutating func bind(_ value: StoredValue) -> String {
+    private mutating func bind(_ value: StoredValue) {
         parameters.append(value)
-        return "?"
+        text += "?"
     }
 
     private static func collation(_ ordering: QueryOrdering) -> String {

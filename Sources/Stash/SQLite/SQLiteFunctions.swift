@@ -9,11 +9,14 @@ import Foundation
 /// | `stash_count(x)` | the number of Characters (SQLite's `length` counts code points) | `count` |
 /// | `stash_contains(x, y)` | whether x holds y, Character by Character (`instr` finds code points) | `contains` |
 /// | `stash_starts_with(x, y)` | whether x starts with y, Character by Character | `starts(with:)` |
-/// | `STASH_DECIMAL` | orders decimal text by value, exactly | `Decimal`'s `<` |
+/// | `stash_decimal_compare(x, y)` | -1, 0 or 1: decimal text by value, exactly | `Decimal`'s `<`, `==` |
+/// | `STASH_DECIMAL` | the same order as a collation, for ORDER BY | `Decimal`'s `<` |
 /// | `STASH_LEXICAL` | orders text | `String.StandardComparator.lexical` |
 ///
 /// The store stays readable by the `sqlite3` shell: these are used by queries only, never in
-/// the schema.
+/// the schema. Conditions compare decimals with the function, not the collation: SQLite
+/// gives an expression the collation of any `COLLATE` inside it, so a collation in a
+/// ternary's test would change how the ternary's result compares.
 enum SQLiteFunctions {
     static func register(on handle: OpaquePointer) {
         let flags = SQLITE_UTF8 | SQLITE_DETERMINISTIC
@@ -47,6 +50,14 @@ enum SQLiteFunctions {
                         PredicateExpressions.build_starts(
                             PredicateExpressions.Value(text), with: PredicateExpressions.Value(prefix))))
             }, nil, nil, nil)
+        sqlite3_create_function_v2(
+            handle, "stash_decimal_compare", 2, flags, nil,
+            { context, _, arguments in
+                guard let left = decimalArgument(arguments, 0), let right = decimalArgument(arguments, 1) else {
+                    return sqlite3_result_null(context)
+                }
+                sqlite3_result_int(context, left < right ? -1 : (left == right ? 0 : 1))
+            }, nil, nil, nil)
         sqlite3_create_collation_v2(
             handle, "STASH_DECIMAL", SQLITE_UTF8, nil,
             { _, leftCount, left, rightCount, right in
@@ -71,6 +82,11 @@ enum SQLiteFunctions {
 /// answer is `Predicate.evaluate`'s by construction.
 private func evaluate(_ expression: some PredicateExpression<Bool>) -> Int32 {
     (try? expression.evaluate(PredicateBindings())) == true ? 1 : 0
+}
+
+/// The decimal in argument `index`, `nil` for NULL or text that is no number.
+private func decimalArgument(_ arguments: UnsafeMutablePointer<OpaquePointer?>?, _ index: Int) -> Decimal? {
+    textArgument(arguments, index).flatMap { Decimal(string: $0, locale: Locale(identifier: "en_US_POSIX")) }
 }
 
 /// The text of argument `index`, `nil` for NULL.

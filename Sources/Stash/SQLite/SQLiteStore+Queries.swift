@@ -29,26 +29,31 @@ extension SQLiteStore {
     /// SELECT "_pk", "id", "title" FROM "Post" WHERE ("read" <> ?) ORDER BY "publishedAt" DESC, "_pk" LIMIT ? OFFSET ?
     /// ```
     func renderedSelect(_ query: StoreQuery) -> (text: String, parameters: [StoredValue]) {
-        var renderer = QueryRenderer(query.entity)
-        let columns = (["_pk"] + query.selectedColumns.map { query.entity.columns[$0].name }).map(quoted)
-        let conditions = renderer.whereClause(query)
-        let order = renderer.orderBy(query.sort)
-        let limit = renderer.limitClause(query)
-        let text =
-            "SELECT \(columns.joined(separator: ", ")) FROM \(quoted(query.entity.name))\(conditions)\(order)\(limit)"
-        return (text, renderer.parameters)
+        let select: String
+        if query.columns == nil {
+            select = entitySQL(query.entity).selectAllColumns
+        } else {
+            let columns = (["_pk"] + query.selectedColumns.map { query.entity.columns[$0].name }).map(quoted)
+            select = "SELECT \(columns.joined(separator: ", ")) FROM \(quoted(query.entity.name))"
+        }
+        var renderer = QueryRenderer(query.entity, startingWith: select)
+        renderer.writeWhere(query)
+        renderer.writeOrderBy(query.sort)
+        renderer.writeLimit(query)
+        return (renderer.text, renderer.parameters)
     }
 
     /// `SELECT count(*) FROM "Post" WHERE …`; with a limit or an offset, of the page.
     func renderedCount(_ query: StoreQuery) -> (text: String, parameters: [StoredValue]) {
-        var renderer = QueryRenderer(query.entity)
         let table = quoted(query.entity.name)
-        let conditions = renderer.whereClause(query)
-        guard query.limit != nil || query.offset != nil else {
-            return ("SELECT count(*) FROM \(table)\(conditions)", renderer.parameters)
-        }
-        let limit = renderer.limitClause(query)
-        return ("SELECT count(*) FROM (SELECT 1 FROM \(table)\(conditions)\(limit))", renderer.parameters)
+        let limited = query.limit != nil || query.offset != nil
+        var renderer = QueryRenderer(
+            query.entity,
+            startingWith: limited ? "SELECT count(*) FROM (SELECT 1 FROM \(table)" : "SELECT count(*) FROM \(table)")
+        renderer.writeWhere(query)
+        guard limited else { return (renderer.text, renderer.parameters) }
+        renderer.writeLimit(query)
+        return (renderer.text + ")", renderer.parameters)
     }
 
     /// What `EXPLAIN QUERY PLAN` says of the query's SELECT, one line per step, as the

@@ -88,7 +88,8 @@ final class SQLiteStore: Store, @unchecked Sendable {
     }
 
     func count(_ query: StoreQuery) throws -> Int {
-        guard query.isPlain else { return try countRendered(query) }
+        // A limit or an offset counts a page: one statement, not batches.
+        guard query.isPlain, query.limit == nil, query.offset == nil else { return try countRendered(query) }
         let entitySQL = entitySQL(query.entity)
         return try withReader { connection in
             try inPlace(query.entity.name) {
