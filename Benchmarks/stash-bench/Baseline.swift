@@ -16,9 +16,11 @@ enum Baseline {
         "subtitle" TEXT, "body" TEXT NOT NULL, "url" TEXT NOT NULL, "publishedAt" TEXT NOT NULL, \
         "score" REAL NOT NULL, "read" INTEGER NOT NULL, "authorName" TEXT NOT NULL, "views" INTEGER NOT NULL)
         """
-    static let createIndex = #"CREATE UNIQUE INDEX "Article_id_unique" ON "Article" ("id")"#
+    static let createIndex =
+        #"CREATE UNIQUE INDEX "Article_id_unique" ON "Article" ("id"); "#
+        + #"CREATE INDEX "Article_publishedAt_index" ON "Article" ("publishedAt")"#
 
-    private static let columns =
+    static let columns =
         #""id", "title", "subtitle", "body", "url", "publishedAt", "score", "read", "#
         + #""authorName", "views""#
     private static let insert = #"INSERT INTO "Article" ("# + columns + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
@@ -92,38 +94,36 @@ enum Baseline {
             let code = sqlite3_step(statement)
             if code == SQLITE_DONE { break }
             guard code == SQLITE_ROW else { throw database.failure(selectAll) }
-            let urlText = columnText(statement, 4)
-            guard let url = URL(string: urlText) else { throw BenchError("stored url is not a URL: \(urlText)") }
-            let milliseconds = sqlite3_column_text(statement, 5).flatMap { text in
-                Timestamp.milliseconds(
-                    in: UnsafeBufferPointer(start: text, count: Int(sqlite3_column_bytes(statement, 5))))
-            }
-            guard let milliseconds else { throw BenchError("stored publishedAt is not a timestamp") }
-            records.append(
-                ArticleRecord(
-                    id: Int(sqlite3_column_int64(statement, 0)),
-                    title: columnText(statement, 1),
-                    subtitle: sqlite3_column_type(statement, 2) == SQLITE_NULL ? nil : columnText(statement, 2),
-                    body: columnText(statement, 3),
-                    url: url,
-                    publishedAt: Timestamp.date(milliseconds: milliseconds),
-                    score: sqlite3_column_double(statement, 6),
-                    read: sqlite3_column_int64(statement, 7) != 0,
-                    authorName: columnText(statement, 8),
-                    views: Int(sqlite3_column_int64(statement, 9))))
+            records.append(try record(from: statement))
         }
         return records
+    }
+
+    /// The current row of a statement that selects `columns`, as a struct.
+    static func record(from statement: OpaquePointer) throws -> ArticleRecord {
+        let urlText = columnText(statement, 4)
+        guard let url = URL(string: urlText) else { throw BenchError("stored url is not a URL: \(urlText)") }
+        let milliseconds = sqlite3_column_text(statement, 5).flatMap { text in
+            Timestamp.milliseconds(in: UnsafeBufferPointer(start: text, count: Int(sqlite3_column_bytes(statement, 5))))
+        }
+        guard let milliseconds else { throw BenchError("stored publishedAt is not a timestamp") }
+        return ArticleRecord(
+            id: Int(sqlite3_column_int64(statement, 0)),
+            title: columnText(statement, 1),
+            subtitle: sqlite3_column_type(statement, 2) == SQLITE_NULL ? nil : columnText(statement, 2),
+            body: columnText(statement, 3),
+            url: url,
+            publishedAt: Timestamp.date(milliseconds: milliseconds),
+            score: sqlite3_column_double(statement, 6),
+            read: sqlite3_column_int64(statement, 7) != 0,
+            authorName: columnText(statement, 8),
+            views: Int(sqlite3_column_int64(statement, 9)))
     }
 
     /// Reads every field of every record, as the Stash run reads every attribute.
     static func touch(_ records: [ArticleRecord]) -> Checksum {
         var checksum = Checksum()
-        for record in records {
-            checksum.add(
-                id: record.id, title: record.title, subtitle: record.subtitle, body: record.body, url: record.url,
-                publishedAt: record.publishedAt, score: record.score, read: record.read,
-                authorName: record.authorName, views: record.views)
-        }
+        checksum.add(records)
         return checksum
     }
 }

@@ -51,6 +51,34 @@ struct Iteration {
         if compareStores {
             try StoreComparison.assertSame(table: Baseline.table, baselinePath, stashPath)
         }
+        try runQueries(database, container, &results)
+    }
+
+    /// The query workload on both stores; each side's answers must be the other's.
+    private func runQueries(_ database: RawDatabase, _ container: PersistentContainer, _ results: inout Results)
+        throws
+    {
+        let workload = QueryWorkload(payload: payload)
+        var lookUps: [Side: Checksum] = [:]
+        var pages: [Side: Checksum] = [:]
+        var counts: [Side: [Int]] = [:]
+        for side in order {
+            var start = Instant()
+            lookUps[side] =
+                side == .stash ? try workload.stashLookUps(container) : try workload.baselineLookUps(database)
+            results.add(.lookUps, side, start.elapsed)
+            start = Instant()
+            pages[side] =
+                side == .stash ? try workload.stashNewestPages(container) : try workload.baselineNewestPages(database)
+            results.add(.newestPages, side, start.elapsed)
+            start = Instant()
+            counts[side] = side == .stash ? try workload.stashCounts(container) : try workload.baselineCounts(database)
+            results.add(.filteredCounts, side, start.elapsed)
+        }
+        precondition(lookUps[.stash] == lookUps[.baseline], "look-ups differ")
+        precondition(lookUps[.stash]?.count == QueryWorkload.lookUpCount, "a look-up found nothing")
+        precondition(pages[.stash] == pages[.baseline], "newest pages differ")
+        precondition(counts[.stash] == counts[.baseline], "counts differ")
     }
 
     /// Decodes and writes the payload on one side: the first import into empty stores, or

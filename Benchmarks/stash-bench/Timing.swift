@@ -9,6 +9,7 @@ enum Side: CaseIterable {
 /// whether a difference comes from decoding or from writing.
 enum Operation: CaseIterable {
     case importTotal, importDecode, importWrite, fetchAll, reimportTotal, reimportDecode, reimportWrite
+    case lookUps, newestPages, filteredCounts
 
     var label: String {
         switch self {
@@ -19,6 +20,9 @@ enum Operation: CaseIterable {
         case .reimportTotal: "re-import (upsert)"
         case .reimportDecode: "  JSON decode"
         case .reimportWrite: "  write (one transaction)"
+        case .lookUps: "\(QueryWorkload.lookUpCount) fetches by unique id"
+        case .newestPages: "\(QueryWorkload.pageCount) fetches of 20 newest unread"
+        case .filteredCounts: "\(QueryWorkload.countCount) filtered fetchCounts"
         }
     }
 }
@@ -54,7 +58,8 @@ struct Results {
 
     /// One line per iteration's raw numbers: the medians hide the spread.
     func iterationLine(_ iteration: Int) -> String {
-        let parts = [Operation.importTotal, .fetchAll, .reimportTotal].map { operation in
+        let parts = [Operation.importTotal, .fetchAll, .reimportTotal, .lookUps, .newestPages, .filteredCounts].map {
+            operation in
             let baseline = samples[operation]?[.baseline]?[iteration] ?? .nan
             let stash = samples[operation]?[.stash]?[iteration] ?? .nan
             return "\(operation.shortLabel) \(format(baseline))/\(format(stash))"
@@ -99,6 +104,9 @@ extension Operation {
         case .importTotal, .importDecode, .importWrite: "import"
         case .fetchAll: "fetch"
         case .reimportTotal, .reimportDecode, .reimportWrite: "re-import"
+        case .lookUps: "by id"
+        case .newestPages: "newest"
+        case .filteredCounts: "count"
         }
     }
 }
