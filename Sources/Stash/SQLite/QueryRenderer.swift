@@ -59,33 +59,15 @@ struct QueryRenderer {
             write(right)
             text += " IS NULL))"
         case .compare(let left, let op, let right, let ordering):
-            text += "("
-            write(left)
-            text += Self.collation(ordering)
-            text += " "
-            text += op.rawValue
-            text += " "
-            write(right)
-            text += ")"
+            writeInfix(left, Self.collation(ordering) + " " + op.rawValue + " ", right)
         case .identical(let left, let right, let ordering):
-            text += "("
-            write(left)
-            text += Self.collation(ordering)
-            text += " IS "
-            write(right)
-            text += ")"
+            writeInfix(left, Self.collation(ordering) + " IS ", right)
         case .isNull(let inner):
             text += "("
             write(inner)
             text += " IS NULL)"
         case .arithmetic(let left, let op, let right):
-            text += "("
-            write(left)
-            text += " "
-            text += op.rawValue
-            text += " "
-            write(right)
-            text += ")"
+            writeInfix(left, " " + op.rawValue + " ", right)
         case .negate(let inner):
             text += "(- "
             write(inner)
@@ -117,6 +99,15 @@ struct QueryRenderer {
             bind(value)
             text += ")"
         }
+    }
+
+    /// `(left infix right)`.
+    private mutating func writeInfix(_ left: QueryExpression, _ infix: String, _ right: QueryExpression) {
+        text += "("
+        write(left)
+        text += infix
+        write(right)
+        text += ")"
     }
 
     private mutating func writeColumn(_ position: Int) {

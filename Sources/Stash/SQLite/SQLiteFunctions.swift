@@ -26,30 +26,24 @@ enum SQLiteFunctions {
                 guard let text = textArgument(arguments, 0) else { return sqlite3_result_null(context) }
                 sqlite3_result_int64(context, Int64(text.count))
             }, nil, nil, nil)
-        sqlite3_create_function_v2(
-            handle, "stash_contains", 2, flags, nil,
-            { context, _, arguments in
-                guard let text = textArgument(arguments, 0), let part = textArgument(arguments, 1) else {
-                    return sqlite3_result_null(context)
-                }
-                sqlite3_result_int(
-                    context,
-                    evaluate(
-                        PredicateExpressions.build_contains(
-                            PredicateExpressions.Value(text), PredicateExpressions.Value(part))))
-            }, nil, nil, nil)
-        sqlite3_create_function_v2(
-            handle, "stash_starts_with", 2, flags, nil,
-            { context, _, arguments in
-                guard let text = textArgument(arguments, 0), let prefix = textArgument(arguments, 1) else {
-                    return sqlite3_result_null(context)
-                }
-                sqlite3_result_int(
-                    context,
-                    evaluate(
-                        PredicateExpressions.build_starts(
-                            PredicateExpressions.Value(text), with: PredicateExpressions.Value(prefix))))
-            }, nil, nil, nil)
+        // One callback for both text tests; the user data says which (1 contains, 2 starts).
+        for (name, test) in [("stash_contains", 1), ("stash_starts_with", 2)] {
+            sqlite3_create_function_v2(
+                handle, name, 2, flags, UnsafeMutableRawPointer(bitPattern: test),
+                { context, _, arguments in
+                    guard let text = textArgument(arguments, 0), let part = textArgument(arguments, 1) else {
+                        return sqlite3_result_null(context)
+                    }
+                    let whole = PredicateExpressions.Value(text)
+                    let found = PredicateExpressions.Value(part)
+                    let startsWith = Int(bitPattern: sqlite3_user_data(context)) == 2
+                    sqlite3_result_int(
+                        context,
+                        startsWith
+                            ? evaluate(PredicateExpressions.build_starts(whole, with: found))
+                            : evaluate(PredicateExpressions.build_contains(whole, found)))
+                }, nil, nil, nil)
+        }
         sqlite3_create_function_v2(
             handle, "stash_decimal_compare", 2, flags, nil,
             { context, _, arguments in
