@@ -42,6 +42,9 @@ public struct StashError: Error, Sendable, CustomStringConvertible {
         /// Another context or process changed an attribute this context changed too, since
         /// it loaded the object, and the merge policy is `.fail`.
         public static let conflict = Code("conflict")
+        /// A deleted object still has related objects through a relationship whose delete
+        /// rule is `.deny`.
+        public static let deleteDenied = Code("delete denied")
     }
 
     public let code: Code

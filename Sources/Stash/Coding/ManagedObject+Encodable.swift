@@ -10,7 +10,7 @@ extension Encodable where Self: ManagedObject {
         var container = encoder.container(keyedBy: AttributeKey.self)
         let entity = self.entity
         let object = resolved
-        for attribute in entity.attributes {
+        for attribute in entity.attributes where !attribute.isRelationship {
             guard let value = object.loadedValue(of: attribute) else {
                 if attribute.isOptional { continue }
                 throw StashError(

@@ -34,6 +34,7 @@ final class ChangeJournal {
 
     /// Puts the context back as it was when the journal began.
     func undo(in context: ManagedObjectContext) {
+        context.graphGeneration &+= 1
         for object in inserted where object.state == .inserted && object.managedObjectContext === context {
             object.state = .transient
             object.managedObjectContext = nil

@@ -41,6 +41,8 @@ extension ManagedObjectContext {
             return notes
         }
         guard mergesChanges else { return }
+        // Rows may have joined or left the to-many lists: they are read again when asked for.
+        if !notes.isEmpty { graphGeneration &+= 1 }
         for note in notes {
             for (state, changes) in zip(states, note.entities) where !changes.isEmpty {
                 for rowID in changes.deleted {

@@ -57,6 +57,7 @@ extension ManagedObjectContext {
     /// `rowMissing`). A store that cannot be read leaves the object as it was.
     public func refresh(_ object: ManagedObject, mergeChanges: Bool) {
         entering {
+            graphGeneration &+= 1
             let object = object.resolved
             guard object.managedObjectContext === self, object.state == .persisted || object.state == .deleted else {
                 return

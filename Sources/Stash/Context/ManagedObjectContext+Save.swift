@@ -16,6 +16,7 @@ extension ManagedObjectContext {
                 for state in states {
                     try mergeDuplicateInserts(in: state, undo: &undo)
                     try validateRequiredValues(in: state)
+                    try checkDeniedDeletes(in: state)
                     try verifyPartialChanges(in: state)
                 }
                 let (changes, plan) = try makeStoreChanges()
@@ -127,6 +128,8 @@ extension ManagedObjectContext {
     private func makeStoreChanges() throws -> (StoreChangeSet, SavePlan) {
         var changes = StoreChangeSet()
         var plan = SavePlan()
+        // Where each new object is among the inserts, for the relationships that point at it.
+        let references = NewRowReferences(rows: changes.insertedRows)
         let rule: StoredMatchRule =
             switch mergePolicy.kind {
             case .incomingWins: .update
@@ -148,7 +151,7 @@ extension ManagedObjectContext {
                 entityChanges.updates.append(rowID: object.rowID!, columns: object.changedAttributes)
             }
             entityChanges.updates.value = { row, column in
-                try Self.storedValue(of: entity.attributes[column], in: updated[row])
+                try Self.storedValue(of: entity.attributes[column], in: updated[row], references)
             }
             if mergePolicy.kind != .incomingWins {
                 entityChanges.onConflict = mergePolicy.kind == .fail ? .fail : .keepStored
@@ -166,21 +169,65 @@ extension ManagedObjectContext {
                 entityChanges.inserts.append(columns: object.changedAttributes)
             }
             entityChanges.inserts.value = { row, column in
-                try Self.storedValue(of: entity.attributes[column], in: inserted[row])
+                try Self.storedValue(of: entity.attributes[column], in: inserted[row], references)
             }
             changes.entities.append(entityChanges)
             plan.deleted.append(deleted)
             plan.updated.append(updated)
             plan.inserted.append(inserted)
         }
+        for (position, inserted) in plan.inserted.enumerated() {
+            for (row, object) in inserted.enumerated() {
+                references.positions[ObjectIdentifier(object)] = (position, row)
+            }
+        }
+        changes.insertOrder = insertOrder(plan)
         return (changes, plan)
     }
 
+    /// The entities in the order their inserts are written: each after the entities its
+    /// to-one relationships point at, so that their new rows' ids are known (a cycle is
+    /// broken anywhere: the store writes such a value once every insert is done).
+    private func insertOrder(_ plan: SavePlan) -> [Int] {
+        var order: [Int] = []
+        var visiting = Set<Int>()
+        var done = Set<Int>()
+        let positions = Dictionary(
+            uniqueKeysWithValues: states.enumerated().map { (ObjectIdentifier($1.entity.type), $0) })
+        func visit(_ position: Int) {
+            guard !done.contains(position), visiting.insert(position).inserted else { return }
+            for relationship in states[position].entity.relationships where !relationship.isToMany {
+                if let target = positions[ObjectIdentifier(relationship.targetType)], target != position {
+                    visit(target)
+                }
+            }
+            done.insert(position)
+            order.append(position)
+        }
+        for position in states.indices { visit(position) }
+        return order
+    }
+
     /// An attribute's value as stored (NULL if never set), naming the attribute on failure.
-    private static func storedValue(of attribute: AttributeDescription, in object: ManagedObject) throws
-        -> StoredValue
-    {
+    /// A relationship to a new object is its row id once the store has written it.
+    private static func storedValue(
+        of attribute: AttributeDescription, in object: ManagedObject, _ references: NewRowReferences
+    ) throws -> StoredValue {
         guard let value = object.value(of: attribute) else { return .null }
+        if attribute.isRelationship, case .object(let target) = RelationshipTarget(slotValue: value),
+            target.resolved.rowID == nil || target.resolved.state == .inserted
+        {
+            let target = target.resolved
+            guard let (entity, row) = references.positions[ObjectIdentifier(target)] else {
+                throw StashError(
+                    .missingValue,
+                    "relates to a new \(target.entity.name) that is not in the context any more (deleted, or moved): "
+                        + "set the relationship again or to nil",
+                    entity: object.entity.name, attribute: attribute.name)
+            }
+            guard let rowID = references.rows.rowID(entity: entity, row: row) else { throw UnwrittenRow() }
+            return .integer(rowID)
+        }
         do {
             return try attribute.codec.storedValue(for: value)
         } catch var error as StashError {
@@ -263,4 +310,13 @@ extension ManagedObjectContext {
             state.deleted.removeAll()
         }
     }
+}
+
+/// Where each new object of a save is among its inserts, filled once the change set is made,
+/// and the row ids the store gives them as it writes.
+final class NewRowReferences {
+    var positions: [ObjectIdentifier: (entity: Int, row: Int)] = [:]
+    let rows: InsertedRows
+
+    init(rows: InsertedRows) { self.rows = rows }
 }

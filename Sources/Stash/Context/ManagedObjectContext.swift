@@ -78,6 +78,10 @@ public final class ManagedObjectContext: @unchecked Sendable {
     private var policy = MergePolicy.incomingWins
     /// Set while `decode(_:from:using:)` runs, so a failure can undo what it did.
     var activeJournal: ChangeJournal?
+    /// Bumped when objects may have changed under the context's to-many lists (another
+    /// context's save merged, a rollback, a refresh, an undone decode): a list loaded before
+    /// is loaded again when next read (see `relatedObjects(of:toMany:)`).
+    var graphGeneration: UInt64 = 0
 
     /// A context for the actor it is made on (see Concurrency above): `isolation` is the
     /// caller's, and is not meant to be passed.
@@ -138,21 +142,24 @@ public final class ManagedObjectContext: @unchecked Sendable {
         }
     }
 
-    /// Marks an object for deletion at the next save; a new object is simply dropped.
+    /// Marks an object for deletion at the next save; a new object is simply dropped. Its
+    /// relationships' delete rules apply at once: related objects lose it (`.nullify`) or are
+    /// deleted too (`.cascade`); `.deny` fails the save while related objects remain.
     public func delete(_ object: ManagedObject) {
         entering {
             let object = object.resolved
-            guard object.managedObjectContext === self else { return }
+            guard object.managedObjectContext === self, object.state == .inserted || object.state == .persisted
+            else { return }
             let state = self.state(for: object.entity)
-            switch object.state {
-            case .inserted:
+            let wasInserted = object.state == .inserted
+            // Deleted first, so that a cascade that comes back to it stops here.
+            object.state = .deleted
+            applyDeleteRules(to: object)
+            if wasInserted {
                 object.state = .transient
                 object.managedObjectContext = nil
-            case .persisted:
-                object.state = .deleted
+            } else {
                 state.deleted[ObjectIdentifier(object)] = object
-            case .transient, .deleted, .standIn:
-                break
             }
         }
     }
@@ -161,6 +168,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
     /// their saved values back, deleted objects come back.
     public func rollback() {
         entering {
+            graphGeneration &+= 1
             for state in states {
                 for object in state.inserted where state.isLive(object) {
                     object.state = .transient
@@ -200,6 +208,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
     /// new instances. Frees the memory a long-lived context gathers.
     public func reset() {
         entering {
+            graphGeneration &+= 1
             rollback()
             for state in states {
                 for object in state.byRowID.values {

@@ -16,6 +16,9 @@ public final class PersistentContainer: Sendable {
     public let storeURL: URL?
     let entities: [EntityDescription]
     private let entitiesByType: [ObjectIdentifier: EntityDescription]
+    /// Per entity, the to-one relationships (of any entity) whose column points at its rows:
+    /// what deleting one of its objects must look at.
+    let incomingRelationships: [ObjectIdentifier: [RelationshipDescription]]
     let store: any Store
     /// Counts the saves of all contexts of the container, so that a context's caches of
     /// stored facts can tell whether another context wrote since they learned them.
@@ -57,6 +60,9 @@ public final class PersistentContainer: Sendable {
             }
             if checksCodingKeys { try CodingKeysCheck.check(entity) }
         }
+        for entity in entities {
+            try Self.checkRelationships(of: entity, among: byName)
+        }
         if let storeURL {
             guard storeURL.isFileURL else {
                 throw StashError(.storeFailed, "the store URL \(storeURL) is not a file URL")
@@ -67,8 +73,46 @@ public final class PersistentContainer: Sendable {
         self.storeURL = storeURL
         self.entities = entities
         self.entitiesByType = Dictionary(uniqueKeysWithValues: entities.map { (ObjectIdentifier($0.type), $0) })
+        var incoming: [ObjectIdentifier: [RelationshipDescription]] = [:]
+        for entity in entities {
+            for relationship in entity.relationships where !relationship.isToMany {
+                incoming[ObjectIdentifier(relationship.targetType), default: []].append(relationship)
+            }
+        }
+        self.incomingRelationships = incoming
         self.store = try SQLiteStore(
             path: storeURL?.path, entities: entities.map { try $0.storeSchema() }, busyTimeout: busyTimeout)
+    }
+
+    /// Every relationship's target must be one of the container's models, and its inverse,
+    /// declared on either side, must point back at it.
+    private static func checkRelationships(of entity: EntityDescription, among byName: [String: EntityDescription])
+        throws
+    {
+        for relationship in entity.relationships {
+            guard let target = byName[relationship.targetName], target.type == relationship.targetType else {
+                throw StashError(
+                    .invalidModel,
+                    "relates to \(relationship.targetName), which is not one of the container's models: add "
+                        + "\(relationship.targetName).self",
+                    entity: entity.name, attribute: relationship.name)
+            }
+            let inverse = try relationship.inverse()
+            if let inverse, let back = try inverse.inverse(), back !== relationship {
+                throw StashError(
+                    .invalidModel,
+                    "its inverse \(target.name).\(inverse.name) names \(back.entityName).\(back.name) as its own inverse",
+                    entity: entity.name, attribute: relationship.name)
+            }
+            if relationship.isToMany, inverse?.slot == nil {
+                throw StashError(
+                    .invalidModel,
+                    "a to-many relationship needs an inverse to-one relationship on \(target.name), whose column "
+                        + "holds it (`@Relationship(inverse: \\\(target.name).…)`); many-to-many relationships are not "
+                        + "supported yet",
+                    entity: entity.name, attribute: relationship.name)
+            }
+        }
     }
 
     var saveGeneration: UInt64 { saves.load(ordering: .acquiring) }

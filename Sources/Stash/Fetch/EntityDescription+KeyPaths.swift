@@ -39,3 +39,25 @@ extension EntityDescription {
         return attribute
     }
 }
+
+extension EntityDescription {
+    /// The relationship a key path of the model names (`\Article.author`), found as
+    /// `attribute(for:)` finds attributes: by the probe object's record of what it read.
+    func relationship(for keyPath: AnyKeyPath) throws -> RelationshipDescription {
+        let probe = type.init()
+        probe.cachedEntity = self
+        probe.probedSlots = []
+        probe.storage.values = ContiguousArray(repeating: nil, count: attributes.count)
+        _ = probe[keyPath: keyPath]
+        let read = Array(Set(probe.probedSlots ?? []))
+        // To-one relationships report their slot, to-many ones -(index + 1).
+        let found =
+            read.count == 1
+            ? (read[0] >= 0 ? relationshipsBySlot[read[0]] : toManyRelationships[-read[0] - 1]) : nil
+        guard let found else {
+            throw StashError(
+                .invalidModel, "the key path \(keyPath) does not name one of its relationships", entity: name)
+        }
+        return found
+    }
+}

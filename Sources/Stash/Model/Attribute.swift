@@ -126,6 +126,12 @@ func attributeOutsideManagedObject() -> Never {
 protocol ManagedProperty: SendableMetatype {
     /// The codec for the wrapped type, built once per entity.
     static func makeCodec() throws -> any AttributeCodec
+    /// `true` for a to-many relationship, which has no slot in the value box.
+    static var isToMany: Bool { get }
+}
+
+extension ManagedProperty {
+    static var isToMany: Bool { false }
 }
 
 extension Attribute: ManagedProperty {

@@ -7,11 +7,17 @@ struct AttributeDeclaration: Sendable {
     var key: String?
     /// The column's name in an older version of the model, for a rename.
     var originalName: String?
+    /// For a to-one relationship (a column too): what its `@Relationship` says.
+    var relationship: RelationshipDeclaration?
 
     @usableFromInline
-    init(options: AttributeOptions = [], key: String? = nil, originalName: String? = nil) {
+    init(
+        options: AttributeOptions = [], key: String? = nil, originalName: String? = nil,
+        relationship: RelationshipDeclaration? = nil
+    ) {
         self.options = options
         self.key = key
         self.originalName = originalName
+        self.relationship = relationship
     }
 }

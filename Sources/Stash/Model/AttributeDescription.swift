@@ -25,6 +25,8 @@ final class AttributeDescription: Sendable {
     let convertedKey: AttributeKey?
     /// The column's name in an earlier version of the model.
     let originalName: String?
+    /// For a to-one relationship's column, the table it references.
+    let referencedTable: String?
 
     var isUnique: Bool { options.contains(.unique) }
 
@@ -40,14 +42,17 @@ final class AttributeDescription: Sendable {
         let converted = declaration.key.map(convertFromSnakeCase)
         self.convertedKey = converted.flatMap { $0 == declaration.key ? nil : AttributeKey($0) }
         self.originalName = declaration.originalName
+        self.referencedTable = declaration.relationship?.targetType.map { String(describing: $0) }
     }
+
+    var isRelationship: Bool { referencedTable != nil }
 
     /// The column as a store sees it; `defaultMaker` for a default made anew per object.
     func column(defaultMaker: DefaultMaker?) -> ColumnSchema {
         ColumnSchema(
             name: name, type: codec.storedType, isOptional: isOptional, isUnique: isUnique,
-            isIndexed: options.contains(.indexed) && !isUnique, defaultValue: defaultStoredValue,
-            defaultMaker: defaultMaker, originalName: originalName)
+            isIndexed: (options.contains(.indexed) || isRelationship) && !isUnique, defaultValue: defaultStoredValue,
+            defaultMaker: defaultMaker, originalName: originalName, references: referencedTable)
     }
 }
 

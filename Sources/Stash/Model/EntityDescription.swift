@@ -15,6 +15,13 @@ final class EntityDescription: Sendable {
     let uniqueAttributes: [AttributeDescription]
     /// The others, in order: what decoding walks after the unique values.
     let nonUniqueAttributes: [AttributeDescription]
+    /// To-one relationships (columns, among `attributes`) and to-many ones (no column), in
+    /// declaration order.
+    let relationships: [RelationshipDescription]
+    /// The to-many relationships by index (`RelationshipDescription.Kind.toMany`).
+    let toManyRelationships: [RelationshipDescription]
+    /// The to-one relationships by slot.
+    let relationshipsBySlot: [Int: RelationshipDescription]
     /// The entity as a store sees it.
     let schema: EntitySchema
     /// Which attribute each key path used in a query names (see `attribute(for:)`).
@@ -49,14 +56,36 @@ final class EntityDescription: Sendable {
                     name: field.name, index: index, declaration: box.declarations?[index] ?? AttributeDeclaration(),
                     defaultValue: box.values[index], codec: codec))
         }
+        var relationships: [RelationshipDescription] = []
+        for attribute in attributes {
+            guard let declaration = box.declarations?[attribute.index]?.relationship else { continue }
+            relationships.append(
+                try Self.relationship(
+                    attribute.name, of: type, kind: .toOne(slot: attribute.index), declaration: declaration))
+        }
+        for (index, field) in layout.toManyFields.enumerated() {
+            guard let declaration = box.toManyDeclarations?[index] else {
+                throw StashError(
+                    .invalidModel, "its relationship wrapper did not initialize", entity: name, attribute: field.name)
+            }
+            relationships.append(
+                try Self.relationship(field.name, of: type, kind: .toMany(index: index), declaration: declaration))
+        }
         if attributes.contains(where: { $0.name == "_pk" }) {
             throw StashError(.invalidModel, "`_pk` is the name of Stash's own key column", entity: name)
         }
         self.name = name
         self.type = type
         self.attributes = attributes
+        self.relationships = relationships
+        self.toManyRelationships = relationships.filter(\.isToMany)
+        self.relationshipsBySlot = Dictionary(
+            uniqueKeysWithValues: relationships.compactMap { relationship in
+                relationship.slot.map { ($0, relationship) }
+            })
         self.uniqueAttributes = attributes.filter(\.isUnique)
-        self.nonUniqueAttributes = attributes.filter { !$0.isUnique }
+        // Relationships are decoded on their own (see `ManagedObjectContext+Relationships`).
+        self.nonUniqueAttributes = attributes.filter { !$0.isUnique && !$0.isRelationship }
         self.observationKeyPaths = attributes.map { attribute -> any KeyPath<ManagedObject, Any?> & Sendable in
             \ManagedObject.[observedSlot: attribute.index]
         }
@@ -80,5 +109,18 @@ final class EntityDescription: Sendable {
 
     func attribute(named name: String) -> AttributeDescription? {
         attributes.first { $0.name == name }
+    }
+
+    private static func relationship(
+        _ name: String, of type: ManagedObject.Type, kind: RelationshipDescription.Kind,
+        declaration: RelationshipDeclaration
+    ) throws -> RelationshipDescription {
+        guard let targetType = declaration.targetType else {
+            throw StashError(
+                .invalidModel, "a relationship is to `Target?` (one) or `[Target]` (many) of a ManagedObject class",
+                entity: String(describing: type), attribute: name)
+        }
+        return RelationshipDescription(
+            name: name, entityType: type, kind: kind, declaration: declaration, targetType: targetType)
     }
 }

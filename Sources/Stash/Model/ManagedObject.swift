@@ -41,8 +41,11 @@ open class ManagedObject: SendableMetatype {
     final var rowIsGone = false
     /// Tells Observation of reads and writes, once the object's context asks for it.
     final var registrar: ObservationRegistrar?
-    /// For the probe object that finds which attribute a key path reads: the slots read.
+    /// For the probe object that finds which attribute a key path reads: the slots read
+    /// (to-many relationships as `-(index + 1)`).
     final var probedSlots: [Int]?
+    /// The to-many relationships' objects, by index, once loaded or set.
+    final var toManyLists: [ToManyList?]?
 
     /// A blank object, in no context. Subclasses that add designated initializers must
     /// keep this one: fetching builds objects with it.

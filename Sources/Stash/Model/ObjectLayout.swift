@@ -11,8 +11,12 @@
 final class ObjectLayout: Sendable {
     let type: ManagedObject.Type
     /// The wrapper fields in slot order: the order Swift initializes them in, which is the
-    /// most derived class's first, each class's in declaration order.
+    /// most derived class's first, each class's in declaration order. Attributes and to-one
+    /// relationships: each has a slot in the value box.
     let fields: [Field]
+    /// The to-many relationship fields, in the same order: they keep no value in the box,
+    /// only their index (see `Relationship`).
+    let toManyFields: [Field]
 
     struct Field: Sendable {
         /// The property's name (the field's, without the wrapper's leading underscore).
@@ -33,6 +37,7 @@ final class ObjectLayout: Sendable {
             current = _getSuperclass(someClass)
         }
         var fields: [Field] = []
+        var toManyFields: [Field] = []
         for position in chain.indices {
             let someClass: AnyClass = chain[position]
             // `_forEachField` lists a class's fields after its superclasses'; keep its own.
@@ -41,12 +46,18 @@ final class ObjectLayout: Sendable {
             _ = _forEachField(of: someClass, options: classFields) { name, offset, fieldType, _ in
                 defer { index += 1 }
                 guard index >= inherited, let wrapperType = fieldType as? any ManagedProperty.Type else { return true }
-                fields.append(
-                    Field(name: String(String(cString: name).dropFirst()), offset: offset, wrapperType: wrapperType))
+                let field = Field(
+                    name: String(String(cString: name).dropFirst()), offset: offset, wrapperType: wrapperType)
+                if wrapperType.isToMany {
+                    toManyFields.append(field)
+                } else {
+                    fields.append(field)
+                }
                 return true
             }
         }
         self.fields = fields
+        self.toManyFields = toManyFields
     }
 
     private static func fieldCount(of someClass: AnyClass) -> Int {
@@ -64,10 +75,10 @@ final class ObjectLayout: Sendable {
     /// object's wrappers put exactly their values there, which is the common case and costs
     /// one field read; otherwise a new box gathered from wherever they put them.
     func claim(_ offered: ObjectStorage?, for object: ManagedObject) -> ObjectStorage {
-        guard !fields.isEmpty else { return ObjectStorage(capacity: 0) }
+        guard let first = fields.first ?? toManyFields.first else { return ObjectStorage(capacity: 0) }
         let base = UnsafeMutableRawPointer(Unmanaged.passUnretained(object).toOpaque())
-        if let offered, offered.values.count == fields.count,
-            header(of: fields[0], in: base).pointee.storage === offered
+        if let offered, offered.values.count == fields.count, offered.toManyCount == toManyFields.count,
+            header(of: first, in: base).pointee.storage === offered
         {
             // A box holds only values appended since the last object on this thread claimed
             // one; with one of ours in it and its size ours, every value in it is ours.
@@ -92,13 +103,25 @@ final class ObjectLayout: Sendable {
             header.pointee.storage = box
             header.pointee.slot = slot
         }
+        for (index, field) in toManyFields.enumerated() {
+            let header = header(of: field, in: base)
+            if let declaration = header.pointee.storage.toManyDeclarations?[header.pointee.slot] {
+                box.toManyDeclarations = box.toManyDeclarations ?? [:]
+                box.toManyDeclarations?[index] = declaration
+            }
+            header.pointee.storage = box
+            header.pointee.slot = index
+        }
+        box.toManyCount = toManyFields.count
         return box
     }
 
     private func isExactly(_ box: ObjectStorage, _ base: UnsafeMutableRawPointer) -> Bool {
-        fields.enumerated().allSatisfy { slot, field in
-            let header = header(of: field, in: base).pointee
-            return header.storage === box && header.slot == slot
+        [fields, toManyFields].allSatisfy { fields in
+            fields.enumerated().allSatisfy { slot, field in
+                let header = header(of: field, in: base).pointee
+                return header.storage === box && header.slot == slot
+            }
         }
     }
 
@@ -106,10 +129,12 @@ final class ObjectLayout: Sendable {
     /// hand-written `init(from:)` becomes a stand-in for the context's object for its row.
     func repoint(_ object: ManagedObject, to box: ObjectStorage) {
         let base = UnsafeMutableRawPointer(Unmanaged.passUnretained(object).toOpaque())
-        for (slot, field) in fields.enumerated() {
-            let header = header(of: field, in: base)
-            header.pointee.storage = box
-            header.pointee.slot = slot
+        for fields in [fields, toManyFields] {
+            for (slot, field) in fields.enumerated() {
+                let header = header(of: field, in: base)
+                header.pointee.storage = box
+                header.pointee.slot = slot
+            }
         }
     }
 
@@ -149,5 +174,10 @@ struct WrapperHeader {
                 && MemoryLayout<Attribute<String?>>.offset(of: \Attribute<String?>.slot)
                     == MemoryLayout<WrapperHeader>.offset(of: \WrapperHeader.slot),
             "Stash: @Attribute's layout is not what ObjectLayout expects")
+        precondition(
+            MemoryLayout<Relationship<ManagedObject?>>.offset(of: \Relationship<ManagedObject?>.storage) == 0
+                && MemoryLayout<Relationship<[ManagedObject]>>.offset(of: \Relationship<[ManagedObject]>.slot)
+                    == MemoryLayout<WrapperHeader>.offset(of: \WrapperHeader.slot),
+            "Stash: @Relationship's layout is not what ObjectLayout expects")
     }
 }

@@ -23,6 +23,11 @@ final class ObjectStorage {
     /// The declarations of the attributes (options, JSON key, original name), recorded only
     /// while an entity is being described; `nil` otherwise.
     var declarations: [Int: AttributeDeclaration]?
+    /// How many to-many relationship wrappers took an index in this box (they keep no value
+    /// here; see `Relationship`).
+    @usableFromInline var toManyCount = 0
+    /// The to-many relationships' declarations by index, recorded like `declarations`.
+    var toManyDeclarations: [Int: RelationshipDeclaration]?
 
     @usableFromInline init(capacity: Int) {
         values.reserveCapacity(capacity)

@@ -46,8 +46,16 @@ struct EntitySQL: Sendable {
     }
 
     /// `"title" TEXT NOT NULL`: the column's SQL type, NOT NULL unless it is optional.
+    ///
+    /// A relationship's column references its target's key, checked when the transaction
+    /// commits, so the rows of one save can point at each other in any order:
+    /// `"author" INTEGER REFERENCES "Author" ("_pk") DEFERRABLE INITIALLY DEFERRED`.
     static func columnDefinition(_ column: ColumnSchema) -> String {
-        "\(quoted(column.name)) \(typeName(column.type))" + (column.isOptional ? "" : " NOT NULL")
+        var definition = "\(quoted(column.name)) \(typeName(column.type))" + (column.isOptional ? "" : " NOT NULL")
+        if let table = column.references {
+            definition += " REFERENCES \(quoted(table)) (\"_pk\") DEFERRABLE INITIALLY DEFERRED"
+        }
+        return definition
     }
 
     static func typeName(_ type: StoredType) -> String {

@@ -5,25 +5,37 @@ extension SQLiteStore {
     /// Before inserting an entity's rows, the rows that already hold their unique values are
     /// looked up, one `SELECT … WHERE "id" IN (?, …)` per 500 values (skipped when the table
     /// is empty), and a match updates or keeps that row instead (see `StoredMatchRule`).
+    ///
+    /// A value that names a row not written yet (`UnwrittenRow`: a relationship to a new row
+    /// of an entity written later) is written as NULL and set once every insert is done; the
+    /// relationships' foreign keys are checked at COMMIT.
     func save(_ changes: StoreChangeSet) throws -> SaveResult {
         try withConnection { connection in
             try connection.transaction {
                 for entity in changes.entities where !entity.deletes.isEmpty {
                     try inPlace(entity.entity.name) { try deleteRows(of: entity, connection) }
                 }
+                var later = LaterWrites()
                 var result = SaveResult()
-                for entity in changes.entities {
+                for (position, entity) in changes.entities.enumerated() {
                     var entityResult = EntitySaveResult()
                     if !entity.updates.isEmpty {
-                        try inPlace(entity.entity.name) { try updateRows(of: entity, &entityResult, connection) }
+                        try inPlace(entity.entity.name) {
+                            try updateRows(of: entity, at: position, &entityResult, &later, connection)
+                        }
                     }
                     result.entities.append(entityResult)
                 }
-                for (position, entity) in changes.entities.enumerated() {
+                let order = changes.insertOrder.isEmpty ? Array(changes.entities.indices) : changes.insertOrder
+                for position in order {
+                    let entity = changes.entities[position]
                     try inPlace(entity.entity.name) {
-                        try insertRows(of: entity, into: &result.entities[position], connection)
+                        try insertRows(
+                            of: entity, at: position, into: &result.entities[position], changes.insertedRows, &later,
+                            connection)
                     }
                 }
+                try later.write(changes, result, in: self, connection)
                 return result
             }
         }
@@ -37,7 +49,8 @@ extension SQLiteStore {
     }
 
     private func updateRows(
-        of changes: EntityChanges, _ result: inout EntitySaveResult, _ connection: SQLiteConnection
+        of changes: EntityChanges, at position: Int, _ result: inout EntitySaveResult, _ later: inout LaterWrites,
+        _ connection: SQLiteConnection
     ) throws {
         var updater = RowUpdater(entity: entitySQL(changes.entity))
         defer { updater.finish() }
@@ -47,9 +60,12 @@ extension SQLiteStore {
             try resolveConflicts(of: changes, expected, &columnSets, &result, connection)
         }
         for row in 0..<updates.count {
+            let rowID = updates.rowIDs[row]
             try updater.update(
-                updates.rowIDs[row], setting: columnSets[row], to: { try updates.value(row, $0) }, in: self,
-                connection)
+                rowID, setting: columnSets[row],
+                to: { column in
+                    try later.value(entity: position, rowID: rowID, column: column) { try updates.value(row, column) }
+                }, in: self, connection)
         }
     }
 
@@ -93,7 +109,8 @@ extension SQLiteStore {
     }
 
     private func insertRows(
-        of changes: EntityChanges, into result: inout EntitySaveResult, _ connection: SQLiteConnection
+        of changes: EntityChanges, at position: Int, into result: inout EntitySaveResult, _ inserted: InsertedRows,
+        _ later: inout LaterWrites, _ connection: SQLiteConnection
     ) throws {
         let inserts = changes.inserts
         guard !inserts.isEmpty else { return }
@@ -102,18 +119,31 @@ extension SQLiteStore {
         result.matches = Array(repeating: nil, count: inserts.count)
         var pending = Array(0..<inserts.count)
         if !changes.entity.uniqueColumns.isEmpty, try connection.integer(entitySQL.anyRow) != 0 {
-            pending = try matchStoredRows(of: changes, pending, &result, connection)
+            pending = try matchStoredRows(of: changes, at: position, pending, &result, inserted, &later, connection)
         }
         let statement = try connection.statement(entitySQL.insert)
         defer { statement.reset() }
         let columnCount = changes.entity.columns.count
         for row in pending {
             statement.rewind()
+            var unwritten: [Int] = []
             for column in 0..<columnCount {
-                try statement.bind(inserts.value(row, column), at: Int32(column + 1))
+                let value: StoredValue
+                do {
+                    value = try inserts.value(row, column)
+                } catch is UnwrittenRow {
+                    value = .null
+                    unwritten.append(column)
+                }
+                try statement.bind(value, at: Int32(column + 1))
             }
             while try statement.step() {}
-            result.insertedRowIDs[row] = connection.lastInsertedRowID
+            let rowID = connection.lastInsertedRowID
+            result.insertedRowIDs[row] = rowID
+            inserted.record(entity: position, row: row, rowID: rowID)
+            for column in unwritten {
+                later.add(entity: position, rowID: rowID, column: column) { try inserts.value(row, column) }
+            }
         }
     }
 
@@ -123,8 +153,8 @@ extension SQLiteStore {
     /// Reads only the key, the unique column and the columns some insert was not given
     /// (all of them under `.keepStored`): a re-import that sets every attribute reads two.
     private func matchStoredRows(
-        of changes: EntityChanges, _ candidates: [Int], _ result: inout EntitySaveResult,
-        _ connection: SQLiteConnection
+        of changes: EntityChanges, at position: Int, _ candidates: [Int], _ result: inout EntitySaveResult,
+        _ inserted: InsertedRows, _ later: inout LaterWrites, _ connection: SQLiteConnection
     ) throws -> [Int] {
         let entity = changes.entity
         let inserts = changes.inserts
@@ -171,9 +201,15 @@ extension SQLiteStore {
                     var written = given
                     written.remove(unique)
                     try updater.update(
-                        rowID, setting: written, to: { try inserts.value(row, $0) }, in: self, connection)
+                        rowID, setting: written,
+                        to: { column in
+                            try later.value(entity: position, rowID: rowID, column: column) {
+                                try inserts.value(row, column)
+                            }
+                        }, in: self, connection)
                 }
                 result.insertedRowIDs[row] = rowID
+                inserted.record(entity: position, row: row, rowID: rowID)
                 result.matches[row] = reported
             }
             unmatched.removeAll { result.matches[$0] != nil }
@@ -195,6 +231,49 @@ extension SQLiteStore {
             try connection.forEachRow(sql, batch) { statement in
                 let stored = (0..<wanted.count).map { statement.column(Int32($0 + 2)) }
                 try body(statement.int64(0), statement.column(1), stored)
+            }
+        }
+    }
+}
+
+/// Values that named rows not written yet (`UnwrittenRow`), written as NULL at first and set
+/// once every insert is done, one `UPDATE` each.
+struct LaterWrites {
+    private var writes: [(entity: Int, rowID: Int64, column: Int, value: () throws -> StoredValue)] = []
+
+    mutating func add(entity: Int, rowID: Int64, column: Int, _ value: @escaping () throws -> StoredValue) {
+        writes.append((entity, rowID, column, value))
+    }
+
+    /// The value, or NULL for now when it names a row not written yet (then it is written later).
+    mutating func value(entity: Int, rowID: Int64, column: Int, _ value: @escaping () throws -> StoredValue) throws
+        -> StoredValue
+    {
+        do {
+            return try value()
+        } catch is UnwrittenRow {
+            add(entity: entity, rowID: rowID, column: column, value)
+            return .null
+        }
+    }
+
+    func write(
+        _ changes: StoreChangeSet, _ result: SaveResult, in store: SQLiteStore, _ connection: SQLiteConnection
+    ) throws {
+        for write in writes {
+            let entity = changes.entities[write.entity].entity
+            var updater = RowUpdater(entity: store.entitySQL(entity))
+            defer { updater.finish() }
+            var columns = AttributeSet()
+            columns.insert(write.column)
+            try inPlace(entity.name) {
+                let value: StoredValue
+                do {
+                    value = try write.value()
+                } catch is UnwrittenRow {
+                    throw StashError(.storeFailed, "a relationship names a new row that this save does not write")
+                }
+                try updater.update(write.rowID, setting: columns, to: { _ in value }, in: store, connection)
             }
         }
     }

@@ -50,6 +50,8 @@ struct ColumnSchema: Sendable {
     var defaultMaker: DefaultMaker?
     /// The column's name in an earlier version of the model: a migration renames it.
     var originalName: String?
+    /// For a to-one relationship, the table whose `_pk` the column holds.
+    var references: String?
 
     /// A migration can fill the column for existing rows: with NULL or with the default.
     var hasDefault: Bool { isOptional || defaultValue != nil }

@@ -2,9 +2,35 @@
 /// it in one transaction and answers with a `SaveResult`.
 struct StoreChangeSet {
     var entities: [EntityChanges] = []
+    /// The entities' positions in the order their inserts are written: an entity after the
+    /// ones its new rows point at, so their row ids are known when its values are asked for.
+    var insertOrder: [Int] = []
+    /// The row id of each insert as the store writes it, for the values of later rows that
+    /// point at it (a relationship's column).
+    var insertedRows = InsertedRows()
 
     var isEmpty: Bool { entities.allSatisfy(\.isEmpty) }
 }
+
+/// The row ids a store gives a save's inserts, as it goes: by entity position and insert.
+final class InsertedRows {
+    private var rowIDs: [[Int64?]] = []
+
+    func record(entity: Int, row: Int, rowID: Int64) {
+        while rowIDs.count <= entity { rowIDs.append([]) }
+        while rowIDs[entity].count <= row { rowIDs[entity].append(nil) }
+        rowIDs[entity][row] = rowID
+    }
+
+    func rowID(entity: Int, row: Int) -> Int64? {
+        entity < rowIDs.count && row < rowIDs[entity].count ? rowIDs[entity][row] : nil
+    }
+}
+
+/// Thrown by a value that names a row the store has not written yet (a new row of an
+/// entity written later, or later in the same entity): the store writes NULL, and writes
+/// the value again once every insert is done.
+struct UnwrittenRow: Error {}
 
 /// One entity's part of a change set: rows to delete, rows to update (only the columns that
 /// changed) and new rows. A store applies deletes first, then updates, then inserts, each

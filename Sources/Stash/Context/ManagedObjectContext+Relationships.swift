@@ -1,0 +1,204 @@
+extension ManagedObjectContext {
+    /// The context's object for a related row: the registered one, or one loaded from the
+    /// row; `nil` if the row is gone (another context or process deleted it).
+    func relatedObject(forRow rowID: Int64, of relationship: RelationshipDescription) -> ManagedObject? {
+        entering {
+            guard let state = try? state(forType: relationship.targetType) else { return nil }
+            if let object = state.byRowID[rowID] { return object.rowIsGone ? nil : object }
+            do {
+                var found: ManagedObject?
+                try container.store.fetch(StoreQuery(state.entity.schema, filter: .rowIDs([rowID]))) { row in
+                    found = try materialize(row, in: state)
+                }
+                return found
+            } catch {
+                fatalError(
+                    "\(relationship.entityName).\(relationship.name): the related row cannot be loaded: \(error)")
+            }
+        }
+    }
+
+    /// The registered object of `type` for `rowID`, if any; nothing is read.
+    func registeredObject(forRow rowID: Int64, of type: ManagedObject.Type) -> ManagedObject? {
+        guard let state = try? state(forType: type), let object = state.byRowID[rowID], !object.rowIsGone else {
+            return nil
+        }
+        return object
+    }
+
+    func setTarget(_ target: ManagedObject?, of relationship: RelationshipDescription, in object: ManagedObject) {
+        entering {
+            if let target { adopt(target, for: relationship, of: object) }
+            RelationshipEditor(context: self).setTarget(target, of: relationship, in: object)
+        }
+    }
+
+    func setObjects(_ objects: [ManagedObject], of relationship: RelationshipDescription, in object: ManagedObject) {
+        entering {
+            for target in objects { adopt(target, for: relationship, of: object) }
+            guard case .toMany(let index) = relationship.kind else { return }
+            let current = relatedObjects(of: object, toMany: index)
+            RelationshipEditor(context: self).setObjects(objects, of: relationship, in: object, current: current)
+        }
+    }
+
+    /// A related object joins the context of the object that names it, as SwiftData has it;
+    /// one of another context cannot.
+    private func adopt(_ target: ManagedObject, for relationship: RelationshipDescription, of object: ManagedObject) {
+        guard type(of: target) == relationship.targetType || relationship.targetType == ManagedObject.self else {
+            preconditionFailure(
+                "\(relationship.entityName).\(relationship.name) relates to \(relationship.targetName), not \(type(of: target))"
+            )
+        }
+        if target.managedObjectContext == nil, target.state == .transient {
+            insert(target)
+        }
+        precondition(
+            target.managedObjectContext === self,
+            "\(relationship.entityName).\(relationship.name): \(target.entity.name) \(target.objectID) belongs to "
+                + "another context; use existingObject(with:) to get this context's object for it")
+    }
+
+    /// The objects of `object`'s to-many relationship at `index`, in order: loaded once and
+    /// kept until another context's save, a rollback or a refresh makes them stale.
+    ///
+    /// They are the rows whose inverse column names `object` (one query, on that column's
+    /// index), with the context's unsaved changes: objects whose inverse was set to `object`
+    /// join, in the order they were set; those set to another leave.
+    func relatedObjects(of object: ManagedObject, toMany index: Int) -> [ManagedObject] {
+        entering {
+            if let list = object.loadedList(index), list.generation == graphGeneration { return list.objects }
+            let relationship = object.entity.toManyRelationships[index]
+            do {
+                let objects = try loadRelatedObjects(of: object, relationship)
+                object.keepList(ToManyList(objects, generation: graphGeneration), at: index)
+                return objects
+            } catch {
+                fatalError("\(relationship.entityName).\(relationship.name) cannot be loaded: \(error)")
+            }
+        }
+    }
+
+    private func loadRelatedObjects(of object: ManagedObject, _ relationship: RelationshipDescription) throws
+        -> [ManagedObject]
+    {
+        guard let inverse = try relationship.inverse(), inverse.slot != nil else { return [] }
+        return try objects(pointingAt: object, through: inverse)
+    }
+
+    /// The objects whose to-one relationship `incoming` names `object`: the stored rows whose
+    /// column holds its row id (one query, on the column's index) with this context's unsaved
+    /// changes applied, in row order, then new objects in the order they were inserted.
+    func objects(pointingAt object: ManagedObject, through incoming: RelationshipDescription) throws
+        -> [ManagedObject]
+    {
+        guard let slot = incoming.slot else { return [] }
+        let state = try state(forType: incoming.entityType)
+        let pending = pendingObjects(in: state)
+        var objects: [ManagedObject] = []
+        if let rowID = object.rowID, object.state != .inserted {
+            var query = StoreQuery(state.entity.schema)
+            query.predicate = .identical(.column(slot), .value(.integer(rowID)), .stored)
+            query.excludedRowIDs = pending.excluded
+            try container.store.fetch(query) { row in
+                let source = try materialize(row, in: state)
+                if !source.hasChanges { objects.append(source) }
+            }
+        }
+        let editor = RelationshipEditor(context: self)
+        for candidate in pending.candidates {
+            let target = RelationshipTarget(slotValue: candidate.values[slot])
+            if editor.registered(target, of: incoming) === object
+                || (object.rowID != nil && object.state != .inserted && target.rowID == object.rowID)
+            {
+                objects.append(candidate)
+            }
+        }
+        var unique: [ManagedObject] = []
+        var seen = Set<ObjectIdentifier>()
+        for source in objects where seen.insert(ObjectIdentifier(source)).inserted { unique.append(source) }
+        unique.sort { Self.precedes($0, $1, by: [], insertionOrder: pending.insertionOrder) }
+        return unique
+    }
+
+    // MARK: Delete rules
+
+    /// What deleting `object` does to its relationships, as their delete rules say: its own
+    /// to-one relationships let go of their targets (deleting them for `.cascade`); the
+    /// objects whose to-one relationship points at it lose it (`.nullify`), are deleted
+    /// (`.cascade`), or stay for the save to refuse (`.deny`), as the rule of the relationship
+    /// on its side (the inverse) says; with no inverse, they lose it.
+    func applyDeleteRules(to object: ManagedObject) {
+        let editor = RelationshipEditor(context: self)
+        for relationship in object.entity.relationships where !relationship.isToMany {
+            let slot = relationship.slot!
+            let current = RelationshipTarget(slotValue: object.values[slot])
+            let target =
+                relationship.deleteRule == .cascade
+                ? object.toOneTarget(atSlot: slot) : editor.registered(current, of: relationship)
+            guard let target else { continue }
+            switch try? relationship.inverse() {
+            case let inverse? where inverse.isToMany:
+                if case .toMany(let index) = inverse.kind { editor.list(of: target, index)?.remove(object) }
+            case let inverse?:
+                if editor.registered(RelationshipTarget(slotValue: target.values[inverse.slot!]), of: inverse)
+                    === object,
+                    relationship.deleteRule != .cascade
+                {
+                    editor.setTarget(nil, of: inverse, in: target)
+                }
+            default:
+                break
+            }
+            if relationship.deleteRule == .cascade { delete(target) }
+        }
+        for incoming in container.incomingRelationships[ObjectIdentifier(type(of: object))] ?? [] {
+            let rule = (try? incoming.inverse())?.deleteRule ?? .nullify
+            guard rule == .nullify || rule == .cascade else { continue }
+            let sources: [ManagedObject]
+            do {
+                sources = try objects(pointingAt: object, through: incoming)
+            } catch {
+                fatalError(
+                    "\(incoming.entityName).\(incoming.name): cannot read what points at a deleted object: \(error)")
+            }
+            for source in sources where source.state != .deleted {
+                if rule == .cascade {
+                    delete(source)
+                } else {
+                    editor.setTarget(nil, of: incoming, in: source)
+                }
+            }
+        }
+    }
+
+    /// Throws `deleteDenied` if a deleted object still has related objects through a
+    /// relationship whose rule is `.deny`.
+    func checkDeniedDeletes(in state: EntityState) throws {
+        for object in state.deleted.values {
+            for relationship in object.entity.relationships
+            where !relationship.isToMany && relationship.deleteRule == .deny {
+                if let target = object.toOneTarget(atSlot: relationship.slot!), target.state != .deleted {
+                    throw denied(object, relationship, 1, target.entity.name)
+                }
+            }
+            for incoming in container.incomingRelationships[ObjectIdentifier(type(of: object))] ?? [] {
+                guard let inverse = try incoming.inverse(), inverse.deleteRule == .deny else { continue }
+                let remaining = try objects(pointingAt: object, through: incoming).filter { $0.state != .deleted }
+                if !remaining.isEmpty { throw denied(object, inverse, remaining.count, incoming.entityName) }
+            }
+        }
+    }
+
+    private func denied(
+        _ object: ManagedObject, _ relationship: RelationshipDescription, _ count: Int, _ related: String
+    )
+        -> StashError
+    {
+        StashError(
+            .deleteDenied,
+            "\(object.objectID) cannot be deleted: its delete rule is .deny and it still relates to \(count) "
+                + "\(related)\(count == 1 ? "" : " objects"); nothing was saved",
+            entity: object.entity.name, attribute: relationship.name)
+    }
+}

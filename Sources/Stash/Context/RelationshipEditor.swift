@@ -1,0 +1,83 @@
+/// Sets relationships and keeps their inverses in step, for objects in a context or in none.
+///
+/// Setting `comment.post = post` removes the comment from its old post's `comments` and adds
+/// it to the new one's, where those lists are loaded (a list not loaded yet is read from the
+/// store, with the context's unsaved changes, when first asked for). Setting
+/// `post.comments = [a, b]` sets `post` on `a` and `b`, and `nil` on the comments it drops.
+/// Only the to-one side is written to the store: its column holds the relationship.
+struct RelationshipEditor {
+    let context: ManagedObjectContext?
+
+    /// Sets `object`'s to-one `relationship` to `target`, and the inverse on both targets.
+    func setTarget(_ target: ManagedObject?, of relationship: RelationshipDescription, in object: ManagedObject) {
+        let slot = relationship.slot!
+        let current = RelationshipTarget(slotValue: object.values[slot])
+        let old = registered(current, of: relationship)
+        if let target, old === target { return }
+        if target == nil, case .none = current { return }
+        write(target, of: relationship, in: object)
+        guard let inverse = try? relationship.inverse() else { return }
+        switch inverse.kind {
+        case .toMany(let index):
+            if let old { list(of: old, index)?.remove(object) }
+            if let target { list(of: target, index)?.append(object) }
+        case .toOne(let inverseSlot):
+            if let old, registered(RelationshipTarget(slotValue: old.values[inverseSlot]), of: inverse) === object {
+                write(nil, of: inverse, in: old)
+            }
+            if let target {
+                // The target's partner until now loses it: a one-to-one relationship has one.
+                if let previous = registered(RelationshipTarget(slotValue: target.values[inverseSlot]), of: inverse),
+                    previous !== object
+                {
+                    write(nil, of: relationship, in: previous)
+                }
+                write(object, of: inverse, in: target)
+            }
+        }
+    }
+
+    /// Makes `objects`, in this order, the to-many `relationship` of `object`: each takes
+    /// `object` as its inverse to-one, and the ones it had and no longer has take `nil`.
+    func setObjects(
+        _ objects: [ManagedObject], of relationship: RelationshipDescription, in object: ManagedObject,
+        current: [ManagedObject]
+    ) {
+        guard case .toMany(let index) = relationship.kind else { return }
+        var unique: [ManagedObject] = []
+        var seen = Set<ObjectIdentifier>()
+        for candidate in objects where seen.insert(ObjectIdentifier(candidate)).inserted { unique.append(candidate) }
+        if let inverse = try? relationship.inverse(), let inverseSlot = inverse.slot {
+            for old in current where !seen.contains(ObjectIdentifier(old)) {
+                setTarget(nil, of: inverse, in: old)
+            }
+            for new in unique
+            where registered(RelationshipTarget(slotValue: new.values[inverseSlot]), of: inverse) !== object {
+                setTarget(object, of: inverse, in: new)
+            }
+        }
+        object.keepList(ToManyList(unique, generation: context?.graphGeneration ?? 0), at: index)
+    }
+
+    /// The object `target` names, if the context holds it (nothing is loaded).
+    func registered(_ target: RelationshipTarget, of relationship: RelationshipDescription) -> ManagedObject? {
+        switch target {
+        case .none: nil
+        case .object(let object): object.resolved
+        case .row(let rowID): context?.registeredObject(forRow: rowID, of: relationship.targetType)
+        }
+    }
+
+    /// The to-many list at `index` of `object`, if it is loaded and current.
+    func list(of object: ManagedObject, _ index: Int) -> ToManyList? {
+        guard let list = object.loadedList(index) else { return nil }
+        if let context, list.generation != context.graphGeneration { return nil }
+        return list
+    }
+
+    /// Stores `target` in the to-one slot as a change, tracked like any attribute's.
+    private func write(_ target: ManagedObject?, of relationship: RelationshipDescription, in object: ManagedObject) {
+        let attribute = object.entity.attributes[relationship.slot!]
+        object.setValue(target.map(RelationshipTarget.object) ?? RelationshipTarget.none, of: attribute)
+    }
+}

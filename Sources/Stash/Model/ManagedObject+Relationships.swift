@@ -1,0 +1,97 @@
+/// The entry points of `@Relationship`: a wrapper reads and writes through its object, which
+/// hands the work to its context (loading, inverses, change tracking), or keeps it itself
+/// while the object is in no context.
+extension ManagedObject {
+    /// The target of the to-one relationship at `slot`; loads it the first time it is read.
+    final func toOneTarget(atSlot slot: Int) -> ManagedObject? {
+        if probedSlots != nil {
+            probedSlots!.append(slot)
+            return nil
+        }
+        let object = resolved
+        if object.storage.isObserved { object.observeAccess(atSlot: slot) }
+        if object.unloaded.contains(slot) { object.managedObjectContext?.fulfill(object) }
+        switch RelationshipTarget(slotValue: object.storage.values[slot]) {
+        case .none:
+            return nil
+        case .object(let target):
+            return target.resolved
+        case .row(let rowID):
+            guard let context = object.managedObjectContext else { return nil }
+            let relationship = object.entity.relationshipsBySlot[slot]!
+            guard let target = context.relatedObject(forRow: rowID, of: relationship) else { return nil }
+            // Kept, so the next read costs nothing; not a change.
+            object.storage.values[slot] = RelationshipTarget.object(target)
+            return target
+        }
+    }
+
+    final func setToOneTarget(_ target: ManagedObject?, atSlot slot: Int) {
+        let object = resolved
+        let relationship = object.entity.relationshipsBySlot[slot]!
+        if let context = object.managedObjectContext {
+            context.setTarget(target?.resolved, of: relationship, in: object)
+        } else {
+            RelationshipEditor(context: nil).setTarget(target?.resolved, of: relationship, in: object)
+        }
+    }
+
+    /// The objects of the to-many relationship at `index`, loaded the first time they are
+    /// read, in their order.
+    final func toManyObjects<Value>(at index: Int, as type: Value.Type) -> Value {
+        if probedSlots != nil {
+            probedSlots!.append(-index - 1)
+            return [ManagedObject]() as! Value
+        }
+        let object = resolved
+        let objects =
+            object.managedObjectContext?.relatedObjects(of: object, toMany: index)
+            ?? object.toManyLists?[index]?.objects ?? []
+        return objects as! Value
+    }
+
+    final func setToManyObjects(_ objects: [ManagedObject], at index: Int) {
+        let object = resolved
+        let relationship = object.entity.toManyRelationships[index]
+        if let context = object.managedObjectContext {
+            context.setObjects(objects.map(\.resolved), of: relationship, in: object)
+        } else {
+            RelationshipEditor(context: nil).setObjects(
+                objects.map(\.resolved), of: relationship, in: object, current: object.loadedList(index)?.objects ?? [])
+        }
+    }
+
+    /// The loaded list of the to-many relationship at `index`, if it is loaded.
+    final func loadedList(_ index: Int) -> ToManyList? {
+        toManyLists?[index]
+    }
+
+    /// Keeps `list` as the to-many relationship's objects.
+    final func keepList(_ list: ToManyList, at index: Int) {
+        if toManyLists == nil {
+            toManyLists = Array(repeating: nil, count: entity.toManyRelationships.count)
+        }
+        toManyLists![index] = list
+    }
+}
+
+/// The objects of one to-many relationship of one object, once loaded or set, in order.
+final class ToManyList {
+    var objects: [ManagedObject]
+    /// The context's `graphGeneration` when loaded: another context's save, a rollback or a
+    /// refresh since makes the list stale, to be loaded again.
+    let generation: UInt64
+
+    init(_ objects: [ManagedObject], generation: UInt64) {
+        self.objects = objects
+        self.generation = generation
+    }
+
+    func remove(_ object: ManagedObject) {
+        objects.removeAll { $0 === object }
+    }
+
+    func append(_ object: ManagedObject) {
+        if !objects.contains(where: { $0 === object }) { objects.append(object) }
+    }
+}

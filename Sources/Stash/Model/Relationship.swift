@@ -1,0 +1,148 @@
+/// A relationship of a `ManagedObject`: to one object (`Author?`) or to many (`[Comment]`).
+///
+/// ```swift
+/// final class Author: ManagedObject, Decodable {
+///     @Attribute(.unique) var id: Int
+///     @Relationship(deleteRule: .cascade, inverse: \Article.author) var articles: [Article]
+/// }
+/// final class Article: ManagedObject, Decodable {
+///     @Attribute(.unique) var id: Int
+///     @Relationship var author: Author?
+/// }
+/// ```
+///
+/// A to-one relationship is a column of its entity's table, named after it, that holds the
+/// target's `_pk` (`REFERENCES "Author" ("_pk")`); a to-many relationship whose inverse is a
+/// to-one reads that column from the other side. Setting either side sets the other in
+/// memory at once; `save()` writes the column. A related object is loaded when first read,
+/// never with the object that names it.
+///
+/// Like `@Attribute`, the wrapper keeps no value: a to-one relationship's target sits in
+/// its object's value box at its slot (its column's position); a to-many one is kept by its
+/// object (`ManagedObject.toManyLists`), at the index `ObjectLayout` gives the wrapper.
+@propertyWrapper
+public struct Relationship<Value> {
+    // These two come first, in this order: `ObjectLayout` reads and repoints them in place
+    // (see `WrapperHeader`). To-one: the slot in the box; to-many: the relationship's index
+    // among the entity's to-many ones.
+    @usableFromInline var storage: ObjectStorage
+    @usableFromInline var slot: Int
+
+    /// A relationship with the default delete rule (`.nullify`) and no declared inverse:
+    /// `@Relationship var author: Author?`.
+    public init() {
+        self.init(declaring: .nullify, inverse: nil, key: nil)
+    }
+
+    init(declaring deleteRule: DeleteRule, inverse: AnyKeyPath?, key: String?) {
+        let frame = ConstructionFrame.current
+        let box = frame.currentBox()
+        storage = box
+        let isToOne = _isOptional(Value.self)
+        if isToOne {
+            slot = box.values.count
+            // Unset: no target.
+            box.values.append(nil)
+        } else {
+            slot = box.toManyCount
+            box.toManyCount += 1
+        }
+        if frame.isDescribing {
+            let declaration = RelationshipDeclaration(
+                valueType: Value.self, deleteRule: deleteRule, inverse: inverse.map(SendableKeyPath.init), key: key)
+            if isToOne {
+                frame.declare(AttributeDeclaration(key: key, relationship: declaration), in: box, at: slot)
+            } else {
+                box.toManyDeclarations = (box.toManyDeclarations ?? [:]).merging([slot: declaration]) { $1 }
+            }
+        }
+    }
+
+    @available(*, unavailable, message: "@Relationship is only for the properties of a ManagedObject subclass")
+    public var wrappedValue: Value {
+        get { fatalError() }
+        set { fatalError() }
+    }
+
+    /// Reads and writes go through the object, which finds, loads and keeps related objects
+    /// and keeps inverses in step.
+    public static subscript<Owner: ManagedObject>(
+        _enclosingInstance owner: Owner, wrapped wrappedKeyPath: ReferenceWritableKeyPath<Owner, Value>,
+        storage storageKeyPath: ReferenceWritableKeyPath<Owner, Self>
+    ) -> Value {
+        get {
+            let slot = owner[keyPath: storageKeyPath].slot
+            if _isOptional(Value.self) {
+                return owner.toOneTarget(atSlot: slot) as! Value
+            }
+            return owner.toManyObjects(at: slot, as: Value.self)
+        }
+        set {
+            let slot = owner[keyPath: storageKeyPath].slot
+            if _isOptional(Value.self) {
+                owner.setToOneTarget(newValue as! ManagedObject?, atSlot: slot)
+            } else {
+                owner.setToManyObjects((newValue as! [ManagedObject]), at: slot)
+            }
+        }
+    }
+}
+
+extension Relationship where Value: ToOneRelationship {
+    /// A to-one relationship.
+    ///
+    /// - Parameters:
+    ///   - deleteRule: what deleting this object does to the target (`.nullify`: nothing but
+    ///     the inverse; `.cascade`: deletes it; `.deny`: nothing, and the save fails while
+    ///     there is a target; `.noAction`).
+    ///   - inverse: the target's relationship back to this object, kept in step in memory.
+    ///   - key: the JSON key, when it is not the Swift name.
+    public init(deleteRule: DeleteRule = .nullify, inverse: PartialKeyPath<Value.Target>? = nil, key: String? = nil) {
+        self.init(declaring: deleteRule, inverse: inverse, key: key)
+    }
+}
+
+extension Relationship where Value: ToManyRelationship {
+    /// A to-many relationship, in the order its objects were added.
+    ///
+    /// - Parameters:
+    ///   - deleteRule: what deleting this object does to its related objects (`.nullify`:
+    ///     their inverse becomes nil; `.cascade`: deletes them; `.deny`: the save fails while
+    ///     there are any; `.noAction`).
+    ///   - inverse: the to-one relationship of the related objects that points back here.
+    ///   - key: the JSON key, when it is not the Swift name.
+    public init(deleteRule: DeleteRule = .nullify, inverse: PartialKeyPath<Value.Target>? = nil, key: String? = nil) {
+        self.init(declaring: deleteRule, inverse: inverse, key: key)
+    }
+}
+
+/// `Target?`: the value of a to-one relationship.
+public protocol ToOneRelationship {
+    associatedtype Target: ManagedObject
+}
+
+extension Optional: ToOneRelationship where Wrapped: ManagedObject {
+    public typealias Target = Wrapped
+}
+
+/// `[Target]`: the value of a to-many relationship.
+public protocol ToManyRelationship {
+    associatedtype Target: ManagedObject
+}
+
+extension Array: ToManyRelationship where Element: ManagedObject {
+    public typealias Target = Element
+}
+
+/// What deleting an object does to the objects a relationship relates it to.
+public enum DeleteRule: Sendable {
+    /// The related objects stay; their inverse relationship no longer names the deleted one.
+    case nullify
+    /// The related objects are deleted too, and theirs in turn by their own rules.
+    case cascade
+    /// The save fails, naming the object and the relationship, while any are related.
+    case deny
+    /// Nothing is done: a related row still pointing at the deleted one fails the save
+    /// (the store's foreign keys hold).
+    case noAction
+}

@@ -1,0 +1,86 @@
+import Foundation
+
+/// What a to-one relationship's slot holds once set or loaded.
+enum RelationshipTarget {
+    /// No related object: a NULL column.
+    case none
+    /// The related row, not loaded yet: the column's value.
+    case row(Int64)
+    /// The related object, loaded or set.
+    case object(ManagedObject)
+
+    /// The slot's value as a target; an unset slot has none.
+    init(slotValue: Any?) {
+        self = (slotValue as? RelationshipTarget) ?? .none
+    }
+
+    /// The related row, if it is known: a new object has none before it is saved.
+    var rowID: Int64? {
+        switch self {
+        case .none: nil
+        case .row(let rowID): rowID
+        case .object(let object): object.resolved.rowID
+        }
+    }
+}
+
+/// The column of a to-one relationship: the target's `_pk`, NULL for none.
+///
+/// Decoding and encoding are the context's (see `ManagedObjectContext+Relationships`): a
+/// related object arrives nested or as a reference to its unique value.
+struct RelationshipCodec<Target: ManagedObject>: AttributeCodec {
+    var storedType: StoredType { .integer }
+    var isOptional: Bool { true }
+    var nilValue: Any { RelationshipTarget.none }
+    var typeName: String { "\(Target.self)?" }
+    var valueType: Any.Type { Target?.self }
+    var queryKind: QueryKind { .other }
+
+    func decode(from container: KeyedDecodingContainer<AttributeKey>, forKey key: AttributeKey) throws -> Any {
+        throw StashError(.decodingFailed, "relationships are not decoded from JSON yet")
+    }
+
+    func encode(_ value: Any, to container: inout KeyedEncodingContainer<AttributeKey>, forKey key: AttributeKey)
+        throws
+    {}
+
+    /// The target's row id: for a related object already saved, or a stored row.
+    func storedValue(for value: Any) throws -> StoredValue {
+        if let object = value as? ManagedObject {
+            return try storedValue(for: RelationshipTarget.object(object))
+        }
+        guard let target = value as? RelationshipTarget else { return .null }
+        if case .object(let object) = target, object.resolved.rowID == nil {
+            throw StashError(
+                .invalidValue, "the related \(type(of: object)) has no row yet", entity: nil, attribute: nil)
+        }
+        return target.rowID.map(StoredValue.integer) ?? .null
+    }
+
+    func value(from storedValue: StoredValue) throws -> Any {
+        switch storedValue {
+        case .null: return RelationshipTarget.none
+        case .integer(let rowID): return RelationshipTarget.row(rowID)
+        default:
+            throw StashError(.invalidValue, "the stored \\(storedValue.kindName) value is not a row id for \(typeName)")
+        }
+    }
+
+    func placeholder() -> Any? { RelationshipTarget.none }
+}
+
+extension Relationship: ManagedProperty {
+    static var isToMany: Bool { !_isOptional(Value.self) }
+
+    static func makeCodec() throws -> any AttributeCodec {
+        guard let toOne = Value.self as? any ToOneRelationship.Type else {
+            throw StashError(
+                .invalidModel, "a relationship is to `Target?` (one) or `[Target]` (many), not \(Value.self)")
+        }
+        return codec(for: toOne)
+    }
+
+    private static func codec<ToOne: ToOneRelationship>(for type: ToOne.Type) -> any AttributeCodec {
+        RelationshipCodec<ToOne.Target>()
+    }
+}

@@ -1,0 +1,31 @@
+/// What a `@Relationship` says about itself: recorded once per entity, when the entity is
+/// described, and never stored per object.
+@usableFromInline
+struct RelationshipDeclaration: Sendable {
+    /// `Target?` or `[Target]`.
+    let valueType: Any.Type
+    let deleteRule: DeleteRule
+    /// The target's relationship back, as declared.
+    let inverse: SendableKeyPath?
+    /// The JSON key, when it is not the Swift name.
+    let key: String?
+
+    var isToMany: Bool { !_isOptional(valueType) }
+
+    /// The related class: `Target` of `Target?` or `[Target]`.
+    var targetType: ManagedObject.Type? {
+        if let toOne = valueType as? any ToOneRelationship.Type { return targetType(of: toOne) }
+        if let toMany = valueType as? any ToManyRelationship.Type { return targetType(of: toMany) }
+        return nil
+    }
+
+    private func targetType<Value: ToOneRelationship>(of type: Value.Type) -> ManagedObject.Type { Value.Target.self }
+    private func targetType<Value: ToManyRelationship>(of type: Value.Type) -> ManagedObject.Type { Value.Target.self }
+}
+
+/// A key path, which is an immutable value, as `Sendable`.
+// Unchecked: the standard library does not mark `AnyKeyPath` Sendable, but a key path never
+// changes once made.
+struct SendableKeyPath: @unchecked Sendable {
+    let keyPath: AnyKeyPath
+}

@@ -1,0 +1,48 @@
+import Foundation
+import Stash
+
+/// A writer and the books that name them: a one-to-many relationship, declared on the
+/// to-many side.
+final class Writer: ManagedObject, Codable {
+    @Attribute(.unique) var id: Int
+    @Attribute var name: String = ""
+    @Relationship(inverse: \Book.writer) var books: [Book]
+}
+
+final class Book: ManagedObject, Codable {
+    @Attribute(.unique) var id: Int
+    @Attribute var title: String = ""
+    @Relationship var writer: Writer?
+    @Relationship var publisher: Publisher?
+    @Relationship(deleteRule: .cascade, inverse: \Review.book) var reviews: [Review]
+}
+
+/// Deleted with its book.
+final class Review: ManagedObject, Codable {
+    @Attribute(.unique) var id: Int
+    @Attribute var stars: Int = 0
+    @Relationship var book: Book?
+}
+
+/// Cannot be deleted while it has books.
+final class Publisher: ManagedObject, Codable {
+    @Attribute(.unique) var id: Int
+    @Relationship(deleteRule: .deny, inverse: \Book.publisher) var books: [Book]
+}
+
+/// A relationship of an entity to itself, declared on the to-one side.
+final class Employee: ManagedObject, Codable {
+    @Attribute(.unique) var id: Int
+    @Relationship(inverse: \Employee.reports) var manager: Employee?
+    @Relationship var reports: [Employee]
+}
+
+/// A container of every graph model, in an order where sources come before their targets.
+func graphContainer(at url: URL? = nil) throws -> PersistentContainer {
+    if let url {
+        return try PersistentContainer(
+            for: Review.self, Book.self, Writer.self, Publisher.self, Employee.self, storeURL: url)
+    }
+    return try PersistentContainer(
+        for: Review.self, Book.self, Writer.self, Publisher.self, Employee.self, inMemory: true)
+}
