@@ -21,8 +21,10 @@ import Testing
         let context = ManagedObjectContext(try graphContainer())
         let ursula = Writer(context: context)
         ursula.id = 1
+        ursula.name = "Ursula"
         let octavia = Writer(context: context)
         octavia.id = 2
+        octavia.name = "Octavia"
         let book = Book(context: context)
         book.id = 10
         #expect(ursula.books.isEmpty)

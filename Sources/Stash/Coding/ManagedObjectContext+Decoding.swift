@@ -8,6 +8,15 @@ extension ManagedObjectContext {
     /// for a new object. `null` for a non-optional attribute with a default counts as absent.
     func decodeObject(of type: ManagedObject.Type, from decoder: any Decoder) throws -> ManagedObject {
         let state = try self.state(forType: type)
+        let object = try decodeAttributes(of: state, from: decoder)
+        guard !state.entity.relationships.isEmpty else { return object }
+        try withErrorContext(state.entity, decoder) {
+            try decodeRelationships(of: object, in: state, from: decoder)
+        }
+        return object
+    }
+
+    private func decodeAttributes(of state: EntityState, from decoder: any Decoder) throws -> ManagedObject {
         let entity = state.entity
         return try withErrorContext(entity, decoder) {
             let container = try decoder.container(keyedBy: AttributeKey.self)
@@ -199,7 +208,7 @@ extension ManagedObjectContext {
     }
 
     /// Names the entity (and the coding path) in any error thrown while decoding it.
-    private func withErrorContext<Result>(
+    func withErrorContext<Result>(
         _ entity: EntityDescription, _ decoder: any Decoder, _ body: () throws -> Result
     ) throws -> Result {
         do {

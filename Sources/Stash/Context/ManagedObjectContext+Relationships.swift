@@ -18,6 +18,27 @@ extension ManagedObjectContext {
         }
     }
 
+    /// Whether `source`'s to-one relationship at `slot` names `target`, or may (not loaded).
+    private static func mayPoint(_ source: ManagedObject, _ slot: Int, at target: ManagedObject) -> Bool {
+        guard let value = source.values[slot] else { return source.unloaded.contains(slot) }
+        switch RelationshipTarget(slotValue: value) {
+        case .none: return false
+        case .object(let object): return object.resolved === target
+        case .row(let rowID): return rowID == target.rowID
+        }
+    }
+
+    /// Records that a changed attribute of a partly loaded object is to be compared with its
+    /// row before it counts as a change (see `fill`).
+    func markUnverified(_ object: ManagedObject, _ slot: Int) {
+        let state = self.state(for: object.entity)
+        let id = ObjectIdentifier(object)
+        if state.updated[id] == nil {
+            state.updated[id] = SavedState(object: object, values: object.values, unloaded: object.unloaded)
+        }
+        state.updated[id]?.unverified.insert(slot)
+    }
+
     /// The registered object of `type` for `rowID`, if any; nothing is read.
     func registeredObject(forRow rowID: Int64, of type: ManagedObject.Type) -> ManagedObject? {
         guard let state = try? state(forType: type), let object = state.byRowID[rowID], !object.rowIsGone else {
@@ -67,8 +88,15 @@ extension ManagedObjectContext {
     /// join, in the order they were set; those set to another leave.
     func relatedObjects(of object: ManagedObject, toMany index: Int) -> [ManagedObject] {
         entering {
-            if let list = object.loadedList(index), list.generation == graphGeneration { return list.objects }
             let relationship = object.entity.toManyRelationships[index]
+            if let list = object.loadedList(index), list.generation == graphGeneration {
+                // An object set to another target while its own stored one was unknown (see
+                // `RelationshipEditor.setTarget`) may still be listed: it leaves now.
+                if let inverseSlot = try? relationship.inverse()?.slot {
+                    list.objects.removeAll { !Self.mayPoint($0, inverseSlot, at: object) }
+                }
+                return list.objects
+            }
             do {
                 let objects = try loadRelatedObjects(of: object, relationship)
                 object.keepList(ToManyList(objects, generation: graphGeneration), at: index)

@@ -307,6 +307,11 @@ public final class ManagedObjectContext: @unchecked Sendable {
         if reportsToObservation { object.setObserved(true) }
         state.enqueueInsert(object)
         activeJournal?.recordInsert(object)
+        // A new object has no related rows yet: its to-many lists start empty and loaded, so
+        // objects that point at it join them as they do, with no query.
+        for index in state.entity.toManyRelationships.indices where object.loadedList(index) == nil {
+            object.keepList(ToManyList([], generation: graphGeneration), at: index)
+        }
     }
 
     /// Makes an object loaded from a row part of this context. Its unique values join the

@@ -11,6 +11,17 @@ struct RelationshipEditor {
     /// Sets `object`'s to-one `relationship` to `target`, and the inverse on both targets.
     func setTarget(_ target: ManagedObject?, of relationship: RelationshipDescription, in object: ManagedObject) {
         let slot = relationship.slot!
+        if object.unloaded.contains(slot), object.state == .persisted, let context {
+            // Decoded for a row not read yet: the stored target is not known, so the new one
+            // is a change to compare with the row when it is read (as decoded attributes are);
+            // no query per object. A list the object may still be in drops it when read.
+            write(target, of: relationship, in: object)
+            context.markUnverified(object, slot)
+            if let target, let inverse = try? relationship.inverse(), case .toMany(let index) = inverse.kind {
+                list(of: target, index)?.append(object)
+            }
+            return
+        }
         let current = RelationshipTarget(slotValue: object.values[slot])
         let old = registered(current, of: relationship)
         if let target, old === target { return }

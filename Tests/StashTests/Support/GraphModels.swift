@@ -5,7 +5,7 @@ import Stash
 /// to-many side.
 final class Writer: ManagedObject, Codable {
     @Attribute(.unique) var id: Int
-    @Attribute var name: String = ""
+    @Attribute var name: String
     @Relationship(inverse: \Book.writer) var books: [Book]
 }
 

@@ -1,0 +1,143 @@
+import Foundation
+
+extension ManagedObjectContext {
+    /// Decodes the relationships of a decoded object: each related object arrives nested
+    /// (`"author": {"id": 7, …}`, decoded into this context and upserted by its unique
+    /// value, as any object is) or as a reference to its unique value (`"author": 7`,
+    /// `"authorId": 7`, `"author_id": 7`; `"tagIds": [1, 2]` for a to-many). A reference to
+    /// an object neither the context nor the store has makes a placeholder holding only its
+    /// unique value: a later payload fills it in, and a save while it lacks a required value
+    /// fails naming it.
+    ///
+    /// `null` clears a to-one relationship and empties a to-many one; an absent key leaves it
+    /// as it is. Under `.storedWins` and `.fail`, an object that was already there keeps its
+    /// relationships, as it keeps its attributes.
+    func decodeRelationships(of object: ManagedObject, in state: EntityState, from decoder: any Decoder) throws {
+        let isNew = object.state == .inserted
+        guard isNew || mergePolicy.kind == .incomingWins else { return }
+        let container = try decoder.container(keyedBy: AttributeKey.self)
+        for relationship in state.entity.relationships {
+            try naming(relationship) {
+                guard let (key, isReference) = Self.key(of: relationship, in: container) else { return }
+                if relationship.isToMany {
+                    let targets = try decodeTargets(of: relationship, forKey: key, in: container)
+                    setObjects(targets, of: relationship, in: object)
+                } else {
+                    let target = try decodeTarget(of: relationship, forKey: key, reference: isReference, in: container)
+                    setTarget(target, of: relationship, in: object)
+                }
+            }
+        }
+    }
+
+    /// The key the JSON gives `relationship` under, if any, and whether it is a key that
+    /// holds references (`authorId`): the relationship's own key holds either.
+    private static func key(
+        of relationship: RelationshipDescription, in container: KeyedDecodingContainer<AttributeKey>
+    )
+        -> (AttributeKey, Bool)?
+    {
+        if container.contains(relationship.codingKey) { return (relationship.codingKey, false) }
+        let converted = convertFromSnakeCase(relationship.codingKey.stringValue)
+        if converted != relationship.codingKey.stringValue, container.contains(AttributeKey(converted)) {
+            return (AttributeKey(converted), false)
+        }
+        // `author` → `authorId`, `author_id`; `tags` → `tagIds`, `tag_ids`.
+        let name = relationship.codingKey.stringValue
+        let stem = relationship.isToMany && name.hasSuffix("s") && name.count > 1 ? String(name.dropLast()) : name
+        let suffix = relationship.isToMany ? "Ids" : "Id"
+        for candidate in [stem + suffix, stem + "_" + suffix.lowercased()] {
+            if container.contains(AttributeKey(candidate)) { return (AttributeKey(candidate), true) }
+        }
+        return nil
+    }
+
+    /// The object a to-one key names: nil for `null`, a nested object, or a reference.
+    private func decodeTarget(
+        of relationship: RelationshipDescription, forKey key: AttributeKey, reference: Bool,
+        in container: KeyedDecodingContainer<AttributeKey>
+    ) throws -> ManagedObject? {
+        if try container.decodeNil(forKey: key) { return nil }
+        return try target(of: relationship, from: container.superDecoder(forKey: key), reference: reference)
+    }
+
+    /// The objects a to-many key names, in order; `null` is none.
+    private func decodeTargets(
+        of relationship: RelationshipDescription, forKey key: AttributeKey,
+        in container: KeyedDecodingContainer<AttributeKey>
+    ) throws -> [ManagedObject] {
+        if try container.decodeNil(forKey: key) { return [] }
+        var elements = try container.nestedUnkeyedContainer(forKey: key)
+        var targets: [ManagedObject] = []
+        while !elements.isAtEnd {
+            if try elements.decodeNil() { continue }
+            targets.append(try target(of: relationship, from: elements.superDecoder(), reference: false))
+        }
+        return targets
+    }
+
+    /// The related object a JSON value gives: an object is decoded as the target's own
+    /// `init(from:)` decodes it; anything else is a reference to its unique value.
+    private func target(of relationship: RelationshipDescription, from decoder: any Decoder, reference: Bool) throws
+        -> ManagedObject
+    {
+        if !reference, (try? decoder.container(keyedBy: AttributeKey.self)) != nil {
+            guard let decodable = relationship.targetType as? any Decodable.Type else {
+                throw StashError(
+                    .decodingFailed, "\(relationship.targetName) is not Decodable, so it cannot be decoded nested")
+            }
+            guard let object = try decodable.init(from: decoder) as? ManagedObject else {
+                throw StashError(.decodingFailed, "\(relationship.targetName)'s init(from:) made no object")
+            }
+            return object.resolved
+        }
+        return try referencedObject(of: relationship, from: decoder)
+    }
+
+    /// The object whose unique value a reference gives: the context's, the store's row's, or
+    /// a new placeholder with only that value set.
+    private func referencedObject(of relationship: RelationshipDescription, from decoder: any Decoder) throws
+        -> ManagedObject
+    {
+        let state = try self.state(forType: relationship.targetType)
+        guard let unique = state.entity.uniqueAttributes.first else {
+            throw StashError(
+                .decodingFailed,
+                "a reference to \(relationship.targetName) needs a unique attribute there to find the object by")
+        }
+        let value = try unique.codec.value(from: Self.primitive(from: decoder))
+        let key = try unique.codec.storedValue(for: value)
+        if let object = state.lookup(0, key, in: self) { return object }
+        if let object = try storedObject(for: key, unique: 0, in: state) { return object }
+        let placeholder = state.entity.type.init()
+        placeholder.cachedEntity = state.entity
+        placeholder.setValue(value, of: unique)
+        insert(placeholder)
+        return placeholder
+    }
+
+    /// A JSON number or string as a stored value, for a unique value's codec to read.
+    private static func primitive(from decoder: any Decoder) throws -> StoredValue {
+        let single = try decoder.singleValueContainer()
+        if let integer = try? single.decode(Int64.self) { return .integer(integer) }
+        if let text = try? single.decode(String.self) { return .text(text) }
+        if let real = try? single.decode(Double.self) { return .real(real) }
+        throw DecodingError.typeMismatch(
+            StoredValue.self,
+            .init(
+                codingPath: decoder.codingPath,
+                debugDescription: "expected an object, or a number or a string naming one"))
+    }
+
+    /// Names the relationship in any error `body` throws.
+    private func naming(_ relationship: RelationshipDescription, _ body: () throws -> Void) throws {
+        do {
+            try body()
+        } catch var error as StashError {
+            error.attribute = error.attribute ?? relationship.name
+            throw error
+        } catch let error as DecodingError {
+            throw StashError(decoding: error, attribute: relationship.name)
+        }
+    }
+}

@@ -1,0 +1,160 @@
+import Foundation
+import Testing
+
+@testable import Stash
+
+/// Related objects in JSON: nested, or as references to their unique values, linked into
+/// one graph with no duplicates.
+@Suite struct GraphDecodingTests {
+    let container: PersistentContainer
+    let context: ManagedObjectContext
+
+    init() throws {
+        container = try graphContainer()
+        context = ManagedObjectContext(container)
+    }
+
+    func decode<T: Decodable>(
+        _ type: T.Type, _ text: String, snakeCase: Bool = false, into context: ManagedObjectContext? = nil
+    )
+        throws -> T
+    {
+        let decoder = recipeDecoder(context ?? self.context)
+        if snakeCase { decoder.keyDecodingStrategy = .convertFromSnakeCase }
+        return try decoder.decode(type, from: json(text))
+    }
+
+    @Test func nestedObjectsUpsertIntoOneGraph() throws {
+        let books = try decode(
+            [Book].self,
+            #"""
+            [{"id": 10, "title": "A", "writer": {"id": 1, "name": "Ursula"}},
+             {"id": 11, "title": "B", "writer": {"id": 1, "name": "Ursula K."}},
+             {"id": 20, "title": "C", "writer": {"id": 2, "name": "Octavia"}}]
+            """#)
+        #expect(books[0].writer === books[1].writer)
+        #expect(books[0].writer?.name == "Ursula K.")
+        #expect(books[0].writer?.books.map(\.id) == [10, 11])
+        try context.save()
+        #expect(try context.fetchCount(FetchDescriptor<Writer>()) == 2)
+    }
+
+    @Test func reimportingTheSameGraphWritesNothing() throws {
+        let directory = try TemporaryDirectory()
+        let container = try graphContainer(at: directory.file())
+        let payload = #"""
+            [{"id": 10, "title": "A", "writer": {"id": 1, "name": "Ursula"}},
+             {"id": 11, "title": "B", "writer": 1}, {"id": 12, "title": "C", "writer": null}]
+            """#
+        let first = ManagedObjectContext(container)
+        _ = try decode([Book].self, payload, into: first)
+        try first.save()
+        let watcher = try graphContainer(at: directory.file())
+        let token = try watcher.store.changeToken()
+        let again = ManagedObjectContext(container)
+        _ = try decode([Book].self, payload, into: again)
+        try again.save()
+        #expect(!again.hasChanges)
+        #expect(try watcher.store.changeToken() == token)  // nothing was committed
+        // A changed link is a change.
+        _ = try decode([Book].self, #"[{"id": 12, "writer": 1}]"#, into: again)
+        try again.save()
+        #expect(try watcher.store.changeToken() != token)
+        #expect(try sqliteShell(directory.file(), "SELECT count(*) FROM Book WHERE writer IS NOT NULL") == "3\n")
+    }
+
+    @Test func referencesByValueInEveryForm() throws {
+        _ = try decode([Writer].self, #"[{"id": 1, "name": "Ursula"}, {"id": 2, "name": "Octavia"}]"#)
+        try context.save()
+        let fresh = ManagedObjectContext(container)
+        let books = try decode(
+            [Book].self, #"[{"id": 10, "writer": 1}, {"id": 11, "writerId": 2}, {"id": 12, "writer_id": 1}]"#,
+            into: fresh)
+        #expect(books.map { $0.writer?.name } == ["Ursula", "Octavia", "Ursula"])
+        let snake = try decode(Book.self, #"{"id": 13, "writer_id": 2}"#, snakeCase: true, into: fresh)
+        #expect(snake.writer?.name == "Octavia")
+        try fresh.save()
+        #expect(try fresh.fetchCount(FetchDescriptor<Writer>()) == 2)
+    }
+
+    @Test func aReferenceToAnUnknownObjectIsAPlaceholderUntilFilled() throws {
+        let book = try decode(Book.self, #"{"id": 10, "writer": 7}"#)
+        #expect(book.writer?.id == 7)
+        // The placeholder has no name, which a writer requires: the save says so.
+        #expect {
+            try context.save()
+        } throws: { error in
+            let error = error as? StashError
+            return error?.code == .missingValue && error?.entity == "Writer" && error?.attribute == "name"
+        }
+        let writer = try decode(Writer.self, #"{"id": 7, "name": "Ted"}"#)
+        #expect(writer === book.writer)
+        try context.save()
+        let fresh = ManagedObjectContext(container)
+        #expect(try fresh.fetch(FetchDescriptor<Book>()).first?.writer?.name == "Ted")
+    }
+
+    @Test func toManyNestedOrByReferenceKeepsThePayloadsOrder() throws {
+        let writer = try decode(
+            Writer.self, #"{"id": 1, "name": "Ursula", "books": [{"id": 11, "title": "B"}, {"id": 10, "title": "A"}]}"#)
+        #expect(writer.books.map(\.id) == [11, 10])
+        #expect(writer.books.allSatisfy { $0.writer === writer })
+        try context.save()
+        _ = try decode(Writer.self, #"{"id": 1, "name": "Ursula", "bookIds": [10, 12]}"#)
+        #expect(writer.books.map(\.id) == [10, 12])
+        let dropped = try #require(
+            try context.fetch(FetchDescriptor<Book>(predicate: #Predicate { $0.id == 11 })).first)
+        #expect(dropped.writer == nil)
+        // Absent: left as it is. Empty: emptied.
+        _ = try decode(Writer.self, #"{"id": 1, "name": "Ursula"}"#)
+        #expect(writer.books.map(\.id) == [10, 12])
+        _ = try decode(Writer.self, #"{"id": 1, "name": "Ursula", "books": []}"#)
+        #expect(writer.books.isEmpty)
+    }
+
+    @Test func nullClearsAToOneRelationship() throws {
+        let book = try decode(Book.self, #"{"id": 10, "writer": {"id": 1, "name": "Ursula"}}"#)
+        try context.save()
+        _ = try decode(Book.self, #"{"id": 10, "writer": null}"#)
+        #expect(book.writer == nil)
+        try context.save()
+        #expect(try ManagedObjectContext(container).fetch(FetchDescriptor<Book>()).first?.writer == nil)
+    }
+
+    @Test func aHundredBooksByTenWritersMakeTenWriters() throws {
+        let payload = (0..<100).map { #"{"id": \#($0), "writer": {"id": \#($0 % 10), "name": "W\#($0 % 10)"}}"# }
+        _ = try decode([Book].self, "[" + payload.joined(separator: ",") + "]")
+        try context.save()
+        #expect(try context.fetchCount(FetchDescriptor<Writer>()) == 10)
+        let fresh = ManagedObjectContext(container)
+        let writers = try fresh.fetch(FetchDescriptor<Writer>(sortBy: [SortDescriptor(\.id)]))
+        #expect(writers.map { $0.books.count } == Array(repeating: 10, count: 10))
+    }
+
+    @Test func errorsInsideANestedObjectNameItsPath() throws {
+        #expect {
+            _ = try decode([Book].self, #"[{"id": 10, "writer": {"id": 1, "name": 5}}]"#)
+        } throws: { error in
+            let error = error as? StashError
+            return error?.entity == "Writer" && error?.attribute == "name" && error?.codingPath == "[0].writer.name"
+        }
+        #expect {
+            _ = try decode(Book.self, #"{"id": 10, "writer": [1]}"#)
+        } throws: { error in
+            let error = error as? StashError
+            return error?.code == .decodingFailed && error?.attribute == "writer"
+        }
+    }
+
+    @Test func encodingNamesRelatedObjectsByTheirUniqueValues() throws {
+        let writer = try decode(
+            Writer.self, #"{"id": 1, "name": "Ursula", "books": [{"id": 11, "title": "B"}, {"id": 10, "title": "A"}]}"#)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        #expect(
+            String(decoding: try encoder.encode(writer), as: UTF8.self) == #"{"books":[11,10],"id":1,"name":"Ursula"}"#)
+        #expect(
+            String(decoding: try encoder.encode(writer.books[0]), as: UTF8.self)
+                == #"{"id":11,"publisher":null,"reviews":[],"title":"B","writer":1}"#)
+    }
+}
