@@ -1,15 +1,22 @@
 extension EntityDescription {
-    /// The attribute a key path of the model names: `\Post.title` is the `title` attribute.
+    /// What a key path of the model names: an attribute (a to-one relationship is one too, a
+    /// column) or a to-many relationship.
+    enum Member {
+        case attribute(AttributeDescription)
+        case toMany(RelationshipDescription)
+    }
+
+    /// The member a key path names: `\Post.title` is the `title` attribute.
     ///
     /// A key path to an `@Attribute` names a computed property (the wrapper's value), so it
     /// carries no name to read. Instead it is applied once to a probe object, a blank instance
-    /// whose wrappers report each read (`ManagedObject.probedSlots`) and whose unset values
-    /// read as placeholders of their types (`AttributeCodec.placeholder`). The key path names
-    /// an attribute when it reads that one attribute and returns its value unchanged, of its
-    /// type; a computed property such as `title.uppercased()` or `!read` does not. The answer
-    /// is kept per key path.
-    func attribute(for keyPath: AnyKeyPath) throws -> AttributeDescription {
-        if let slot = keyPathSlots.withLock({ $0[keyPath] }) { return attributes[slot] }
+    /// whose wrappers report each read (`ManagedObject.probedSlots`: slots, and to-many
+    /// relationships as `-(index + 1)`) and whose unset values read as placeholders of their
+    /// types (`AttributeCodec.placeholder`). The key path names an attribute when it reads
+    /// that one attribute and returns its value unchanged, of its type; a computed property
+    /// such as `title.uppercased()` or `!read` does not. The answer is kept per key path.
+    func member(for keyPath: AnyKeyPath) throws -> Member {
+        if let slot = keyPathSlots.withLock({ $0[keyPath] }) { return member(atSlot: slot) }
         let probe = type.init()
         probe.cachedEntity = self
         probe.probedSlots = []
@@ -24,6 +31,10 @@ extension EntityDescription {
                 "the key path \(keyPath) reads \(slots.count) attributes; a query can name one stored attribute",
                 entity: name)
         }
+        if slots[0] < 0 {
+            keyPathSlots.withLock { $0[keyPath] = slots[0] }
+            return member(atSlot: slots[0])
+        }
         let attribute = attributes[slots[0]]
         guard Swift.type(of: keyPath).valueType == attribute.codec.valueType, let value,
             let placeholder = attribute.codec.placeholder(),
@@ -36,24 +47,32 @@ extension EntityDescription {
                 entity: name, attribute: attribute.name)
         }
         keyPathSlots.withLock { $0[keyPath] = slots[0] }
-        return attribute
+        return .attribute(attribute)
     }
-}
 
-extension EntityDescription {
-    /// The relationship a key path of the model names (`\Article.author`), found as
-    /// `attribute(for:)` finds attributes: by the probe object's record of what it read.
+    private func member(atSlot slot: Int) -> Member {
+        slot >= 0 ? .attribute(attributes[slot]) : .toMany(toManyRelationships[-slot - 1])
+    }
+
+    /// The attribute a key path names (see `member(for:)`).
+    func attribute(for keyPath: AnyKeyPath) throws -> AttributeDescription {
+        switch try member(for: keyPath) {
+        case .attribute(let attribute): return attribute
+        case .toMany(let relationship):
+            throw StashError(
+                .unsupportedQuery, "\(relationship.name) is a to-many relationship, not an attribute", entity: name,
+                attribute: relationship.name)
+        }
+    }
+
+    /// The relationship a key path of the model names (`\Article.author`).
     func relationship(for keyPath: AnyKeyPath) throws -> RelationshipDescription {
-        let probe = type.init()
-        probe.cachedEntity = self
-        probe.probedSlots = []
-        probe.storage.values = ContiguousArray(repeating: nil, count: attributes.count)
-        _ = probe[keyPath: keyPath]
-        let read = Array(Set(probe.probedSlots ?? []))
-        // To-one relationships report their slot, to-many ones -(index + 1).
-        let found =
-            read.count == 1
-            ? (read[0] >= 0 ? relationshipsBySlot[read[0]] : toManyRelationships[-read[0] - 1]) : nil
+        let found: RelationshipDescription?
+        switch try? member(for: keyPath) {
+        case .attribute(let attribute)?: found = relationshipsBySlot[attribute.index]
+        case .toMany(let relationship)?: found = relationship
+        case nil: found = nil
+        }
         guard let found else {
             throw StashError(
                 .invalidModel, "the key path \(keyPath) does not name one of its relationships", entity: name)

@@ -27,17 +27,42 @@ extension PredicateExpressions.NilLiteral: PredicateTranslatable {
 }
 
 extension PredicateExpressions.KeyPath: PredicateTranslatable {
-    /// `$0.title` is the column of the attribute the key path names; `count` and `isEmpty` of
-    /// text count Characters as Swift does, of an array (JSON text) its elements.
+    /// `$0.title` is the column of the attribute the key path names; `$0.writer` the object a
+    /// to-one relationship names; `$0.books` the objects of a to-many one. `count` and
+    /// `isEmpty` of text count Characters as Swift does, of an array (JSON text) its
+    /// elements, of a to-many relationship its objects.
     func translate(_ translator: inout PredicateTranslator) throws -> QueryTerm {
         let base = try translator.translate(root)
         switch base {
         case .constant:
             return try translator.fold(self)
-        case .input:
-            let attribute = try translator.entity.attribute(for: keyPath)
-            return .expression(
-                .column(attribute.index), kind: attribute.codec.queryKind, optional: attribute.isOptional)
+        case .row(let entity, let scope):
+            guard scope == translator.scope else {
+                throw translator.unsupported(
+                    self, "a closure over related objects can only read those objects, not the ones outside it")
+            }
+            switch try entity.member(for: keyPath) {
+            case .attribute(let attribute):
+                if let relationship = entity.relationshipsBySlot[attribute.index] {
+                    return .relatedObject(relationship, foreignKey: .column(attribute.index))
+                }
+                return .expression(
+                    .column(attribute.index), kind: attribute.codec.queryKind, optional: attribute.isOptional)
+            case .toMany(let relationship):
+                return .relatedObjects(relationship)
+            }
+        case .relatedObjects(let relationship):
+            let related = try translator.relatedRows(of: relationship, in: self)
+            switch self.kind {
+            case .collectionCount?:
+                return .expression(.related(related(.count)), kind: .integer, optional: false)
+            case .collectionIsEmpty?:
+                return .expression(.not(.related(related(.exists(nil)))), kind: .bool, optional: false)
+            default:
+                throw translator.unsupported(self, "of a to-many relationship, a query reads count and isEmpty only")
+            }
+        case .relatedObject:
+            throw translator.unsupported(self, "read a related object's values with `?.`")
         case .expression(let expression, let kind, let optional):
             let count: QueryExpression
             switch kind {
@@ -55,11 +80,23 @@ extension PredicateExpressions.KeyPath: PredicateTranslatable {
                     : .compare(count, .equal, .value(.integer(0)), .stored)
                 return .expression(empty, kind: .bool, optional: optional)
             default:
-                throw translator.unsupported(
-                    self,
-                    "key paths through relationships or into values are not supported yet (only count and isEmpty)")
+                throw translator.unsupported(self, "a key path into a value (only count and isEmpty)")
             }
         }
+    }
+}
+
+extension PredicateTranslator {
+    /// How the rows of a to-many relationship are reached from the current row: by the
+    /// inverse to-one column of the related entity.
+    func relatedRows(of relationship: RelationshipDescription, in expression: some PredicateExpression) throws
+        -> (RelatedQuery.Result) -> RelatedQuery
+    {
+        guard let inverse = try relationship.inverse(), let column = inverse.slot else {
+            throw unsupported(expression, "\(relationship.name) has no inverse to-one relationship to query through")
+        }
+        let target = relationship.target.schema
+        return { RelatedQuery(target: target, link: .toMany(inverseColumn: column), result: $0) }
     }
 }
 
@@ -246,6 +283,9 @@ extension PredicateExpressions.OptionalFlatMap: PredicateTranslatable {
     func translate(_ translator: inout PredicateTranslator) throws -> QueryTerm {
         let base = try translator.translate(wrapped)
         if base.isConstant { return try translator.fold(self) }
+        if case .relatedObject(let relationship, let foreignKey) = base {
+            return try translateThrough(relationship, foreignKey, &translator)
+        }
         guard case .expression(let expression, let kind, _) = base else {
             throw translator.unsupported(self, "optional chaining on the object itself")
         }
@@ -260,7 +300,84 @@ extension PredicateExpressions.OptionalFlatMap: PredicateTranslatable {
     }
 }
 
+extension PredicateExpressions.OptionalFlatMap {
+    /// `$0.writer?.name`, `$0.writer.flatMap { $0.books.count }`: the transform, translated
+    /// for the related row, as a subquery that gives NULL when there is no related object.
+    fileprivate func translateThrough(
+        _ relationship: RelationshipDescription, _ foreignKey: QueryExpression, _ translator: inout PredicateTranslator
+    ) throws -> QueryTerm {
+        let target = relationship.target
+        let inner = try translator.inScope { translator in
+            try translator.binding(variable.key, to: .row(target, scope: translator.scope)) {
+                try $0.translate(transform)
+            }
+        }
+        let through = { (value: QueryExpression) in
+            QueryExpression.related(
+                RelatedQuery(target: target.schema, link: .toOne(foreignKey: foreignKey), result: .value(value)))
+        }
+        switch inner {
+        case .expression(let expression, let kind, _):
+            return .expression(through(expression), kind: kind, optional: true)
+        case .relatedObject(let next, let nextKey):
+            return .relatedObject(next, foreignKey: through(nextKey))
+        case .constant:
+            let value = try translator.expression(inner)
+            return .expression(
+                .conditional(.isNull(foreignKey), then: .value(.null), otherwise: value),
+                kind: PredicateTranslator.kind(of: inner), optional: true)
+        case .row, .relatedObjects:
+            throw translator.unsupported(
+                self, "a related object's to-many relationship or the object itself as a value")
+        }
+    }
+}
+
 // MARK: Text and sequences
+
+extension PredicateExpressions.SequenceContainsWhere: PredicateTranslatable {
+    /// `$0.books.contains { $0.title == "Dune" }`: whether any related row meets the test.
+    func translate(_ translator: inout PredicateTranslator) throws -> QueryTerm {
+        let base = try translator.translate(sequence)
+        guard case .relatedObjects(let relationship) = base else {
+            if base.isConstant { return try translator.fold(self) }
+            throw translator.unsupported(self, "contains(where:) in the store is on a to-many relationship only")
+        }
+        let related = try translator.relatedRows(of: relationship, in: self)
+        let condition = try translator.relatedCondition(relationship, variable.key, test)
+        return .expression(.related(related(.exists(condition))), kind: .bool, optional: false)
+    }
+}
+
+extension PredicateExpressions.SequenceAllSatisfy: PredicateTranslatable {
+    /// `$0.books.allSatisfy { $0.read }`: whether no related row fails the test.
+    func translate(_ translator: inout PredicateTranslator) throws -> QueryTerm {
+        let base = try translator.translate(sequence)
+        guard case .relatedObjects(let relationship) = base else {
+            if base.isConstant { return try translator.fold(self) }
+            throw translator.unsupported(self, "allSatisfy in the store is on a to-many relationship only")
+        }
+        let related = try translator.relatedRows(of: relationship, in: self)
+        let condition = try translator.relatedCondition(relationship, variable.key, test)
+        let failing = QueryExpression.not(.coalesce(condition, .false))
+        return .expression(.not(.related(related(.exists(failing)))), kind: .bool, optional: false)
+    }
+}
+
+extension PredicateTranslator {
+    /// A closure's test of a related row, translated one scope in.
+    mutating func relatedCondition(
+        _ relationship: RelationshipDescription, _ variable: PredicateExpressions.VariableID,
+        _ test: some PredicateExpression
+    ) throws -> QueryExpression {
+        let target = relationship.target
+        return try inScope { translator in
+            try translator.binding(variable, to: .row(target, scope: translator.scope)) {
+                try $0.condition($0.translate(test))
+            }
+        }
+    }
+}
 
 extension PredicateExpressions.CollectionContainsCollection: PredicateTranslatable {
     /// `title.contains("Swift")`: by code points, so `%`, `_` and `\` are just characters.

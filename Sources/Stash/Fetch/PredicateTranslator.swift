@@ -13,11 +13,14 @@ struct PredicateTranslator {
     let entity: EntityDescription
     /// What each variable of the predicate stands for.
     private var bindings: [PredicateExpressions.VariableID: QueryTerm] = [:]
+    /// How many related rows' closures (`contains(where:)`) the translation is inside: the
+    /// rows of scope 0 are the predicate's objects.
+    private(set) var scope = 0
 
     /// The predicate as a condition on the entity's rows.
     static func translate<T>(_ predicate: Predicate<T>, for entity: EntityDescription) throws -> QueryExpression {
         var translator = PredicateTranslator(entity: entity)
-        translator.bindings[predicate.variable.key] = .input
+        translator.bindings[predicate.variable.key] = .row(entity, scope: 0)
         return try translator.condition(translator.translate(predicate.expression))
     }
 
@@ -78,6 +81,13 @@ struct PredicateTranslator {
         return try body(&self)
     }
 
+    /// Runs `body` one scope in: the translation of a related row's expression.
+    mutating func inScope<Result>(_ body: (inout Self) throws -> Result) rethrows -> Result {
+        scope += 1
+        defer { scope -= 1 }
+        return try body(&self)
+    }
+
     func unsupported(_ expression: some PredicateExpression, _ reason: String) -> StashError {
         let name = String(describing: type(of: expression)).split(separator: "<").first.map(String.init) ?? "expression"
         return StashError(
@@ -98,7 +108,7 @@ struct PredicateTranslator {
     static func kind(of term: QueryTerm, else fallback: QueryKind = .other) -> QueryKind {
         switch term {
         case .expression(_, let kind, _): return kind
-        case .input: return fallback
+        case .row, .relatedObject, .relatedObjects: return fallback
         case .constant(let value):
             switch value {
             case is Bool: return .bool
@@ -121,8 +131,8 @@ struct PredicateTranslator {
                 throw StashError(.unsupportedQuery, "a predicate must be a Bool", entity: entity.name)
             }
             return value ? .true : .false
-        case .input:
-            throw StashError(.unsupportedQuery, "a predicate cannot test the object itself", entity: entity.name)
+        case .row, .relatedObject, .relatedObjects:
+            throw StashError(.unsupportedQuery, "a predicate must be a Bool, not an object", entity: entity.name)
         case .expression(let expression, let kind, let optional):
             // A Bool column, or a Bool made by a flatMap: true only when it is 1.
             if kind == .bool, optional { return .identical(expression, .true, .stored) }
@@ -135,9 +145,11 @@ struct PredicateTranslator {
     func expression(_ term: QueryTerm) throws -> QueryExpression {
         switch term {
         case .constant(let value): return .value(try storedValue(value))
-        case .input:
+        case .row, .relatedObjects:
             throw StashError(
-                .unsupportedQuery, "a predicate cannot use the object itself as a value", entity: entity.name)
+                .unsupportedQuery, "a predicate cannot use an object or a to-many relationship as a value",
+                entity: entity.name)
+        case .relatedObject(_, let foreignKey): return foreignKey
         case .expression(let expression, _, _): return expression
         }
     }
@@ -148,6 +160,16 @@ struct PredicateTranslator {
         if let integer = value as? Int { return .integer(Int64(integer)) }
         if let text = value as? String { return .text(text) }
         guard let value = unwrapped(value) else { return .null }
+        if let object = value as? ManagedObject {
+            // A related object compares as its row.
+            let object = object.resolved
+            guard let rowID = object.rowID, object.state != .inserted else {
+                throw StashError(
+                    .unsupportedQuery, "the \(object.entity.name) a predicate names is not saved yet: save it first",
+                    entity: entity.name)
+            }
+            return .integer(rowID)
+        }
         if let date = value as? Date {
             // A date the store keeps exactly; any other would be rounded, and so compare
             // unlike Swift (a comparison with an attribute moves the bound instead).
@@ -180,10 +202,17 @@ enum QueryTerm {
     /// A value Swift knows already (the subexpression reads no input), never an `Optional`:
     /// `nil` is `nil`.
     case constant(Any?)
-    /// The predicate's object itself: only a key path may start from it.
-    case input
+    /// A row: the predicate's object (scope 0), or a related row a closure names
+    /// (`$0.books.contains { $0.… }`); only a key path may start from it.
+    case row(EntityDescription, scope: Int)
     /// An expression the store evaluates; `optional` when it can be NULL.
     case expression(QueryExpression, kind: QueryKind, optional: Bool)
+    /// The object a to-one relationship of the current row names: it compares as its key
+    /// column (`== nil`, `== writer`); `?.` reads its values through a subquery.
+    case relatedObject(RelationshipDescription, foreignKey: QueryExpression)
+    /// The objects a to-many relationship of the current row names: `count`, `isEmpty`,
+    /// `contains(where:)`, `allSatisfy`.
+    case relatedObjects(RelationshipDescription)
 
     /// A Bool that does not depend on the object, from a part that reads it (see
     /// `PredicateTranslator.derived`).
@@ -204,7 +233,8 @@ enum QueryTerm {
     var isOptional: Bool {
         switch self {
         case .constant(let value): value == nil
-        case .input: false
+        case .row, .relatedObjects: false
+        case .relatedObject: true
         case .expression(_, _, let optional): optional
         }
     }

@@ -14,8 +14,17 @@ struct QueryRenderer {
     private(set) var text = ""
     private(set) var parameters: [StoredValue] = []
 
+    /// The tables whose columns `.column` names, innermost last: the query's own, then one
+    /// per `.related` being written, by alias (`r1`, `r2`, …).
+    private var scopes: [(alias: String?, schema: EntitySchema)]
+    /// How many subqueries the text being written is inside: at 0 a column is written bare,
+    /// inside one every column is written with its table, so none is taken for another's.
+    private var depth = 0
+    private var aliases = 0
+
     init(_ schema: EntitySchema, startingWith text: String = "") {
         self.schema = schema
+        self.scopes = [(nil, schema)]
         self.text.reserveCapacity(text.utf8.count + 160)
         self.text += text
     }
@@ -92,6 +101,8 @@ struct QueryRenderer {
             writeCall("json_array_length", arguments)
         case .isIn(let value, let values, let ordering):
             writeIsIn(value, values, ordering)
+        case .related(let query):
+            writeRelated(query)
         case .arrayContains(let array, let value):
             text += "EXISTS (SELECT 1 FROM json_each("
             write(array)
@@ -110,8 +121,53 @@ struct QueryRenderer {
         text += ")"
     }
 
+    /// `(SELECT "r1"."name" FROM "Writer" AS "r1" WHERE "r1"."_pk" = "Book"."writer")`,
+    /// `EXISTS (SELECT 1 FROM "Book" AS "r1" WHERE "r1"."writer" = "Writer"."_pk" AND (…))`,
+    /// `(SELECT count(*) FROM "Book" AS "r1" WHERE "r1"."writer" = "Writer"."_pk")`.
+    private mutating func writeRelated(_ query: RelatedQuery) {
+        aliases += 1
+        let alias = "r\(aliases)"
+        let outer = scopes[scopes.count - 1]
+        let outerName = outer.alias.map { "\"\($0)\"" } ?? quoted(outer.schema.name)
+        depth += 1
+        scopes.append((alias, query.target))
+        switch query.result {
+        case .value(let value):
+            text += "(SELECT "
+            write(value)
+        case .exists:
+            text += "EXISTS (SELECT 1"
+        case .count:
+            text += "(SELECT count(*)"
+        }
+        text += " FROM \(quoted(query.target.name)) AS \"\(alias)\" WHERE "
+        switch query.link {
+        case .toOne(let foreignKey):
+            text += "\"\(alias)\".\"_pk\" = "
+            // The key is the outer row's column.
+            let inner = scopes.removeLast()
+            write(foreignKey)
+            scopes.append(inner)
+        case .toMany(let inverseColumn):
+            writeColumn(inverseColumn)
+            text += " = \(outerName).\"_pk\""
+        }
+        if case .exists(let condition?) = query.result {
+            text += " AND "
+            write(condition)
+        }
+        text += ")"
+        scopes.removeLast()
+        depth -= 1
+    }
+
     private mutating func writeColumn(_ position: Int) {
-        let name = schema.columns[position].name
+        let scope = scopes[scopes.count - 1]
+        if depth > 0 {
+            text += scope.alias.map { "\"\($0)\"" } ?? quoted(scope.schema.name)
+            text += "."
+        }
+        let name = scope.schema.columns[position].name
         // Attribute names are Swift identifiers: no quote to double.
         guard !name.utf8.contains(UInt8(ascii: "\"")) else {
             text += quoted(name)

@@ -32,6 +32,9 @@ indirect enum QueryExpression: Sendable, Equatable {
     case isIn(QueryExpression, [StoredValue], QueryOrdering)
     /// Whether the JSON array stored in the column holds the value.
     case arrayContains(QueryExpression, StoredValue)
+    /// A value of the related rows of another entity (through a relationship); expressions
+    /// inside it name that entity's columns.
+    case related(RelatedQuery)
 
     static let `true` = QueryExpression.value(.integer(1))
     static let `false` = QueryExpression.value(.integer(0))
@@ -70,6 +73,36 @@ enum QueryFunction: String, Sendable {
     case characterCount
     /// The number of elements of a JSON array.
     case arrayCount
+}
+
+/// What a query asks of the rows a relationship relates the current row to.
+struct RelatedQuery: Sendable, Equatable {
+    /// How the related rows are found from the current one.
+    enum Link: Sendable, Equatable {
+        /// A to-one relationship: the row whose key the current row's column (this
+        /// expression, of the current row) holds.
+        case toOne(foreignKey: QueryExpression)
+        /// A to-many relationship: the rows whose column at this position (of the related
+        /// entity) holds the current row's key.
+        case toMany(inverseColumn: Int)
+    }
+
+    enum Result: Sendable, Equatable {
+        /// The related row's value (NULL when there is none).
+        case value(QueryExpression)
+        /// Whether any related row meets the condition (any at all without one).
+        case exists(QueryExpression?)
+        /// How many related rows there are.
+        case count
+    }
+
+    let target: EntitySchema
+    let link: Link
+    let result: Result
+
+    static func == (left: RelatedQuery, right: RelatedQuery) -> Bool {
+        left.target.name == right.target.name && left.link == right.link && left.result == right.result
+    }
 }
 
 /// One key of a query's order.
