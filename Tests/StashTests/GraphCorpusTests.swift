@@ -139,3 +139,131 @@ struct GraphCorpusTests {
         #expect(try shell("PRAGMA foreign_key_check") == "")
     }
 }
+
+/// GitHub's issues with their nested users, labels and assignees; a repository with its owner.
+enum GitHubGraph {
+    final class User: ManagedObject, Decodable {
+        // Logins, not ids: the recorded fixtures number users and organizations alike from 1000.
+        @Attribute(.unique) var login: String
+        @Attribute var id: Int
+    }
+
+    final class Label: ManagedObject, Decodable {
+        @Attribute(.unique) var id: Int
+        @Attribute var name: String
+    }
+
+    final class Issue: ManagedObject, Decodable {
+        @Attribute(.unique) var id: Int
+        @Attribute var number: Int
+        @Attribute var title: String
+        @Relationship var user: User?
+        @Relationship var assignee: User?
+        @Relationship var assignees: [User]
+        @Relationship var labels: [Label]
+    }
+
+    final class Repository: ManagedObject, Decodable {
+        @Attribute(.unique) var id: Int
+        @Attribute var fullName: String
+        @Relationship var owner: User?
+    }
+}
+
+/// Stripe's expandable fields: `customer` is an id in one object and, expanded, the
+/// customer object itself in another; both name the one customer.
+enum StripeGraph {
+    final class Customer: ManagedObject, Decodable {
+        @Attribute(.unique) var id: String
+        @Attribute var email: String?
+    }
+
+    final class Invoice: ManagedObject, Decodable {
+        @Attribute(.unique) var id: String
+        @Attribute var amountDue: Int
+        @Relationship var customer: Customer?
+    }
+
+    final class BalanceTransaction: ManagedObject, Decodable {
+        @Attribute(.unique) var id: String
+        @Attribute var amount: Int
+        @Relationship var customer: Customer?
+    }
+}
+
+@Suite(.enabled(if: Fixtures.available, "needs ../shared/fixtures beside the checkout"))
+struct GraphServiceCorpusTests {
+    @Test func gitHubUsersAreOneRowWhereverTheyAppear() throws {
+        let container = try PersistentContainer(
+            for: GitHubGraph.Issue.self, GitHubGraph.User.self, GitHubGraph.Label.self, GitHubGraph.Repository.self,
+            inMemory: true)
+        let context = ManagedObjectContext(container)
+        let decoder = recipeDecoder(context)
+        decoder.keyDecodingStrategy = .convertFromSnakeCase
+        var issues: [GitHubGraph.Issue] = []
+        for page in 0..<5 {
+            issues += try decoder.decode(
+                [GitHubGraph.Issue].self, from: Fixtures.data("github/bodies/paginate-issues.\(page).GET.200.json"))
+        }
+        let repository = try decoder.decode(
+            GitHubGraph.Repository.self, from: Fixtures.data("github/bodies/get-repository.0.GET.200.json"))
+        _ = try decoder.decode([GitHubGraph.Label].self, from: Fixtures.data("github/bodies/labels.0.GET.200.json"))
+        try context.save()
+
+        #expect(issues.count == 13)
+        #expect(issues.allSatisfy { $0.user === issues[0].user })
+        #expect(issues[0].user?.login == "octokit-fixture-user-a")
+        #expect(issues.allSatisfy { $0.labels.isEmpty && $0.assignees.isEmpty && $0.assignee == nil })
+        #expect(repository.owner?.login == "octokit-fixture-org")
+        // user-a and the organization: one row each, however many places name them.
+        let fresh = ManagedObjectContext(container)
+        #expect(try fresh.fetchCount(FetchDescriptor<GitHubGraph.User>()) == 2)
+        #expect(try fresh.fetchCount(FetchDescriptor<GitHubGraph.Label>()) == 9)
+        let byUserA = try fresh.fetchCount(
+            FetchDescriptor<GitHubGraph.Issue>(predicate: #Predicate { $0.user?.login == "octokit-fixture-user-a" }))
+        #expect(byUserA == 13)
+
+        // Another recording numbers its issues from 1000 again: its own store.
+        let search = ManagedObjectContext(
+            try PersistentContainer(
+                for: GitHubGraph.Issue.self, GitHubGraph.User.self, GitHubGraph.Label.self, inMemory: true))
+        let searchDecoder = recipeDecoder(search)
+        searchDecoder.keyDecodingStrategy = .convertFromSnakeCase
+        struct Search: Decodable { let items: [GitHubGraph.Issue] }
+        let found = try searchDecoder.decode(
+            Search.self, from: Fixtures.data("github/bodies/search-issues.0.GET.200.json"))
+        #expect(found.items.map { $0.user?.login } == ["octokit-fixture-user-b", "octokit-fixture-user-a"])
+        try search.save()
+        #expect(try search.fetchCount(FetchDescriptor<GitHubGraph.User>()) == 2)
+    }
+
+    @Test func stripeExpandableFieldsNameOneCustomer() throws {
+        let data = try Fixtures.data("stripe/fixtures3.json")
+        let resources = try #require(
+            (try JSONSerialization.jsonObject(with: data) as? [String: Any])?["resources"] as? [String: [String: Any]])
+        let customer = try #require(resources["customer"])
+        var invoice = try #require(resources["invoice"])
+        let transaction = try #require(resources["customer_balance_transaction"])
+        #expect(invoice["customer"] as? String == customer["id"] as? String)
+
+        let container = try PersistentContainer(
+            for: StripeGraph.Invoice.self, StripeGraph.BalanceTransaction.self, StripeGraph.Customer.self,
+            inMemory: true)
+        let context = ManagedObjectContext(container)
+        let decoder = recipeDecoder(context)
+        decoder.keyDecodingStrategy = .convertFromSnakeCase
+        // The invoice names its customer by id before the customer is known.
+        let byID = try decoder.decode(StripeGraph.Invoice.self, from: JSONSerialization.data(withJSONObject: invoice))
+        let balance = try decoder.decode(
+            StripeGraph.BalanceTransaction.self, from: JSONSerialization.data(withJSONObject: transaction))
+        // The same invoice with `customer` expanded: the object itself.
+        invoice["customer"] = customer
+        let expanded = try decoder.decode(
+            StripeGraph.Invoice.self, from: JSONSerialization.data(withJSONObject: invoice))
+        #expect(expanded === byID)
+        #expect(byID.customer === balance.customer)
+        #expect(byID.customer?.id == "cus_QXg1o8vcGmoR32")
+        try context.save()
+        #expect(try ManagedObjectContext(container).fetchCount(FetchDescriptor<StripeGraph.Customer>()) == 1)
+    }
+}

@@ -89,12 +89,17 @@ extension ManagedObjectContext {
     func relatedObjects(of object: ManagedObject, toMany index: Int) -> [ManagedObject] {
         entering {
             let relationship = object.entity.toManyRelationships[index]
-            if let list = object.loadedList(index), list.generation == graphGeneration {
+            // A changed many-to-many list is the truth until saved or rolled back.
+            if let list = object.loadedList(index),
+                list.generation == graphGeneration || object.changedJoinLists.contains(index)
+            {
                 // An object set to another target while its own stored one was unknown (see
-                // `RelationshipEditor.setTarget`) may still be listed: it leaves now.
+                // `RelationshipEditor.setTarget`) may still be listed: it leaves now; so does
+                // a deleted one.
                 if let inverseSlot = try? relationship.inverse()?.slot {
                     list.objects.removeAll { !Self.mayPoint($0, inverseSlot, at: object) }
                 }
+                list.objects.removeAll { $0.state == .deleted }
                 return list.objects
             }
             do {
@@ -110,6 +115,7 @@ extension ManagedObjectContext {
     private func loadRelatedObjects(of object: ManagedObject, _ relationship: RelationshipDescription) throws
         -> [ManagedObject]
     {
+        if let join = try relationship.joinTable() { return try loadJoinedObjects(of: object, relationship, join) }
         guard let inverse = try relationship.inverse(), inverse.slot != nil else { return [] }
         return try objects(pointingAt: object, through: inverse)
     }
@@ -180,6 +186,22 @@ extension ManagedObjectContext {
             }
             if relationship.deleteRule == .cascade { delete(target) }
         }
+        // Many-to-many: the join rows go with the row (ON DELETE CASCADE); lists in memory
+        // let go of it, or the related objects go too.
+        for (index, relationship) in object.entity.toManyRelationships.enumerated() {
+            guard (try? relationship.joinTable()) != nil else { continue }
+            let related = relatedObjects(of: object, toMany: index)
+            switch relationship.deleteRule {
+            case .cascade:
+                for target in related where target.state != .deleted { delete(target) }
+            case .nullify:
+                if let inverse = try? relationship.inverse(), case .toMany(let inverseIndex) = inverse.kind {
+                    for target in related { target.loadedList(inverseIndex)?.remove(object) }
+                }
+            case .deny, .noAction:
+                break
+            }
+        }
         for incoming in container.incomingRelationships[ObjectIdentifier(type(of: object))] ?? [] {
             let rule = (try? incoming.inverse())?.deleteRule ?? .nullify
             guard rule == .nullify || rule == .cascade else { continue }
@@ -209,6 +231,11 @@ extension ManagedObjectContext {
                 if let target = object.toOneTarget(atSlot: relationship.slot!), target.state != .deleted {
                     throw denied(object, relationship, 1, target.entity.name)
                 }
+            }
+            for (index, relationship) in object.entity.toManyRelationships.enumerated()
+            where relationship.deleteRule == .deny && (try? relationship.joinTable()) != nil {
+                let remaining = relatedObjects(of: object, toMany: index).filter { $0.state != .deleted }
+                if !remaining.isEmpty { throw denied(object, relationship, remaining.count, relationship.targetName) }
             }
             for incoming in container.incomingRelationships[ObjectIdentifier(type(of: object))] ?? [] {
                 guard let inverse = try incoming.inverse(), inverse.deleteRule == .deny else { continue }

@@ -82,6 +82,8 @@ public final class ManagedObjectContext: @unchecked Sendable {
     /// context's save merged, a rollback, a refresh, an undone decode): a list loaded before
     /// is loaded again when next read (see `relatedObjects(of:toMany:)`).
     var graphGeneration: UInt64 = 0
+    /// The objects whose many-to-many lists changed (`ManagedObject.changedJoinLists`).
+    var joinListOwners: [ObjectIdentifier: ManagedObject] = [:]
 
     /// A context for the actor it is made on (see Concurrency above): `isolation` is the
     /// caller's, and is not meant to be passed.
@@ -115,7 +117,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
 
     /// `true` if anything was inserted, changed or deleted since the last save.
     public var hasChanges: Bool {
-        entering { states.contains(where: \.hasChanges) }
+        entering { !joinListOwners.isEmpty || states.contains(where: \.hasChanges) }
     }
 
     // MARK: Inserting and deleting
@@ -169,6 +171,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
     public func rollback() {
         entering {
             graphGeneration &+= 1
+            forgetChangedJoinLists()
             for state in states {
                 for object in state.inserted where state.isLive(object) {
                     object.state = .transient
@@ -308,9 +311,12 @@ public final class ManagedObjectContext: @unchecked Sendable {
         state.enqueueInsert(object)
         activeJournal?.recordInsert(object)
         // A new object has no related rows yet: its to-many lists start empty and loaded, so
-        // objects that point at it join them as they do, with no query.
-        for index in state.entity.toManyRelationships.indices where object.loadedList(index) == nil {
+        // objects that point at it join them as they do, with no query. A list set while it
+        // was in no context is set again, now that there is one to track it.
+        for (index, relationship) in state.entity.toManyRelationships.enumerated() {
+            let preset = object.loadedList(index)?.objects ?? []
             object.keepList(ToManyList([], generation: graphGeneration), at: index)
+            if !preset.isEmpty { setObjects(preset, of: relationship, in: object) }
         }
     }
 

@@ -80,8 +80,22 @@ public final class PersistentContainer: Sendable {
             }
         }
         self.incomingRelationships = incoming
-        self.store = try SQLiteStore(
-            path: storeURL?.path, entities: entities.map { try $0.storeSchema() }, busyTimeout: busyTimeout)
+        var schemas = try entities.map { try $0.storeSchema() }
+        // Each many-to-many relationship's join table, once for both sides.
+        for entity in entities {
+            for relationship in entity.relationships {
+                guard let join = try relationship.joinTable(), !schemas.contains(where: { $0.name == join.schema.name })
+                else { continue }
+                if entitiesByType.values.contains(where: { $0.name == join.schema.name }) {
+                    throw StashError(
+                        .invalidModel,
+                        "the join table of \(relationship.name) would take the name of the entity \(join.schema.name)",
+                        entity: entity.name, attribute: relationship.name)
+                }
+                schemas.append(join.schema)
+            }
+        }
+        self.store = try SQLiteStore(path: storeURL?.path, entities: schemas, busyTimeout: busyTimeout)
     }
 
     /// Every relationship's target must be one of the container's models, and its inverse,
@@ -104,14 +118,7 @@ public final class PersistentContainer: Sendable {
                     "its inverse \(target.name).\(inverse.name) names \(back.entityName).\(back.name) as its own inverse",
                     entity: entity.name, attribute: relationship.name)
             }
-            if relationship.isToMany, inverse?.slot == nil {
-                throw StashError(
-                    .invalidModel,
-                    "a to-many relationship needs an inverse to-one relationship on \(target.name), whose column "
-                        + "holds it (`@Relationship(inverse: \\\(target.name).…)`); many-to-many relationships are not "
-                        + "supported yet",
-                    entity: entity.name, attribute: relationship.name)
-            }
+            _ = try relationship.joinTable()
         }
     }
 

@@ -58,6 +58,9 @@ struct RelationshipEditor {
         var unique: [ManagedObject] = []
         var seen = Set<ObjectIdentifier>()
         for candidate in objects where seen.insert(ObjectIdentifier(candidate)).inserted { unique.append(candidate) }
+        if let join = try? relationship.joinTable() {
+            return setJoined(unique, of: relationship, at: index, join, in: object, current: current)
+        }
         if let inverse = try? relationship.inverse(), let inverseSlot = inverse.slot {
             for old in current where !seen.contains(ObjectIdentifier(old)) {
                 setTarget(nil, of: inverse, in: old)
@@ -68,6 +71,37 @@ struct RelationshipEditor {
             }
         }
         object.keepList(ToManyList(unique, generation: context?.graphGeneration ?? 0), at: index)
+    }
+
+    /// A many-to-many list: the owning side's list changes and is written by the next save;
+    /// the inverse lists follow (loaded, when the owners' lists must change too).
+    private func setJoined(
+        _ objects: [ManagedObject], of relationship: RelationshipDescription, at index: Int, _ join: JoinTable,
+        in object: ManagedObject, current: [ManagedObject]
+    ) {
+        // The same list again (a re-import) is no change.
+        if objects.count == current.count, zip(objects, current).allSatisfy({ $0 === $1 }) { return }
+        let kept = Set(objects.map(ObjectIdentifier.init))
+        let before = Set(current.map(ObjectIdentifier.init))
+        let removed = current.filter { !kept.contains(ObjectIdentifier($0)) }
+        let added = objects.filter { !before.contains(ObjectIdentifier($0)) }
+        object.keepList(ToManyList(objects, generation: context?.graphGeneration ?? 0), at: index)
+        if join.isOwner { context?.markJoinListChanged(object, index) }
+        guard let inverse = try? relationship.inverse(), case .toMany(let inverseIndex) = inverse.kind else { return }
+        for (targets, joining) in [(removed, false), (added, true)] {
+            for target in targets {
+                // The owning side's list must be loaded to change; the other side's only if it is.
+                let list: ToManyList?
+                if !join.isOwner, let context {
+                    _ = context.relatedObjects(of: target, toMany: inverseIndex)
+                    list = target.loadedList(inverseIndex)
+                    context.markJoinListChanged(target, inverseIndex)
+                } else {
+                    list = self.list(of: target, inverseIndex)
+                }
+                if joining { list?.append(object) } else { list?.remove(object) }
+            }
+        }
     }
 
     /// The object `target` names, if the context holds it (nothing is loaded).

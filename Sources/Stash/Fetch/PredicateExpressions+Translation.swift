@@ -92,10 +92,16 @@ extension PredicateTranslator {
     func relatedRows(of relationship: RelationshipDescription, in expression: some PredicateExpression) throws
         -> (RelatedQuery.Result) -> RelatedQuery
     {
+        let target = relationship.target.schema
+        if let join = try relationship.joinTable() {
+            let link = RelatedQuery.Link.joined(
+                table: join.schema.name, ownColumn: join.schema.columns[join.ownColumn].name,
+                relatedColumn: join.schema.columns[join.relatedColumn].name)
+            return { RelatedQuery(target: target, link: link, result: $0) }
+        }
         guard let inverse = try relationship.inverse(), let column = inverse.slot else {
             throw unsupported(expression, "\(relationship.name) has no inverse to-one relationship to query through")
         }
-        let target = relationship.target.schema
         return { RelatedQuery(target: target, link: .toMany(inverseColumn: column), result: $0) }
     }
 }

@@ -20,6 +20,12 @@ final class RelationshipDescription: Sendable {
     /// The inverse as declared on this side, if it is.
     let declaredInverse: SendableKeyPath?
     private let resolvedInverse = Locked<Resolution?>(nil)
+    private let resolvedJoin = Locked<JoinResolution?>(nil)
+
+    private enum JoinResolution {
+        case none
+        case table(JoinTable)
+    }
 
     private enum Resolution {
         case none
@@ -90,4 +96,63 @@ final class RelationshipDescription: Sendable {
         }
         return nil
     }
+
+    // MARK: Join tables
+
+    /// The join table that holds a many-to-many relationship (a to-many whose inverse is a
+    /// to-many, or a to-many with no inverse); `nil` for one whose inverse to-one column
+    /// holds it.
+    ///
+    /// Named after the entity and relationship of its owning side (of the pair, the one whose
+    /// entity and name sort first): `Issue_labels`, with a column named after that entity
+    /// (`Issue`), one named after the relationship (`labels`), each referencing a `_pk` and
+    /// dropped with it (`ON DELETE CASCADE`), and `position`, the related object's place in
+    /// the owning side's list.
+    func joinTable() throws -> JoinTable? {
+        if let resolution = resolvedJoin.withLock({ $0 }) {
+            if case .table(let table) = resolution { return table }
+            return nil
+        }
+        let table = try resolveJoinTable()
+        resolvedJoin.withLock { $0 = table.map(JoinResolution.table) ?? JoinResolution.none }
+        return table
+    }
+
+    private func resolveJoinTable() throws -> JoinTable? {
+        guard isToMany else { return nil }
+        let inverse = try inverse()
+        if let inverse, !inverse.isToMany { return nil }
+        var owner: RelationshipDescription = self
+        if let inverse, (inverse.entityName, inverse.name) < (entityName, name) { owner = inverse }
+        let ownerColumn = ColumnSchema(
+            name: owner.entityName, type: .integer, isOptional: false, isUnique: false, isIndexed: true,
+            defaultValue: nil, references: owner.entityName, cascades: true)
+        let targetColumn = ColumnSchema(
+            name: owner.name, type: .integer, isOptional: false, isUnique: false, isIndexed: true, defaultValue: nil,
+            references: owner.targetName, cascades: true)
+        let position = ColumnSchema(
+            name: "position", type: .integer, isOptional: false, isUnique: false, isIndexed: false,
+            defaultValue: .integer(0))
+        let schema = EntitySchema(
+            name: "\(owner.entityName)_\(owner.name)", columns: [ownerColumn, targetColumn, position])
+        return JoinTable(schema: schema, isOwner: owner === self)
+    }
+}
+
+/// Where a many-to-many relationship's pairs are kept (see
+/// `RelationshipDescription.joinTable()`), as one side of it sees the table.
+struct JoinTable: Sendable {
+    let schema: EntitySchema
+    /// Whether the relationship is the owning side: its object's key is in the first column,
+    /// and its list's order in `position`.
+    let isOwner: Bool
+
+    static let ownerColumn = 0
+    static let targetColumn = 1
+    static let positionColumn = 2
+
+    /// The column that holds this side's object's key, and the one that holds the related
+    /// object's.
+    var ownColumn: Int { isOwner ? Self.ownerColumn : Self.targetColumn }
+    var relatedColumn: Int { isOwner ? Self.targetColumn : Self.ownerColumn }
 }

@@ -53,7 +53,8 @@ struct EntitySQL: Sendable {
     static func columnDefinition(_ column: ColumnSchema) -> String {
         var definition = "\(quoted(column.name)) \(typeName(column.type))" + (column.isOptional ? "" : " NOT NULL")
         if let table = column.references {
-            definition += " REFERENCES \(quoted(table)) (\"_pk\") DEFERRABLE INITIALLY DEFERRED"
+            definition +=
+                " REFERENCES \(quoted(table)) (\"_pk\")\(column.cascades ? " ON DELETE CASCADE" : "") DEFERRABLE INITIALLY DEFERRED"
         }
         return definition
     }

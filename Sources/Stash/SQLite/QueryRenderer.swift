@@ -140,7 +140,15 @@ struct QueryRenderer {
         case .count:
             text += "(SELECT count(*)"
         }
-        text += " FROM \(quoted(query.target.name)) AS \"\(alias)\" WHERE "
+        text += " FROM "
+        if case .joined(let table, _, let relatedColumn) = query.link {
+            text += "\(quoted(table)) AS \"j\(aliases)\" JOIN "
+            text +=
+                "\(quoted(query.target.name)) AS \"\(alias)\" ON \"\(alias)\".\"_pk\" = \"j\(aliases)\".\(quoted(relatedColumn))"
+        } else {
+            text += "\(quoted(query.target.name)) AS \"\(alias)\""
+        }
+        text += " WHERE "
         switch query.link {
         case .toOne(let foreignKey):
             text += "\"\(alias)\".\"_pk\" = "
@@ -151,6 +159,8 @@ struct QueryRenderer {
         case .toMany(let inverseColumn):
             writeColumn(inverseColumn)
             text += " = \(outerName).\"_pk\""
+        case .joined(_, let ownColumn, _):
+            text += "\"j\(aliases)\".\(quoted(ownColumn)) = \(outerName).\"_pk\""
         }
         if case .exists(let condition?) = query.result {
             text += " AND "

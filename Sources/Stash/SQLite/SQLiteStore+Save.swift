@@ -36,8 +36,25 @@ extension SQLiteStore {
                     }
                 }
                 try later.write(changes, result, in: self, connection)
+                for write in changes.joinWrites {
+                    try inPlace(write.table.name) { try writeJoin(write, connection) }
+                }
                 return result
             }
+        }
+    }
+
+    /// `DELETE FROM "Issue_labels" WHERE "Issue" = ?`, then one `INSERT` per related row.
+    private func writeJoin(_ write: JoinWrite, _ connection: SQLiteConnection) throws {
+        let table = quoted(write.table.name)
+        let columns = write.table.columns.map { quoted($0.name) }
+        let owner = try write.owner()
+        let delete = try connection.statement("DELETE FROM \(table) WHERE \(columns[0]) = ?")
+        try delete.run([.integer(owner)])
+        let insert = try connection.statement(
+            "INSERT INTO \(table) (\(columns.joined(separator: ", "))) VALUES (?, ?, ?)")
+        for (position, related) in try write.related().enumerated() {
+            try insert.run([.integer(owner), .integer(related), .integer(Int64(position))])
         }
     }
 

@@ -52,6 +52,8 @@ struct ColumnSchema: Sendable {
     var originalName: String?
     /// For a to-one relationship, the table whose `_pk` the column holds.
     var references: String?
+    /// With `references`: the row goes when the row it references does (a join table's).
+    var cascades = false
 
     /// A migration can fill the column for existing rows: with NULL or with the default.
     var hasDefault: Bool { isOptional || defaultValue != nil }

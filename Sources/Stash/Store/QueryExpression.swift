@@ -85,6 +85,10 @@ struct RelatedQuery: Sendable, Equatable {
         /// A to-many relationship: the rows whose column at this position (of the related
         /// entity) holds the current row's key.
         case toMany(inverseColumn: Int)
+        /// A many-to-many relationship: the rows the join table pairs with the current row
+        /// (its column at `ownColumn` holds the current row's key, at `relatedColumn` the
+        /// related row's).
+        case joined(table: String, ownColumn: String, relatedColumn: String)
     }
 
     enum Result: Sendable, Equatable {

@@ -8,8 +8,10 @@ struct StoreChangeSet {
     /// The row id of each insert as the store writes it, for the values of later rows that
     /// point at it (a relationship's column).
     var insertedRows = InsertedRows()
+    /// Many-to-many lists written anew, once every row is written.
+    var joinWrites: [JoinWrite] = []
 
-    var isEmpty: Bool { entities.allSatisfy(\.isEmpty) }
+    var isEmpty: Bool { joinWrites.isEmpty && entities.allSatisfy(\.isEmpty) }
 }
 
 /// The row ids a store gives a save's inserts, as it goes: by entity position and insert.
@@ -25,6 +27,16 @@ final class InsertedRows {
     func rowID(entity: Int, row: Int) -> Int64? {
         entity < rowIDs.count && row < rowIDs[entity].count ? rowIDs[entity][row] : nil
     }
+}
+
+/// One object's side of a many-to-many relationship as it now is: the join table's rows of
+/// the owner, replaced by one per related object, in order (`position`). The row ids are asked
+/// for once every insert is done, so new objects have theirs.
+struct JoinWrite {
+    /// The join table: owner column, related column, position.
+    let table: EntitySchema
+    let owner: () throws -> Int64
+    let related: () throws -> [Int64]
 }
 
 /// Thrown by a value that names a row the store has not written yet (a new row of an

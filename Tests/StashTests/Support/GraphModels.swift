@@ -46,3 +46,27 @@ func graphContainer(at url: URL? = nil) throws -> PersistentContainer {
     return try PersistentContainer(
         for: Review.self, Book.self, Writer.self, Publisher.self, Employee.self, inMemory: true)
 }
+
+/// Many-to-many: a ticket's topics (the owning side: `Ticket_topics`), the topics' tickets
+/// (the inverse), and a ticket's assignees (no inverse).
+final class Ticket: ManagedObject, Codable {
+    @Attribute(.unique) var number: Int
+    @Attribute var title: String = ""
+    @Relationship var topics: [Topic]
+    @Relationship var assignees: [Member]
+}
+
+final class Topic: ManagedObject, Codable {
+    @Attribute(.unique) var name: String
+    @Relationship(inverse: \Ticket.topics) var tickets: [Ticket]
+}
+
+/// Cannot be deleted while it has tickets... through no inverse: nullified.
+final class Member: ManagedObject, Codable {
+    @Attribute(.unique) var login: String
+}
+
+func ticketContainer(at url: URL? = nil) throws -> PersistentContainer {
+    if let url { return try PersistentContainer(for: Ticket.self, Topic.self, Member.self, storeURL: url) }
+    return try PersistentContainer(for: Ticket.self, Topic.self, Member.self, inMemory: true)
+}

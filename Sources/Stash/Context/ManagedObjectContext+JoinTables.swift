@@ -1,0 +1,99 @@
+/// Many-to-many relationships: their pairs live in a join table (see
+/// `RelationshipDescription.joinTable()`); a list is read from it when first asked for, and
+/// the owning side's changed lists are written anew by the next save.
+extension ManagedObjectContext {
+    /// Records that the owning side's list of `object` at `index` changed.
+    func markJoinListChanged(_ object: ManagedObject, _ index: Int) {
+        object.changedJoinLists.insert(index)
+        joinListOwners[ObjectIdentifier(object)] = object
+    }
+
+    /// Forgets the changed lists: after a save wrote them, or a rollback dropped them.
+    func forgetChangedJoinLists() {
+        for object in joinListOwners.values { object.changedJoinLists.removeAll() }
+        joinListOwners.removeAll()
+    }
+
+    /// The objects a many-to-many list of a stored object holds: its join rows (in `position`
+    /// order on the owning side, in the owners' row order on the other), with this context's
+    /// unsaved lists applied, deleted objects left out.
+    func loadJoinedObjects(of object: ManagedObject, _ relationship: RelationshipDescription, _ join: JoinTable)
+        throws -> [ManagedObject]
+    {
+        let targetState = try state(forType: relationship.targetType)
+        var rowIDs: [Int64] = []
+        if let rowID = object.rowID, object.state != .inserted {
+            var query = StoreQuery(join.schema, columns: [join.relatedColumn])
+            query.predicate = .identical(.column(join.ownColumn), .value(.integer(rowID)), .stored)
+            let order = join.isOwner ? JoinTable.positionColumn : JoinTable.ownerColumn
+            query.sort = [QuerySort(column: order, descending: false, ordering: .stored)]
+            try container.store.fetch(query) { row in
+                if case .integer(let related) = row.value(0) { rowIDs.append(related) }
+            }
+        }
+        var objects = try self.objects(forRows: rowIDs, in: targetState)
+        if !join.isOwner, let inverse = try relationship.inverse(), case .toMany(let ownerIndex) = inverse.kind {
+            // Owners whose list changed: their stored rows are stale, their lists are true.
+            objects.removeAll { $0.changedJoinLists.contains(ownerIndex) }
+            for owner in joinListOwners.values
+            where owner.changedJoinLists.contains(ownerIndex) && type(of: owner) == relationship.targetType
+                && owner.loadedList(ownerIndex)?.objects.contains(where: { $0 === object }) == true
+            {
+                objects.append(owner)
+            }
+        }
+        return objects.filter { $0.state != .deleted && $0.managedObjectContext === self }
+    }
+
+    /// The context's objects for stored rows, in the order of `rowIDs`; rows that are gone
+    /// are left out.
+    func objects(forRows rowIDs: [Int64], in state: EntityState) throws -> [ManagedObject] {
+        guard !rowIDs.isEmpty else { return [] }
+        var byRow: [Int64: ManagedObject] = [:]
+        let missing = rowIDs.filter { rowID in
+            guard let object = state.byRowID[rowID], !object.rowIsGone else { return true }
+            byRow[rowID] = object
+            return false
+        }
+        if !missing.isEmpty {
+            let query = StoreQuery(state.entity.schema, filter: .rowIDs(Array(Set(missing)).sorted()))
+            try container.store.fetch(query) { row in byRow[row.rowID] = try materialize(row, in: state) }
+        }
+        return rowIDs.compactMap { byRow[$0] }
+    }
+
+    /// The join rows the next save writes: each changed owning-side list, anew.
+    func joinWrites(_ references: NewRowReferences) -> [JoinWrite] {
+        var writes: [JoinWrite] = []
+        for owner in joinListOwners.values where owner.managedObjectContext === self {
+            guard owner.state == .inserted || owner.state == .persisted else { continue }
+            for index in owner.changedJoinLists.sorted() {
+                let relationship = owner.entity.toManyRelationships[index]
+                guard let join = try? relationship.joinTable(), join.isOwner else { continue }
+                let related = (owner.loadedList(index)?.objects ?? []).filter {
+                    $0.managedObjectContext === self && ($0.state == .inserted || $0.state == .persisted)
+                }
+                writes.append(
+                    JoinWrite(
+                        table: join.schema, owner: { try references.rowID(of: owner) },
+                        related: { try related.map { try references.rowID(of: $0) } }))
+            }
+        }
+        return writes
+    }
+}
+
+extension NewRowReferences {
+    /// The row id of a saved object, or of a new one once the store has written it.
+    func rowID(of object: ManagedObject) throws -> Int64 {
+        let object = object.resolved
+        if object.state != .inserted, let rowID = object.rowID { return rowID }
+        guard let (entity, row) = positions[ObjectIdentifier(object)], let rowID = rows.rowID(entity: entity, row: row)
+        else {
+            throw StashError(
+                .missingValue, "a many-to-many relationship names a \(object.entity.name) that is not saved",
+                entity: object.entity.name)
+        }
+        return rowID
+    }
+}
