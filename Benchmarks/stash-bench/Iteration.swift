@@ -52,6 +52,31 @@ struct Iteration {
             try StoreComparison.assertSame(table: Baseline.table, baselinePath, stashPath)
         }
         try runQueries(database, container, &results)
+        try runGraph(&results)
+    }
+
+    /// The nested-author import and the fetch that reads each essay's author, on stores of
+    /// their own; both sides must read back what was generated.
+    private func runGraph(_ results: inout Results) throws {
+        let graph = GraphPayload.generate(count: payload.count)
+        let database = try GraphBaseline.createStore(at: directory.appendingPathComponent("graph-baseline.sqlite").path)
+        let container = try GraphRun.createStore(at: directory.appendingPathComponent("graph-stash.sqlite").path)
+        for side in order {
+            let start = Instant()
+            let imported =
+                side == .stash
+                ? try GraphRun.importPayload(graph.data, into: container)
+                : try GraphBaseline.importPayload(graph.data, into: database)
+            results.add(.graphImport, side, start.elapsed)
+            precondition(imported == graph.count, "graph import made \(imported) essays")
+        }
+        for side in order {
+            let start = Instant()
+            let checksum =
+                side == .stash ? try GraphRun.fetchAll(from: container) : try GraphBaseline.fetchAll(from: database)
+            results.add(.graphFetch, side, start.elapsed)
+            precondition(checksum == graph.checksum, "graph fetch read \(checksum), not \(graph.checksum)")
+        }
     }
 
     /// The query workload on both stores; each side's answers must be the other's.

@@ -10,6 +10,7 @@ enum Side: CaseIterable {
 enum Operation: CaseIterable {
     case importTotal, importDecode, importWrite, fetchAll, reimportTotal, reimportDecode, reimportWrite
     case lookUps, newestPages, filteredCounts
+    case graphImport, graphFetch
 
     var label: String {
         switch self {
@@ -23,6 +24,8 @@ enum Operation: CaseIterable {
         case .lookUps: "\(QueryWorkload.lookUpCount) fetches by unique id"
         case .newestPages: "\(QueryWorkload.pageCount) fetches of 20 newest unread"
         case .filteredCounts: "\(QueryWorkload.countCount) filtered fetchCounts"
+        case .graphImport: "graph import (nested authors)"
+        case .graphFetch: "graph fetch + each author"
         }
     }
 }
@@ -58,7 +61,10 @@ struct Results {
 
     /// One line per iteration's raw numbers: the medians hide the spread.
     func iterationLine(_ iteration: Int) -> String {
-        let parts = [Operation.importTotal, .fetchAll, .reimportTotal, .lookUps, .newestPages, .filteredCounts].map {
+        let parts = [
+            Operation.importTotal, .fetchAll, .reimportTotal, .lookUps, .newestPages, .filteredCounts, .graphImport,
+            .graphFetch,
+        ].map {
             operation in
             let baseline = samples[operation]?[.baseline]?[iteration] ?? .nan
             let stash = samples[operation]?[.stash]?[iteration] ?? .nan
@@ -107,6 +113,8 @@ extension Operation {
         case .lookUps: "by id"
         case .newestPages: "newest"
         case .filteredCounts: "count"
+        case .graphImport: "graph import"
+        case .graphFetch: "graph fetch"
         }
     }
 }

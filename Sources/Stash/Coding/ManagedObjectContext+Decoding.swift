@@ -8,84 +8,91 @@ extension ManagedObjectContext {
     /// for a new object. `null` for a non-optional attribute with a default counts as absent.
     func decodeObject(of type: ManagedObject.Type, from decoder: any Decoder) throws -> ManagedObject {
         let state = try self.state(forType: type)
-        let object = try decodeAttributes(of: state, from: decoder)
-        guard !state.entity.relationships.isEmpty else { return object }
-        try withErrorContext(state.entity, decoder) {
-            try decodeRelationships(of: object, in: state, from: decoder)
-        }
-        return object
-    }
-
-    private func decodeAttributes(of state: EntityState, from decoder: any Decoder) throws -> ManagedObject {
         let entity = state.entity
         return try withErrorContext(entity, decoder) {
+            // One container for the attributes and the relationships: making one reads the
+            // object's keys.
             let container = try decoder.container(keyedBy: AttributeKey.self)
-            return try entering {
-                // A blank object takes the values as they are decoded, unique ones first:
-                // they say whether this is an object the context already has, or a stored
-                // row's. If the context has it, the blank one is dropped; otherwise it
-                // becomes the row's object or a new one, and costs no copying.
-                let object = entity.type.init()
-                object.cachedEntity = entity
-                let storage = object.storage
-                var changed = AttributeSet()
-                var keys: [(index: Int, key: StoredValue)] = []
-                for (index, unique) in entity.uniqueAttributes.enumerated() {
-                    // Any one unique value may name the object, so none is required yet.
-                    guard let value = try incomingValue(of: unique, from: container) else { continue }
-                    storage.values[unique.index] = value
-                    changed.insert(unique.index)
-                    guard let key = try? unique.codec.storedValue(for: value), key != .null else { continue }
-                    keys.append((index, key))
+            let object = try decodeAttributes(of: state, from: container)
+            if !entity.relationships.isEmpty {
+                try decodeRelationships(of: object, in: state, from: container)
+            }
+            return object
+        }
+    }
+
+    private func decodeAttributes(of state: EntityState, from container: KeyedDecodingContainer<AttributeKey>) throws
+        -> ManagedObject
+    {
+        let entity = state.entity
+        return try entering {
+            // The unique values come first: they say whether this is an object the context
+            // already has, or a stored row's. Only then is a blank object made, which takes
+            // the values as they are decoded and becomes the row's object or a new one, with
+            // no copying; an object the context has (a nested author named by a thousand
+            // articles) costs no blank at all.
+            var changed = AttributeSet()
+            var uniqueValues: [(AttributeDescription, Any)] = []
+            var keys: [(index: Int, key: StoredValue)] = []
+            for (index, unique) in entity.uniqueAttributes.enumerated() {
+                // Any one unique value may name the object, so none is required yet.
+                guard let value = try incomingValue(of: unique, from: container) else { continue }
+                uniqueValues.append((unique, value))
+                changed.insert(unique.index)
+                guard let key = try? unique.codec.storedValue(for: value), key != .null else { continue }
+                keys.append((index, key))
+            }
+            for (index, key) in keys {
+                guard let existing = state.lookup(index, key, in: self) else { continue }
+                if mergePolicy.kind == .fail {
+                    throw uniqueConflict(entity, entity.uniqueAttributes[index], key)
                 }
-                for (index, key) in keys {
-                    guard let existing = state.lookup(index, key, in: self) else { continue }
-                    if mergePolicy.kind == .fail {
-                        throw uniqueConflict(entity, entity.uniqueAttributes[index], key)
+                try update(existing, from: container, uniqueValues: uniqueValues, state: state)
+                return existing
+            }
+            let object = entity.type.init()
+            object.cachedEntity = entity
+            let storage = object.storage
+            for (unique, value) in uniqueValues { storage.values[unique.index] = value }
+            for (index, key) in keys {
+                let unique = entity.uniqueAttributes[index]
+                guard
+                    let rowID = try state.storedKeys[index].rowID(
+                        for: key, column: unique.index, of: entity.schema, in: self.container)
+                else { continue }
+                if let registered = state.byRowID[rowID] {
+                    // The context holds the row; its value is not loaded, or it moved
+                    // to another value in memory (then this key is free for a new object).
+                    guard registered.unloaded.contains(unique.index), registered.state == .persisted else {
+                        continue
                     }
-                    try update(existing, from: container, uniqueValuesOf: object, decoded: changed, state: state)
-                    return existing
+                    try update(registered, from: container, uniqueValues: uniqueValues, state: state)
+                    return registered
                 }
-                for (index, key) in keys {
-                    let unique = entity.uniqueAttributes[index]
-                    guard
-                        let rowID = try state.storedKeys[index].rowID(
-                            for: key, column: unique.index, of: entity.schema, in: self.container)
-                    else { continue }
-                    if let registered = state.byRowID[rowID] {
-                        // The context holds the row; its value is not loaded, or it moved
-                        // to another value in memory (then this key is free for a new object).
-                        guard registered.unloaded.contains(unique.index), registered.state == .persisted else {
-                            continue
-                        }
-                        try update(registered, from: container, uniqueValuesOf: object, decoded: changed, state: state)
-                        return registered
-                    }
-                    if mergePolicy.kind == .fail {
-                        throw uniqueConflict(entity, unique, key, "is already stored and the merge policy is .fail")
-                    }
-                    try adoptStoredRow(
-                        rowID, as: object, matchedBy: unique, key: key, at: index, decoded: changed, from: container,
-                        state: state)
-                    return object
+                if mergePolicy.kind == .fail {
+                    throw uniqueConflict(entity, unique, key, "is already stored and the merge policy is .fail")
                 }
-                for attribute in entity.nonUniqueAttributes {
-                    guard let value = try requiredOrIncomingValue(of: attribute, from: container) else { continue }
-                    storage.values[attribute.index] = value
-                    changed.insert(attribute.index)
-                }
-                for attribute in entity.uniqueAttributes
-                where !attribute.hasDefault && !changed.contains(attribute.index) {
-                    _ = try decode(attribute, from: container)  // throws "key not found"
-                }
-                object.changedAttributes = changed
-                register(object, in: state)
-                // The lookups above missed (and indexed anything pending), so the keys are free.
-                for (index, key) in keys where state.uniqueIndexes[index][key] == nil {
-                    state.uniqueIndexes[index][key] = .new(object)
-                }
+                try adoptStoredRow(
+                    rowID, as: object, matchedBy: unique, key: key, at: index, decoded: changed, from: container,
+                    state: state)
                 return object
             }
+            for attribute in entity.nonUniqueAttributes {
+                guard let value = try requiredOrIncomingValue(of: attribute, from: container) else { continue }
+                storage.values[attribute.index] = value
+                changed.insert(attribute.index)
+            }
+            for attribute in entity.uniqueAttributes
+            where !attribute.hasDefault && !changed.contains(attribute.index) {
+                _ = try decode(attribute, from: container)  // throws "key not found"
+            }
+            object.changedAttributes = changed
+            register(object, in: state)
+            // The lookups above missed (and indexed anything pending), so the keys are free.
+            for (index, key) in keys where state.uniqueIndexes[index][key] == nil {
+                state.uniqueIndexes[index][key] = .new(object)
+            }
+            return object
         }
     }
 
@@ -116,12 +123,9 @@ extension ManagedObjectContext {
     /// changes, so re-importing the same payload leaves nothing to save.
     private func update(
         _ object: ManagedObject, from container: KeyedDecodingContainer<AttributeKey>,
-        uniqueValuesOf blank: ManagedObject, decoded: AttributeSet, state: EntityState
+        uniqueValues: [(AttributeDescription, Any)], state: EntityState
     ) throws {
-        var values: [(AttributeDescription, Any)] = []
-        for unique in state.entity.uniqueAttributes where decoded.contains(unique.index) {
-            if let value = blank.value(of: unique) { values.append((unique, value)) }
-        }
+        var values = uniqueValues
         for attribute in state.entity.nonUniqueAttributes {
             if let value = try incomingValue(of: attribute, from: container) {
                 values.append((attribute, value))

@@ -12,10 +12,11 @@ extension ManagedObjectContext {
     /// `null` clears a to-one relationship and empties a to-many one; an absent key leaves it
     /// as it is. Under `.storedWins` and `.fail`, an object that was already there keeps its
     /// relationships, as it keeps its attributes.
-    func decodeRelationships(of object: ManagedObject, in state: EntityState, from decoder: any Decoder) throws {
+    func decodeRelationships(
+        of object: ManagedObject, in state: EntityState, from container: KeyedDecodingContainer<AttributeKey>
+    ) throws {
         let isNew = object.state == .inserted
         guard isNew || mergePolicy.kind == .incomingWins else { return }
-        let container = try decoder.container(keyedBy: AttributeKey.self)
         for relationship in state.entity.relationships {
             try naming(relationship) {
                 guard let (key, isReference) = Self.key(of: relationship, in: container) else { return }
