@@ -123,3 +123,72 @@ import Testing
         #expect(found.map(\.id) == [20, 21])
     }
 }
+
+/// Prefetching: one query per relationship for all the fetched objects.
+@Suite struct GraphPrefetchTests {
+    /// Statements run on the store's connections so far.
+    func statements(_ container: PersistentContainer) -> Int {
+        (container.store as! SQLiteStore).statementsRun
+    }
+
+    /// Forty books by twenty writers, each with two reviews; ten tickets with topics.
+    func library() throws -> PersistentContainer {
+        let container = try graphContainer()
+        let context = ManagedObjectContext(container)
+        let books = (0..<40).map { #"{"id": \#($0), "writer": {"id": \#($0 % 20), "name": "W\#($0 % 20)"}}"# }
+        _ = try recipeDecoder(context).decode([Book].self, from: json("[" + books.joined(separator: ",") + "]"))
+        let reviews = (0..<80).map { #"{"id": \#($0), "stars": \#($0 % 5), "bookId": \#($0 / 2)}"# }
+        _ = try recipeDecoder(context).decode([Review].self, from: json("[" + reviews.joined(separator: ",") + "]"))
+        try context.save()
+        return container
+    }
+
+    @Test func aToOneRelationshipLoadsInOneQuery() throws {
+        let container = try library()
+        let lazy = ManagedObjectContext(container)
+        var before = statements(container)
+        let books = try lazy.fetch(FetchDescriptor<Book>())
+        #expect(Set(books.compactMap { $0.writer?.name }).count == 20)
+        #expect(statements(container) - before == 1 + 20)
+
+        let eager = ManagedObjectContext(container)
+        var descriptor = FetchDescriptor<Book>()
+        descriptor.relationshipKeyPathsForPrefetching = [\.writer]
+        before = statements(container)
+        let prefetched = try eager.fetch(descriptor)
+        #expect(Set(prefetched.compactMap { $0.writer?.name }).count == 20)
+        #expect(statements(container) - before == 2)
+    }
+
+    @Test func toManyRelationshipsLoadInOneQueryEach() throws {
+        let container = try library()
+        let context = ManagedObjectContext(container)
+        var descriptor = FetchDescriptor<Writer>(sortBy: [SortDescriptor(\.id)])
+        descriptor.relationshipKeyPathsForPrefetching = [\.books]
+        let before = statements(container)
+        let writers = try context.fetch(descriptor)
+        #expect(writers.map { $0.books.map(\.id) }[0...1] == [[0, 20], [1, 21]])
+        #expect(writers.allSatisfy { $0.books.count == 2 })
+        #expect(statements(container) - before == 2)
+        // What prefetching made is what loading one list makes.
+        let lazy = ManagedObjectContext(container)
+        let one = try lazy.fetch(FetchDescriptor<Writer>(sortBy: [SortDescriptor(\.id)]))
+        #expect(one.map { $0.books.map(\.id) } == writers.map { $0.books.map(\.id) })
+    }
+
+    @Test func manyToManyListsLoadInOneQueryAndKeepTheirOrder() throws {
+        let container = try ticketContainer()
+        let context = ManagedObjectContext(container)
+        _ = try recipeDecoder(context).decode(
+            [Ticket].self,
+            from: json(#"[{"number": 1, "topics": ["ui", "bug"]}, {"number": 2, "topics": ["bug"]}, {"number": 3}]"#))
+        try context.save()
+        let fresh = ManagedObjectContext(container)
+        var descriptor = FetchDescriptor<Ticket>(sortBy: [SortDescriptor(\.number)])
+        descriptor.relationshipKeyPathsForPrefetching = [\.topics]
+        let before = statements(container)
+        let tickets = try fresh.fetch(descriptor)
+        #expect(tickets.map { $0.topics.map(\.name) } == [["ui", "bug"], ["bug"], []])
+        #expect(statements(container) - before == 3)
+    }
+}

@@ -20,6 +20,13 @@ public struct FetchDescriptor<T: ManagedObject> {
     public var fetchLimit: Int?
     /// Skips this many objects first.
     public var fetchOffset: Int?
+    /// Relationships to load with the objects, one query each for all of them, rather than
+    /// one per object when each is first read: `[\.author]`, `[\.comments]`.
+    public var relationshipKeyPathsForPrefetching: [PartialKeyPath<T>] {
+        get { prefetching.map { $0.keyPath as! PartialKeyPath<T> } }
+        set { prefetching = newValue.map(SendableKeyPath.init) }
+    }
+    var prefetching: [SendableKeyPath] = []
 
     public init(predicate: Predicate<T>? = nil, sortBy: [SortDescriptor<T>] = []) {
         self.predicate = predicate

@@ -27,12 +27,15 @@ extension ManagedObjectContext {
                 // type metadata on every call.
                 var found: [ManagedObject] = []
                 try container.store.fetch(query) { row in found.append(try materialize(row, in: state)) }
+                if !descriptor.prefetching.isEmpty { try prefetch(descriptor.prefetching, of: found, in: state) }
                 // Unchecked cast: every object of T's entity state is exactly a T (made by
                 // `T.init()` or inserted as one); `as!` would check each one again.
                 return found.map { unsafeDowncast($0, to: T.self) }
             }
             query.excludedRowIDs = pending.excluded
-            return try fetch(descriptor, query, merging: pending, in: state)
+            let objects = try fetch(descriptor, query, merging: pending, in: state)
+            if !descriptor.prefetching.isEmpty { try prefetch(descriptor.prefetching, of: objects, in: state) }
+            return objects
         }
     }
 

@@ -1,0 +1,116 @@
+extension ManagedObjectContext {
+    /// Loads the relationships `keyPaths` name for all of `objects` at once: one query per
+    /// relationship (per 500 keys), where reading them one object at a time would make one
+    /// per object.
+    ///
+    /// - to-one: the target rows not registered yet, by row id;
+    /// - to-many through the inverse column: the related rows whose column names any of the
+    ///   objects, each object's list made from them, with the context's unsaved changes;
+    /// - many-to-many: the join rows of all the objects, then their targets.
+    func prefetch(_ keyPaths: [SendableKeyPath], of objects: [ManagedObject], in state: EntityState) throws {
+        guard !objects.isEmpty else { return }
+        for keyPath in keyPaths {
+            let relationship = try state.entity.relationship(for: keyPath.keyPath)
+            let targetState = try self.state(forType: relationship.targetType)
+            switch relationship.kind {
+            case .toOne(let slot):
+                try prefetchTargets(of: objects, slot, in: targetState)
+            case .toMany(let index):
+                let owners = objects.filter { object in
+                    object.rowID != nil && object.state == .persisted
+                        && !(object.loadedList(index).map { $0.generation == graphGeneration } ?? false)
+                        && !object.changedJoinLists.contains(index)
+                }
+                guard !owners.isEmpty else { continue }
+                if let join = try relationship.joinTable() {
+                    try prefetchJoined(owners, index, relationship, join, in: targetState)
+                } else {
+                    try prefetchRelated(owners, index, relationship, in: targetState)
+                }
+            }
+        }
+    }
+
+    private func prefetchTargets(of objects: [ManagedObject], _ slot: Int, in targetState: EntityState) throws {
+        var missing = Set<Int64>()
+        for object in objects {
+            if case .row(let rowID) = RelationshipTarget(slotValue: object.values[slot]),
+                targetState.byRowID[rowID] == nil
+            {
+                missing.insert(rowID)
+            }
+        }
+        guard !missing.isEmpty else { return }
+        // Registered, the targets are found by row id when first read: no second pass over
+        // the objects (which cost more than it saved, stash-bench graph fetch).
+        try container.store.fetch(StoreQuery(targetState.entity.schema, filter: .rowIDs(missing.sorted()))) { row in
+            _ = try materialize(row, in: targetState)
+        }
+    }
+
+    /// A to-many relationship through its inverse column: the rows whose column holds any
+    /// owner's key, grouped by owner, with this context's unsaved changes as loading one list
+    /// applies them.
+    private func prefetchRelated(
+        _ owners: [ManagedObject], _ index: Int, _ relationship: RelationshipDescription, in targetState: EntityState
+    ) throws {
+        guard let inverse = try relationship.inverse(), let slot = inverse.slot else { return }
+        let pending = pendingObjects(in: targetState)
+        var byOwner: [Int64: [ManagedObject]] = [:]
+        for start in stride(from: 0, to: owners.count, by: 500) {
+            let keys = owners[start..<min(start + 500, owners.count)].compactMap(\.rowID)
+            var query = StoreQuery(targetState.entity.schema)
+            query.predicate = .isIn(.column(slot), keys.map(StoredValue.integer), .stored)
+            query.excludedRowIDs = pending.excluded
+            try container.store.fetch(query) { row in
+                guard case .integer(let owner) = row.value(slot) else { return }
+                let related = try materialize(row, in: targetState)
+                if !related.hasChanges { byOwner[owner, default: []].append(related) }
+            }
+        }
+        let editor = RelationshipEditor(context: self)
+        for owner in owners {
+            var list = byOwner[owner.rowID!] ?? []
+            for candidate in pending.candidates {
+                let target = RelationshipTarget(slotValue: candidate.values[slot])
+                if editor.registered(target, of: inverse) === owner || target.rowID == owner.rowID {
+                    list.append(candidate)
+                }
+            }
+            list.sort { Self.precedes($0, $1, by: [], insertionOrder: pending.insertionOrder) }
+            owner.keepList(ToManyList(list, generation: graphGeneration), at: index)
+        }
+    }
+
+    /// A many-to-many relationship: the join rows of all the owners in one query (their
+    /// order kept), then the related rows not registered yet.
+    private func prefetchJoined(
+        _ owners: [ManagedObject], _ index: Int, _ relationship: RelationshipDescription, _ join: JoinTable,
+        in targetState: EntityState
+    ) throws {
+        // The other side's lists depend on the owners' unsaved lists: loaded one at a time.
+        if !join.isOwner, !joinListOwners.isEmpty { return }
+        var pairs: [Int64: [Int64]] = [:]
+        for start in stride(from: 0, to: owners.count, by: 500) {
+            let keys = owners[start..<min(start + 500, owners.count)].compactMap(\.rowID)
+            var query = StoreQuery(join.schema, columns: [join.ownColumn, join.relatedColumn])
+            query.predicate = .isIn(.column(join.ownColumn), keys.map(StoredValue.integer), .stored)
+            query.sort = [
+                QuerySort(
+                    column: join.isOwner ? JoinTable.positionColumn : JoinTable.ownerColumn, descending: false,
+                    ordering: .stored)
+            ]
+            try container.store.fetch(query) { row in
+                if case .integer(let owner) = row.value(0), case .integer(let related) = row.value(1) {
+                    pairs[owner, default: []].append(related)
+                }
+            }
+        }
+        let related = try objects(forRows: Array(Set(pairs.values.joined())).sorted(), in: targetState)
+        let byRow = Dictionary(related.compactMap { object in object.rowID.map { ($0, object) } }) { first, _ in first }
+        for owner in owners {
+            let list = (pairs[owner.rowID!] ?? []).compactMap { byRow[$0] }.filter { $0.state != .deleted }
+            owner.keepList(ToManyList(list, generation: graphGeneration), at: index)
+        }
+    }
+}
