@@ -3,15 +3,15 @@
 /// the owning side's changed lists are written anew by the next save.
 extension ManagedObjectContext {
     /// Records that the owning side's list of `object` at `index` changed.
-    func markJoinListChanged(_ object: ManagedObject, _ index: Int) {
-        object.changedJoinLists.insert(index)
-        joinListOwners[ObjectIdentifier(object)] = object
+    func markListChanged(_ object: ManagedObject, _ index: Int) {
+        object.changedLists.insert(index)
+        listOwners[ObjectIdentifier(object)] = object
     }
 
     /// Forgets the changed lists: after a save wrote them, or a rollback dropped them.
-    func forgetChangedJoinLists() {
-        for object in joinListOwners.values { object.changedJoinLists.removeAll() }
-        joinListOwners.removeAll()
+    func forgetChangedLists() {
+        for object in listOwners.values { object.changedLists.removeAll() }
+        listOwners.removeAll()
     }
 
     /// The objects a many-to-many list of a stored object holds: its join rows (in `position`
@@ -34,9 +34,9 @@ extension ManagedObjectContext {
         var objects = try self.objects(forRows: rowIDs, in: targetState)
         if !join.isOwner, let inverse = try relationship.inverse(), case .toMany(let ownerIndex) = inverse.kind {
             // Owners whose list changed: their stored rows are stale, their lists are true.
-            objects.removeAll { $0.changedJoinLists.contains(ownerIndex) }
-            for owner in joinListOwners.values
-            where owner.changedJoinLists.contains(ownerIndex) && type(of: owner) == relationship.targetType
+            objects.removeAll { $0.changedLists.contains(ownerIndex) }
+            for owner in listOwners.values
+            where owner.changedLists.contains(ownerIndex) && type(of: owner) == relationship.targetType
                 && owner.loadedList(ownerIndex)?.objects.contains(where: { $0 === object }) == true
             {
                 objects.append(owner)
@@ -65,9 +65,9 @@ extension ManagedObjectContext {
     /// The join rows the next save writes: each changed owning-side list, anew.
     func joinWrites(_ references: NewRowReferences) -> [JoinWrite] {
         var writes: [JoinWrite] = []
-        for owner in joinListOwners.values where owner.managedObjectContext === self {
+        for owner in listOwners.values where owner.managedObjectContext === self {
             guard owner.state == .inserted || owner.state == .persisted else { continue }
-            for index in owner.changedJoinLists.sorted() {
+            for index in owner.changedLists.sorted() {
                 let relationship = owner.entity.toManyRelationships[index]
                 guard let join = try? relationship.joinTable(), join.isOwner else { continue }
                 let related = (owner.loadedList(index)?.objects ?? []).filter {

@@ -19,7 +19,7 @@ extension ManagedObjectContext {
     }
 
     /// Whether `source`'s to-one relationship at `slot` names `target`, or may (not loaded).
-    private static func mayPoint(_ source: ManagedObject, _ slot: Int, at target: ManagedObject) -> Bool {
+    static func mayPoint(_ source: ManagedObject, _ slot: Int, at target: ManagedObject) -> Bool {
         guard let value = source.values[slot] else { return source.unloaded.contains(slot) }
         switch RelationshipTarget(slotValue: value) {
         case .none: return false
@@ -91,7 +91,7 @@ extension ManagedObjectContext {
             let relationship = object.entity.toManyRelationships[index]
             // A changed many-to-many list is the truth until saved or rolled back.
             if let list = object.loadedList(index),
-                list.generation == graphGeneration || object.changedJoinLists.contains(index)
+                list.generation == graphGeneration || object.changedLists.contains(index)
             {
                 // An object set to another target while its own stored one was unknown (see
                 // `RelationshipEditor.setTarget`) may still be listed: it leaves now; so does
@@ -122,37 +122,69 @@ extension ManagedObjectContext {
 
     /// The objects whose to-one relationship `incoming` names `object`: the stored rows whose
     /// column holds its row id (one query, on the column's index) with this context's unsaved
-    /// changes applied, in row order, then new objects in the order they were inserted.
+    /// changes applied, then the objects that point at it only in memory: saved ones in row
+    /// order, then new ones in the order they were inserted.
+    ///
+    /// The stored rows come in row order, or in their list's order where the relationship
+    /// keeps places (`RelationshipDescription.positionColumn()`); then a changed object stays
+    /// in its stored place while it still points at `object`.
     func objects(pointingAt object: ManagedObject, through incoming: RelationshipDescription) throws
         -> [ManagedObject]
     {
-        guard let slot = incoming.slot else { return [] }
+        try objects(pointingAt: [object], through: incoming)[0]
+    }
+
+    /// `objects(pointingAt:through:)` for each of `owners`, with one query for them all.
+    func objects(pointingAt owners: [ManagedObject], through incoming: RelationshipDescription) throws
+        -> [[ManagedObject]]
+    {
+        guard let slot = incoming.slot else { return owners.map { _ in [] } }
         let state = try state(forType: incoming.entityType)
         let pending = pendingObjects(in: state)
-        var objects: [ManagedObject] = []
-        if let rowID = object.rowID, object.state != .inserted {
+        let positionColumn = try incoming.positionColumn()
+        let stored = owners.filter { $0.state != .inserted }
+        let ownersByRow = Dictionary(stored.compactMap { owner in owner.rowID.map { ($0, owner) } }) { first, _ in
+            first
+        }
+        var byOwner: [Int64: [ManagedObject]] = [:]
+        if !ownersByRow.isEmpty {
             var query = StoreQuery(state.entity.schema)
-            query.predicate = .identical(.column(slot), .value(.integer(rowID)), .stored)
-            query.excludedRowIDs = pending.excluded
+            query.predicate =
+                ownersByRow.count == 1
+                ? .identical(.column(slot), .value(.integer(ownersByRow.keys.first!)), .stored)
+                : .isIn(.column(slot), ownersByRow.keys.sorted().map(StoredValue.integer), .stored)
+            query.listPosition = positionColumn
+            query.excludedRowIDs =
+                positionColumn == nil ? pending.excluded : state.deleted.values.compactMap(\.rowID).sorted()
             try container.store.fetch(query) { row in
+                guard case .integer(let key) = row.value(slot), let owner = ownersByRow[key] else { return }
                 let source = try materialize(row, in: state)
-                if !source.hasChanges { objects.append(source) }
+                if !source.hasChanges || (positionColumn != nil && Self.mayPoint(source, slot, at: owner)) {
+                    byOwner[key, default: []].append(source)
+                }
             }
         }
         let editor = RelationshipEditor(context: self)
-        for candidate in pending.candidates {
-            let target = RelationshipTarget(slotValue: candidate.values[slot])
-            if editor.registered(target, of: incoming) === object
-                || (object.rowID != nil && object.state != .inserted && target.rowID == object.rowID)
-            {
-                objects.append(candidate)
+        return owners.map { owner in
+            let isStored = owner.rowID != nil && owner.state != .inserted
+            var list = isStored ? byOwner[owner.rowID!] ?? [] : []
+            var seen = Set(list.map(ObjectIdentifier.init))
+            var others: [ManagedObject] = []
+            for candidate in pending.candidates where !seen.contains(ObjectIdentifier(candidate)) {
+                let target = RelationshipTarget(slotValue: candidate.values[slot])
+                if editor.registered(target, of: incoming) === owner || (isStored && target.rowID == owner.rowID) {
+                    seen.insert(ObjectIdentifier(candidate))
+                    others.append(candidate)
+                }
             }
+            guard positionColumn != nil else {
+                list += others
+                list.sort { Self.precedes($0, $1, by: [], insertionOrder: pending.insertionOrder) }
+                return list
+            }
+            others.sort { Self.precedes($0, $1, by: [], insertionOrder: pending.insertionOrder) }
+            return list + others
         }
-        var unique: [ManagedObject] = []
-        var seen = Set<ObjectIdentifier>()
-        for source in objects where seen.insert(ObjectIdentifier(source)).inserted { unique.append(source) }
-        unique.sort { Self.precedes($0, $1, by: [], insertionOrder: pending.insertionOrder) }
-        return unique
     }
 
     // MARK: Delete rules

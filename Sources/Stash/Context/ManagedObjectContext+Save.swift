@@ -8,7 +8,7 @@ extension ManagedObjectContext {
     /// says what and where, and the context keeps its changes.
     public func save() throws {
         try entering {
-            guard !joinListOwners.isEmpty || states.contains(where: \.hasChanges) else { return }
+            guard !listOwners.isEmpty || states.contains(where: \.hasChanges) else { return }
             // Merging duplicates changes objects before anything is written: if the save
             // fails, `undo` puts them back, so the context is left as it was.
             var undo: [() -> Void] = []
@@ -183,6 +183,7 @@ extension ManagedObjectContext {
         }
         changes.insertOrder = insertOrder(plan)
         changes.joinWrites = joinWrites(references)
+        changes.positionWrites = positionWrites(references, updated: plan.updated)
         return (changes, plan)
     }
 
@@ -248,7 +249,7 @@ extension ManagedObjectContext {
             entity.deleted = plan.deleted[position].compactMap(\.rowID)
             entity.updated = plan.updated[position].compactMap(\.rowID)
             // An object whose many-to-many list changed: its relationships changed.
-            for owner in joinListOwners.values
+            for owner in listOwners.values
             where owner.state == .persisted && owner.entity === states[position].entity {
                 if let rowID = owner.rowID, !entity.updated.contains(rowID) { entity.updated.append(rowID) }
             }
@@ -270,7 +271,7 @@ extension ManagedObjectContext {
     /// Applies what the store did to the objects, once the transaction has committed, so a
     /// failed save leaves every object as it was.
     private func apply(_ result: SaveResult, _ plan: SavePlan) {
-        forgetChangedJoinLists()
+        forgetChangedLists()
         for (position, state) in states.enumerated() {
             for object in plan.deleted[position] {
                 if let rowID = object.rowID { state.byRowID[rowID] = nil }

@@ -82,8 +82,9 @@ public final class ManagedObjectContext: @unchecked Sendable {
     /// context's save merged, a rollback, a refresh, an undone decode): a list loaded before
     /// is loaded again when next read (see `relatedObjects(of:toMany:)`).
     var graphGeneration: UInt64 = 0
-    /// The objects whose many-to-many lists changed (`ManagedObject.changedJoinLists`).
-    var joinListOwners: [ObjectIdentifier: ManagedObject] = [:]
+    /// The objects whose many-to-many or ordered one-to-many lists changed
+    /// (`ManagedObject.changedLists`).
+    var listOwners: [ObjectIdentifier: ManagedObject] = [:]
 
     /// A context for the actor it is made on (see Concurrency above): `isolation` is the
     /// caller's, and is not meant to be passed.
@@ -117,7 +118,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
 
     /// `true` if anything was inserted, changed or deleted since the last save.
     public var hasChanges: Bool {
-        entering { !joinListOwners.isEmpty || states.contains(where: \.hasChanges) }
+        entering { !listOwners.isEmpty || states.contains(where: \.hasChanges) }
     }
 
     // MARK: Inserting and deleting
@@ -171,7 +172,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
     public func rollback() {
         entering {
             graphGeneration &+= 1
-            forgetChangedJoinLists()
+            forgetChangedLists()
             for state in states {
                 for object in state.inserted where state.isLive(object) {
                     object.state = .transient

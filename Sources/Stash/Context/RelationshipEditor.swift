@@ -18,7 +18,7 @@ struct RelationshipEditor {
             write(target, of: relationship, in: object)
             context.markUnverified(object, slot)
             if let target, let inverse = try? relationship.inverse(), case .toMany(let index) = inverse.kind {
-                list(of: target, index)?.append(object)
+                appendToList(of: target, index, object)
             }
             return
         }
@@ -31,7 +31,7 @@ struct RelationshipEditor {
         switch inverse.kind {
         case .toMany(let index):
             if let old { list(of: old, index)?.remove(object) }
-            if let target { list(of: target, index)?.append(object) }
+            if let target { appendToList(of: target, index, object) }
         case .toOne(let inverseSlot):
             if let old, registered(RelationshipTarget(slotValue: old.values[inverseSlot]), of: inverse) === object {
                 write(nil, of: inverse, in: old)
@@ -61,6 +61,7 @@ struct RelationshipEditor {
         if let join = try? relationship.joinTable() {
             return setJoined(unique, of: relationship, at: index, join, in: object, current: current)
         }
+        let reordered = unique.count != current.count || !zip(unique, current).allSatisfy { $0 === $1 }
         if let inverse = try? relationship.inverse(), let inverseSlot = inverse.slot {
             for old in current where !seen.contains(ObjectIdentifier(old)) {
                 setTarget(nil, of: inverse, in: old)
@@ -71,6 +72,8 @@ struct RelationshipEditor {
             }
         }
         object.keepList(ToManyList(unique, generation: context?.graphGeneration ?? 0), at: index)
+        // The same list again (a re-import) is no change; another order is saved as places.
+        if reordered { context?.markListChanged(object, index) }
     }
 
     /// A many-to-many list: the owning side's list changes and is written by the next save;
@@ -86,7 +89,7 @@ struct RelationshipEditor {
         let removed = current.filter { !kept.contains(ObjectIdentifier($0)) }
         let added = objects.filter { !before.contains(ObjectIdentifier($0)) }
         object.keepList(ToManyList(objects, generation: context?.graphGeneration ?? 0), at: index)
-        if join.isOwner { context?.markJoinListChanged(object, index) }
+        if join.isOwner { context?.markListChanged(object, index) }
         guard let inverse = try? relationship.inverse(), case .toMany(let inverseIndex) = inverse.kind else { return }
         for (targets, joining) in [(removed, false), (added, true)] {
             for target in targets {
@@ -95,13 +98,21 @@ struct RelationshipEditor {
                 if !join.isOwner, let context {
                     _ = context.relatedObjects(of: target, toMany: inverseIndex)
                     list = target.loadedList(inverseIndex)
-                    context.markJoinListChanged(target, inverseIndex)
+                    context.markListChanged(target, inverseIndex)
                 } else {
                     list = self.list(of: target, inverseIndex)
                 }
                 if joining { list?.append(object) } else { list?.remove(object) }
             }
         }
+    }
+
+    /// Appends `object` to the loaded one-to-many list of `owner`, if it is not in it yet: the
+    /// list's new order is saved with it, so a reopen gives what memory shows.
+    private func appendToList(of owner: ManagedObject, _ index: Int, _ object: ManagedObject) {
+        guard let list = list(of: owner, index), !list.objects.contains(where: { $0 === object }) else { return }
+        list.objects.append(object)
+        context?.markListChanged(owner, index)
     }
 
     /// The object `target` names, if the context holds it (nothing is loaded).

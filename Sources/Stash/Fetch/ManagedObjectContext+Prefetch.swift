@@ -19,7 +19,7 @@ extension ManagedObjectContext {
                 let owners = objects.filter { object in
                     object.rowID != nil && object.state == .persisted
                         && !(object.loadedList(index).map { $0.generation == graphGeneration } ?? false)
-                        && !object.changedJoinLists.contains(index)
+                        && !object.changedLists.contains(index)
                 }
                 guard !owners.isEmpty else { continue }
                 if let join = try relationship.joinTable() {
@@ -49,35 +49,13 @@ extension ManagedObjectContext {
     }
 
     /// A to-many relationship through its inverse column: the rows whose column holds any
-    /// owner's key, grouped by owner, with this context's unsaved changes as loading one list
-    /// applies them.
+    /// owner's key, in one query, each owner's list made as loading it alone makes it.
     private func prefetchRelated(
         _ owners: [ManagedObject], _ index: Int, _ relationship: RelationshipDescription, in targetState: EntityState
     ) throws {
-        guard let inverse = try relationship.inverse(), let slot = inverse.slot else { return }
-        let pending = pendingObjects(in: targetState)
-        var byOwner: [Int64: [ManagedObject]] = [:]
-        for start in stride(from: 0, to: owners.count, by: 500) {
-            let keys = owners[start..<min(start + 500, owners.count)].compactMap(\.rowID)
-            var query = StoreQuery(targetState.entity.schema)
-            query.predicate = .isIn(.column(slot), keys.map(StoredValue.integer), .stored)
-            query.excludedRowIDs = pending.excluded
-            try container.store.fetch(query) { row in
-                guard case .integer(let owner) = row.value(slot) else { return }
-                let related = try materialize(row, in: targetState)
-                if !related.hasChanges { byOwner[owner, default: []].append(related) }
-            }
-        }
-        let editor = RelationshipEditor(context: self)
-        for owner in owners {
-            var list = byOwner[owner.rowID!] ?? []
-            for candidate in pending.candidates {
-                let target = RelationshipTarget(slotValue: candidate.values[slot])
-                if editor.registered(target, of: inverse) === owner || target.rowID == owner.rowID {
-                    list.append(candidate)
-                }
-            }
-            list.sort { Self.precedes($0, $1, by: [], insertionOrder: pending.insertionOrder) }
+        guard let inverse = try relationship.inverse(), inverse.slot != nil else { return }
+        let lists = try objects(pointingAt: owners, through: inverse)
+        for (owner, list) in zip(owners, lists) {
             owner.keepList(ToManyList(list, generation: graphGeneration), at: index)
         }
     }
@@ -89,7 +67,7 @@ extension ManagedObjectContext {
         in targetState: EntityState
     ) throws {
         // The other side's lists depend on the owners' unsaved lists: loaded one at a time.
-        if !join.isOwner, !joinListOwners.isEmpty { return }
+        if !join.isOwner, !listOwners.isEmpty { return }
         var pairs: [Int64: [Int64]] = [:]
         for start in stride(from: 0, to: owners.count, by: 500) {
             let keys = owners[start..<min(start + 500, owners.count)].compactMap(\.rowID)

@@ -1,8 +1,18 @@
 extension EntityDescription {
-    /// The schema with the model's compound indexes: their key paths resolved to columns.
+    /// The schema a store keeps: with the list position columns of one-to-many
+    /// relationships and the model's compound indexes (key paths resolved to columns).
     func storeSchema() throws -> EntitySchema {
-        guard let indexed = type as? any IndexedModel.Type else { return schema }
         var schema = self.schema
+        for relationship in relationships {
+            guard let column = try relationship.positionColumn() else { continue }
+            if attribute(named: column) != nil {
+                throw StashError(
+                    .invalidModel, "`\(column)` is the name of the column that keeps its place in the inverse list",
+                    entity: name, attribute: relationship.name)
+            }
+            schema.positionColumns.append(column)
+        }
+        guard let indexed = type as? any IndexedModel.Type else { return schema }
         for keyPaths in declaredIndexes(of: indexed) {
             let columns = try keyPaths.map { try attribute(for: $0).index }
             guard columns.count >= 2, Set(columns).count == columns.count else {

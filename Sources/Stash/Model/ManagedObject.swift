@@ -46,9 +46,10 @@ open class ManagedObject: SendableMetatype {
     final var probedSlots: [Int]?
     /// The to-many relationships' objects, by index, once loaded or set.
     final var toManyLists: [ToManyList?]?
-    /// The many-to-many relationships (by to-many index) whose list changed since it was
-    /// loaded or saved: the next save writes their join rows anew.
-    final var changedJoinLists: Set<Int> = []
+    /// The to-many relationships (by index) whose list changed since it was loaded or saved:
+    /// the next save writes a many-to-many list's join rows anew, and a one-to-many list's
+    /// places (`PositionWrite`).
+    final var changedLists: Set<Int> = []
 
     /// A blank object, in no context. Subclasses that add designated initializers must
     /// keep this one: fetching builds objects with it.
@@ -83,7 +84,7 @@ open class ManagedObject: SendableMetatype {
         let object = resolved
         switch object.state {
         case .inserted, .deleted: return true
-        case .persisted: return !object.changedAttributes.isEmpty || !object.changedJoinLists.isEmpty
+        case .persisted: return !object.changedAttributes.isEmpty || !object.changedLists.isEmpty
         case .transient, .standIn: return false
         }
     }

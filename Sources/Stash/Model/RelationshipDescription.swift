@@ -97,6 +97,14 @@ final class RelationshipDescription: Sendable {
         return nil
     }
 
+    /// For a to-one relationship whose inverse is a to-many list kept in this column (one to
+    /// many), the column beside it that keeps the object's place in that list:
+    /// `post_position` beside `post`. The payload's order comes back after a reopen.
+    func positionColumn() throws -> String? {
+        guard !isToMany, let inverse = try inverse(), inverse.isToMany else { return nil }
+        return name + "_position"
+    }
+
     // MARK: Join tables
 
     /// The join table that holds a many-to-many relationship (a to-many whose inverse is a

@@ -26,7 +26,9 @@ struct EntitySQL: Sendable {
     init(_ schema: EntitySchema) {
         self.schema = schema
         quotedTable = quoted(schema.name)
-        createTable = Self.createTable(named: schema.name, columns: schema.columns, extraColumns: [])
+        createTable = Self.createTable(
+            named: schema.name, columns: schema.columns,
+            extraColumns: schema.positionColumns.map { "\(quoted($0)) INTEGER" })
         let columnList = schema.columns.map { quoted($0.name) }.joined(separator: ", ")
         insert =
             schema.columns.isEmpty

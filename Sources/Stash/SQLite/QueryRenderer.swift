@@ -281,8 +281,13 @@ struct QueryRenderer {
     /// ` ORDER BY "title" COLLATE STASH_LEXICAL, "publishedAt" DESC, "_pk" DESC`: ties go by
     /// row id, in the direction of the last key, so that an index on the last key (which
     /// ends with the row id) gives the whole order.
-    mutating func writeOrderBy(_ sort: [QuerySort]) {
+    ///
+    /// A list position comes first: ` ORDER BY "post_position" IS NULL, "post_position", "_pk"`.
+    mutating func writeOrderBy(_ sort: [QuerySort], listPosition: String? = nil) {
         text += " ORDER BY "
+        if let listPosition {
+            text += "\(quoted(listPosition)) IS NULL, \(quoted(listPosition)), "
+        }
         for key in sort {
             writeColumn(key.column)
             text += Self.collation(key.ordering)

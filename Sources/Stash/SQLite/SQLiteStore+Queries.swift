@@ -38,7 +38,7 @@ extension SQLiteStore {
         }
         var renderer = QueryRenderer(query.entity, startingWith: select)
         renderer.writeWhere(query)
-        renderer.writeOrderBy(query.sort)
+        renderer.writeOrderBy(query.sort, listPosition: query.listPosition)
         renderer.writeLimit(query)
         return (renderer.text, renderer.parameters)
     }

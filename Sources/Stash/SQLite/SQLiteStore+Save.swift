@@ -39,6 +39,9 @@ extension SQLiteStore {
                 for write in changes.joinWrites {
                     try inPlace(write.table.name) { try writeJoin(write, connection) }
                 }
+                for write in changes.positionWrites {
+                    try inPlace(write.table.name) { try writePositions(write, connection) }
+                }
                 return result
             }
         }
@@ -55,6 +58,17 @@ extension SQLiteStore {
             "INSERT INTO \(table) (\(columns.joined(separator: ", "))) VALUES (?, ?, ?)")
         for (position, related) in try write.related().enumerated() {
             try insert.run([.integer(owner), .integer(related), .integer(Int64(position))])
+        }
+    }
+
+    /// `UPDATE "Comment" SET "post_position" = ?1 WHERE "_pk" = ?2 AND "post_position" IS NOT ?1`:
+    /// a list saved again in the same order writes nothing.
+    private func writePositions(_ write: PositionWrite, _ connection: SQLiteConnection) throws {
+        let column = quoted(write.column)
+        let update = try connection.statement(
+            "UPDATE \(quoted(write.table.name)) SET \(column) = ?1 WHERE \"_pk\" = ?2 AND \(column) IS NOT ?1")
+        for place in try write.places() {
+            try update.run([place.position.map(StoredValue.integer) ?? .null, .integer(place.rowID)])
         }
     }
 

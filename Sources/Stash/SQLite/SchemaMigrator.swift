@@ -120,6 +120,11 @@ struct SchemaMigrator {
         }
         // A default made per object: every existing row gets its own.
         steps += added.filter { $0.defaultMaker != nil }.map { .fillPerRow(entity, $0) }
+        // A list position column a rebuild does not make: existing rows have no place yet
+        // (their lists keep row order).
+        for name in entity.positionColumns where byName[name] == nil {
+            steps.append(.addColumn(entity, ColumnSchema.listPosition(name)))
+        }
         return steps
     }
 

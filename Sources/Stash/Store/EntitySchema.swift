@@ -13,6 +13,10 @@ struct EntitySchema: Sendable {
     /// Indexes over several columns (positions in `columns`, in index order), as the model
     /// declares them (`IndexedModel.indexes`).
     var compoundIndexes: [[Int]] = []
+    /// For each to-one relationship whose inverse is an ordered to-many list, the column
+    /// that keeps the object's place in that list: `post_position` beside `post`. Not an
+    /// attribute: written by `PositionWrite`s and read only to order a list.
+    var positionColumns: [String] = []
 
     /// Every index the store keeps: one per unique or `.indexed` column, then the compound ones.
     var indexes: [IndexSchema] {
@@ -57,6 +61,12 @@ struct ColumnSchema: Sendable {
 
     /// A migration can fill the column for existing rows: with NULL or with the default.
     var hasDefault: Bool { isOptional || defaultValue != nil }
+
+    /// A list position column (`EntitySchema.positionColumns`): an optional integer.
+    static func listPosition(_ name: String) -> ColumnSchema {
+        ColumnSchema(
+            name: name, type: .integer, isOptional: true, isUnique: false, isIndexed: false, defaultValue: nil)
+    }
 }
 
 /// Makes a fresh default value for a column, as a new object of the model would have it.

@@ -10,8 +10,20 @@ struct StoreChangeSet {
     var insertedRows = InsertedRows()
     /// Many-to-many lists written anew, once every row is written.
     var joinWrites: [JoinWrite] = []
+    /// One-to-many lists' order, written once every row is written.
+    var positionWrites: [PositionWrite] = []
 
-    var isEmpty: Bool { joinWrites.isEmpty && entities.allSatisfy(\.isEmpty) }
+    var isEmpty: Bool { joinWrites.isEmpty && positionWrites.isEmpty && entities.allSatisfy(\.isEmpty) }
+}
+
+/// The places of the rows of one ordered one-to-many list, in a list position column of
+/// their table (`EntitySchema.positionColumns`): each row's index, or NULL for a row that
+/// left a list. A store writes only the rows whose place changed.
+struct PositionWrite {
+    let table: EntitySchema
+    let column: String
+    /// The row ids and their places, asked for once every insert is done.
+    let places: () throws -> [(rowID: Int64, position: Int64?)]
 }
 
 /// The row ids a store gives a save's inserts, as it goes: by entity position and insert.

@@ -14,12 +14,15 @@ struct StoreQuery {
     /// Rows to leave out: a context's unsaved changes stand in for them.
     var excludedRowIDs: [Int64] = []
     var sort: [QuerySort] = []
+    /// A list position column (`EntitySchema.positionColumns`) that orders the rows before
+    /// `sort`; rows without a position come after the others.
+    var listPosition: String?
     var limit: Int?
     var offset: Int?
 
     /// `true` when only a filter, a limit and an offset say which rows: the query a store can
     /// split into batches.
-    var isPlain: Bool { predicate == nil && excludedRowIDs.isEmpty && sort.isEmpty }
+    var isPlain: Bool { predicate == nil && excludedRowIDs.isEmpty && sort.isEmpty && listPosition == nil }
 
     init(_ entity: EntitySchema, columns: [Int]? = nil, filter: Filter = .all) {
         self.entity = entity

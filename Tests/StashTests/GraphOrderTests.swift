@@ -1,0 +1,181 @@
+import Foundation
+import Testing
+
+@testable import Stash
+
+/// One-to-many lists keep the order they were decoded or set in, through a save and a
+/// reopen, in the `<relationship>_position` column beside the foreign key.
+@Suite struct GraphOrderTests {
+    /// A writer whose books arrive nested, in the payload's order.
+    func writerJSON(_ bookIDs: [Int]) -> Data {
+        let books = bookIDs.map { #"{"id": \#($0), "title": "B\#($0)"}"# }.joined(separator: ", ")
+        return json(#"[{"id": 1, "name": "Ursula", "books": [\#(books)]}]"#)
+    }
+
+    func books(in file: URL) throws -> [Int] {
+        let context = ManagedObjectContext(try graphContainer(at: file))
+        let writer = try #require(try context.fetch(FetchDescriptor<Writer>()).first)
+        return writer.books.map(\.id)
+    }
+
+    @Test func thePayloadsOrderComesBackAfterAReopen() throws {
+        let directory = try TemporaryDirectory()
+        let file = directory.file()
+        do {
+            let context = ManagedObjectContext(try graphContainer(at: file))
+            _ = try recipeDecoder(context).decode([Writer].self, from: writerJSON([30, 10, 20]))
+            try context.save()
+        }
+        #expect(try books(in: file) == [30, 10, 20])
+        #expect(
+            try sqliteShell(file, "SELECT id, writer_position FROM Book ORDER BY writer_position")
+                == "30|0\n10|1\n20|2\n")
+
+        // Another order from the server: the same rows, new places.
+        do {
+            let context = ManagedObjectContext(try graphContainer(at: file))
+            _ = try recipeDecoder(context).decode([Writer].self, from: writerJSON([20, 30, 10, 40]))
+            try context.save()
+        }
+        #expect(try books(in: file) == [20, 30, 10, 40])
+        #expect(try sqliteShell(file, "SELECT count(*) FROM Book") == "4\n")
+
+        // The same order again writes nothing.
+        let container = try graphContainer(at: file)
+        let watcher = try graphContainer(at: file)
+        let token = try watcher.store.changeToken()
+        let context = ManagedObjectContext(container)
+        _ = try recipeDecoder(context).decode([Writer].self, from: writerJSON([20, 30, 10, 40]))
+        try context.save()
+        #expect(try watcher.store.changeToken() == token)
+    }
+
+    @Test func aListSetInCodeIsSavedInItsOrder() throws {
+        let directory = try TemporaryDirectory()
+        let file = directory.file()
+        do {
+            let context = ManagedObjectContext(try graphContainer(at: file))
+            _ = try recipeDecoder(context).decode([Writer].self, from: writerJSON([1, 2, 3]))
+            try context.save()
+            let writer = try #require(try context.fetch(FetchDescriptor<Writer>()).first)
+            writer.books = writer.books.reversed()
+            #expect(context.hasChanges)
+            try context.save()
+            #expect(!context.hasChanges)
+        }
+        #expect(try books(in: file) == [3, 2, 1])
+    }
+
+    @Test func aBookThatJoinsAWriterComesLastThereAfterAReopen() throws {
+        let directory = try TemporaryDirectory()
+        let file = directory.file()
+        do {
+            let context = ManagedObjectContext(try graphContainer(at: file))
+            _ = try recipeDecoder(context).decode(
+                [Writer].self,
+                from: json(
+                    #"[{"id": 1, "name": "U", "books": [{"id": 5}, {"id": 4}]}, {"id": 2, "name": "O", "books": [{"id": 9}, {"id": 1}]}]"#
+                ))
+            try context.save()
+        }
+        let context = ManagedObjectContext(try graphContainer(at: file))
+        let writers = try context.fetch(FetchDescriptor<Writer>(sortBy: [SortDescriptor(\.id)]))
+        // Book 1 (the lowest row id of the second writer's) moves to the first writer; a new
+        // book joins the first writer through its own relationship, with the list loaded.
+        #expect(writers[0].books.map(\.id) == [5, 4])
+        let moved = writers[1].books[1]
+        moved.writer = writers[0]
+        let new = Book(context: context)
+        new.id = 7
+        new.writer = writers[0]
+        #expect(writers[0].books.map(\.id) == [5, 4, 1, 7])
+        #expect(writers[1].books.map(\.id) == [9])
+        try context.save()
+        let reopened = ManagedObjectContext(try graphContainer(at: file))
+        let again = try reopened.fetch(FetchDescriptor<Writer>(sortBy: [SortDescriptor(\.id)]))
+        #expect(again.map { $0.books.map(\.id) } == [[5, 4, 1, 7], [9]])
+    }
+
+    @Test func aBookMovedWhileTheListsAreNotLoadedComesLast() throws {
+        let directory = try TemporaryDirectory()
+        let file = directory.file()
+        do {
+            let context = ManagedObjectContext(try graphContainer(at: file))
+            _ = try recipeDecoder(context).decode(
+                [Writer].self,
+                from: json(
+                    #"[{"id": 1, "name": "U", "books": [{"id": 8}, {"id": 2}]}, {"id": 2, "name": "O", "books": [{"id": 3}]}]"#
+                ))
+            try context.save()
+        }
+        do {
+            // By reference, as a REST payload moves it: neither writer's list is read.
+            let context = ManagedObjectContext(try graphContainer(at: file))
+            _ = try recipeDecoder(context).decode([Book].self, from: json(#"[{"id": 3, "writer": 1}]"#))
+            try context.save()
+        }
+        let context = ManagedObjectContext(try graphContainer(at: file))
+        let writers = try context.fetch(FetchDescriptor<Writer>(sortBy: [SortDescriptor(\.id)]))
+        #expect(writers.map { $0.books.map(\.id) } == [[8, 2, 3], []])
+        #expect(try sqliteShell(file, "SELECT writer_position IS NULL FROM Book WHERE id = 3") == "1\n")
+    }
+
+    @Test func prefetchingGivesTheSameOrderAsLoadingOneList() throws {
+        let directory = try TemporaryDirectory()
+        let file = directory.file()
+        do {
+            let context = ManagedObjectContext(try graphContainer(at: file))
+            _ = try recipeDecoder(context).decode(
+                [Writer].self,
+                from: json(
+                    #"[{"id": 1, "name": "U", "books": [{"id": 6}, {"id": 2}, {"id": 4}]}, {"id": 2, "name": "O", "books": [{"id": 5}, {"id": 1}]}]"#
+                ))
+            try context.save()
+        }
+        let context = ManagedObjectContext(try graphContainer(at: file))
+        var descriptor = FetchDescriptor<Writer>(sortBy: [SortDescriptor(\.id)])
+        descriptor.relationshipKeyPathsForPrefetching = [\.books]
+        let writers = try context.fetch(descriptor)
+        #expect(writers.map { $0.books.map(\.id) } == [[6, 2, 4], [5, 1]])
+    }
+
+    @Test func aStoreFromBeforeListPlacesGainsTheColumnAndKeepsRowOrder() throws {
+        let directory = try TemporaryDirectory()
+        let file = directory.file()
+        do {
+            let context = ManagedObjectContext(try graphContainer(at: file))
+            _ = try recipeDecoder(context).decode([Writer].self, from: writerJSON([3, 1, 2]))
+            try context.save()
+        }
+        // As a store made before places were kept: no column.
+        _ = try sqliteShellWriting(file, "ALTER TABLE Book DROP COLUMN writer_position")
+        #expect(try books(in: file) == [3, 1, 2])
+        #expect(
+            try sqliteShell(file, "SELECT count(*) FROM pragma_table_info('Book') WHERE name = 'writer_position'")
+                == "1\n")
+        #expect(try sqliteShell(file, "SELECT count(*) FROM Book WHERE writer_position IS NOT NULL") == "0\n")
+    }
+
+    @Test func anAttributeNamedLikeThePlaceColumnIsRefused() throws {
+        #expect {
+            _ = try PersistentContainer(for: Bookcase.self, Volume.self, inMemory: true)
+        } throws: { error in
+            let error = error as? StashError
+            return error?.code == .invalidModel && error?.entity == "Volume" && error?.attribute == "bookcase"
+                && error?.message.contains("bookcase_position") == true
+        }
+    }
+}
+
+final class Bookcase: ManagedObject, Decodable {
+    @Attribute(.unique) var id: Int
+    @Relationship(inverse: \Volume.bookcase) var volumes: [Volume]
+}
+
+final class Volume: ManagedObject, Decodable {
+    @Attribute(.unique) var id: Int
+    @Relationship var bookcase: Bookcase?
+    // The name the place column would take, on purpose.
+    // swift-format-ignore: AlwaysUseLowerCamelCase
+    @Attribute var bookcase_position: Int = 0
+}
