@@ -192,3 +192,82 @@ import Testing
         #expect(statements(container) - before == 3)
     }
 }
+
+/// Sort descriptors through to-one relationships: the related value by subquery, nil first,
+/// the unsaved changes merged as Swift orders them.
+@Suite struct GraphSortTests {
+    let container: PersistentContainer
+    let context: ManagedObjectContext
+
+    /// Writers Ursula (books 10, 11) and Octavia (book 20), a book with no writer (30), and
+    /// reviews of books 10, 11, 20.
+    init() throws {
+        container = try graphContainer()
+        try seedLibrary(container)
+        let seed = ManagedObjectContext(container)
+        let orphan = Book(context: seed)
+        orphan.id = 30
+        try seed.save()
+        context = ManagedObjectContext(container)
+    }
+
+    func sql<T: ManagedObject>(_ descriptor: FetchDescriptor<T>) throws -> String {
+        let entity = try container.entity(for: T.self)
+        let store = try #require(container.store as? SQLiteStore)
+        var query = try descriptor.storeQuery(for: entity)
+        query.columns = []
+        return store.renderedSelect(query).text
+    }
+
+    @Test func byAValueOfTheRelatedObject() throws {
+        let byWriter = FetchDescriptor<Book>(sortBy: [SortDescriptor(\.writer?.name), SortDescriptor(\.id)])
+        #expect(
+            try sql(byWriter)
+                == #"SELECT "_pk" FROM "Book" ORDER BY (SELECT "r1"."name" FROM "Writer" AS "r1" WHERE "r1"."_pk" = "Book"."writer"), "id", "_pk""#
+        )
+        #expect(try context.fetch(byWriter).map(\.id) == [30, 20, 10, 11])
+        let reversed = FetchDescriptor<Book>(
+            sortBy: [SortDescriptor(\.writer?.name, order: .reverse), SortDescriptor(\.id, order: .reverse)])
+        #expect(try context.fetch(reversed).map(\.id) == [11, 10, 20, 30])
+    }
+
+    @Test func throughTwoRelationships() throws {
+        let descriptor = FetchDescriptor<Review>(sortBy: [SortDescriptor(\.book?.writer?.name), SortDescriptor(\.id)])
+        #expect(
+            try sql(descriptor)
+                == #"SELECT "_pk" FROM "Review" ORDER BY (SELECT (SELECT "r2"."name" FROM "Writer" AS "r2" WHERE "r2"."_pk" = "r1"."writer") FROM "Book" AS "r1" WHERE "r1"."_pk" = "Review"."book"), "id", "_pk""#
+        )
+        #expect(try context.fetch(descriptor).map(\.id) == [200, 100, 101])
+        let all = try context.fetch(FetchDescriptor<Review>())
+        #expect(all.sorted(using: descriptor.sortBy).map(\.id) == [200, 100, 101])
+    }
+
+    @Test func unsavedChangesTakeTheirPlace() throws {
+        let writers = try context.fetch(FetchDescriptor<Writer>(sortBy: [SortDescriptor(\.id)]))
+        let book = try #require(try context.fetch(FetchDescriptor<Book>(predicate: #Predicate { $0.id == 11 })).first)
+        book.writer = writers[1]
+        let ada = Writer(context: context)
+        ada.id = 3
+        ada.name = "Ada"
+        let new = Book(context: context)
+        new.id = 40
+        new.writer = ada
+        let descriptor = FetchDescriptor<Book>(sortBy: [SortDescriptor(\.writer?.name), SortDescriptor(\.id)])
+        let expected = [30, 40, 11, 20, 10]
+        #expect(try context.fetch(descriptor).map(\.id) == expected)
+        try context.save()
+        #expect(try ManagedObjectContext(container).fetch(descriptor).map(\.id) == expected)
+    }
+
+    @Test func aComputedValueOrAToManyIsRefusedByName() throws {
+        let computed = FetchDescriptor<Book>(sortBy: [SortDescriptor(\.writer?.name.count)])
+        #expect {
+            _ = try context.fetch(computed)
+        } throws: { error in
+            let error = error as? StashError
+            return error?.code == .unsupportedQuery && error?.entity == "Writer" && error?.attribute == "name"
+        }
+        let throughObject = FetchDescriptor<Book>(sortBy: [SortDescriptor(\.writer?.id)])
+        #expect(try context.fetch(throughObject).map(\.id) == [30, 10, 11, 20])
+    }
+}

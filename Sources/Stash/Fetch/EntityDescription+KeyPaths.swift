@@ -17,12 +17,7 @@ extension EntityDescription {
     /// such as `title.uppercased()` or `!read` does not. The answer is kept per key path.
     func member(for keyPath: AnyKeyPath) throws -> Member {
         if let slot = keyPathSlots.withLock({ $0[keyPath] }) { return member(atSlot: slot) }
-        let probe = type.init()
-        probe.cachedEntity = self
-        probe.probedSlots = []
-        probe.storage.isObserved = true
-        // Every value unset: each read gives its type's placeholder, not a default.
-        probe.storage.values = ContiguousArray(repeating: nil, count: attributes.count)
+        let probe = makeProbe()
         let value = probe[keyPath: keyPath]
         let slots = Array(Set(probe.probedSlots ?? []))
         guard slots.count == 1 else {
@@ -48,6 +43,58 @@ extension EntityDescription {
         }
         keyPathSlots.withLock { $0[keyPath] = slots[0] }
         return .attribute(attribute)
+    }
+
+    /// An object that records which attributes are read (`probedSlots`), each read giving
+    /// its type's placeholder: every value unset, not a default.
+    func makeProbe() -> ManagedObject {
+        let probe = type.init()
+        probe.cachedEntity = self
+        probe.probedSlots = []
+        probe.storage.isObserved = true
+        probe.storage.values = ContiguousArray(repeating: nil, count: attributes.count)
+        return probe
+    }
+
+    /// The to-one relationships a key path goes through and the attribute it ends on:
+    /// `\Book.writer?.name` is `writer`, then `Writer.name`; `\Book.title` is `title` alone.
+    /// As `member(for:)` does, the last attribute's value must come back unchanged.
+    func path(for keyPath: AnyKeyPath) throws -> (through: [RelationshipDescription], attribute: AttributeDescription) {
+        if let attribute = try? attribute(for: keyPath) { return ([], attribute) }
+        let frame = ConstructionFrame.current
+        let outer = frame.relationshipProbes
+        frame.relationshipProbes = []
+        defer { frame.relationshipProbes = outer }
+        let probe = makeProbe()
+        let value = probe[keyPath: keyPath]
+        let chain = [probe] + (frame.relationshipProbes ?? [])
+        var through: [RelationshipDescription] = []
+        for object in chain.dropLast() {
+            guard let slots = object.probedSlots, slots.count == 1,
+                let relationship = object.entity.relationshipsBySlot[slots[0]]
+            else { break }
+            through.append(relationship)
+        }
+        let last = chain[chain.count - 1]
+        guard through.count == chain.count - 1, let slots = last.probedSlots, slots.count == 1, slots[0] >= 0 else {
+            throw StashError(
+                .unsupportedQuery,
+                "the key path \(keyPath) does not read one stored attribute through to-one relationships",
+                entity: name)
+        }
+        let attribute = last.entity.attributes[slots[0]]
+        // Of the attribute's own type (a count of it is not), then its own value.
+        guard !attribute.isRelationship, let value = unwrapped(value), let placeholder = attribute.codec.placeholder(),
+            let plain = unwrapped(placeholder), Swift.type(of: value) == Swift.type(of: plain),
+            let read = try? attribute.codec.storedValue(for: value),
+            let expected = try? attribute.codec.storedValue(for: placeholder), read == expected
+        else {
+            throw StashError(
+                .unsupportedQuery,
+                "the key path \(keyPath) computes a value from \(attribute.name); a query can name a stored attribute only",
+                entity: last.entity.name, attribute: attribute.name)
+        }
+        return (through, attribute)
     }
 
     private func member(atSlot slot: Int) -> Member {

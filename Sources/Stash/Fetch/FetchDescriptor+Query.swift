@@ -19,12 +19,13 @@ extension FetchDescriptor {
     /// One sort descriptor as a key of the store's order: its attribute, its direction, and
     /// how its values order (`.lexical` text through `STASH_LEXICAL`, decimals by value,
     /// other text by code point, which is Swift's `<` for text in one normalization form).
-    /// `nil` sorts first, as Swift's optional comparison puts it; ties go by row id.
+    /// `nil` sorts first, as Swift's optional comparison puts it; ties go by row id. A key
+    /// path may go through to-one relationships (`\.writer?.name`).
     static func querySort(_ descriptor: SortDescriptor<T>, for entity: EntityDescription) throws -> QuerySort {
         guard let keyPath = descriptor.keyPath else {
             throw StashError(.unsupportedQuery, "a sort descriptor without a key path", entity: entity.name)
         }
-        let attribute = try entity.attribute(for: keyPath)
+        let (through, attribute) = try entity.path(for: keyPath)
         let ordering: QueryOrdering
         switch attribute.codec.queryKind {
         case .text where descriptor.stringComparator == .lexical:
@@ -39,6 +40,15 @@ extension FetchDescriptor {
                 "sorting by a \(attribute.codec.typeName) (Swift orders enums by their declaration, not their raw value)",
                 entity: entity.name, attribute: attribute.name)
         }
-        return QuerySort(column: attribute.index, descending: descriptor.order == .reverse, ordering: ordering)
+        // Through to-one relationships: the related row's value, by subquery, NULL (first)
+        // where a relationship is nil, as Swift's optional chaining gives.
+        var key = QueryExpression.column(attribute.index)
+        for relationship in through.reversed() {
+            key = .related(
+                RelatedQuery(
+                    target: relationship.target.schema, link: .toOne(foreignKey: .column(relationship.slot!)),
+                    result: .value(key)))
+        }
+        return QuerySort(key: key, descending: descriptor.order == .reverse, ordering: ordering)
     }
 }

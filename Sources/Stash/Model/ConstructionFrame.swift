@@ -33,6 +33,10 @@ final class ConstructionFrame {
     @exclusivity(unchecked) @usableFromInline var isDescribing = false
     /// The layout of the class built last on this thread: objects come in runs of one class.
     @exclusivity(unchecked) var lastLayout: ObjectLayout?
+    /// Set while a key path through to-one relationships is probed (`EntityDescription
+    /// .path(for:)`): a probe's to-one relationship then reads as a probe of its target,
+    /// appended here, rather than nil.
+    var relationshipProbes: [ManagedObject]?
 
     @usableFromInline init() {}
 

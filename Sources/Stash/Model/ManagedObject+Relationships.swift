@@ -6,7 +6,7 @@ extension ManagedObject {
     final func toOneTarget(atSlot slot: Int) -> ManagedObject? {
         if probedSlots != nil {
             probedSlots!.append(slot)
-            return nil
+            return ConstructionFrame.current.relationshipProbes != nil ? probeTarget(atSlot: slot) : nil
         }
         let object = resolved
         if object.storage.isObserved { object.observeAccess(atSlot: slot) }
@@ -24,6 +24,16 @@ extension ManagedObject {
             object.storage.values[slot] = RelationshipTarget.object(target)
             return target
         }
+    }
+
+    /// A probe of the to-one relationship's target, for `EntityDescription.path(for:)`.
+    private func probeTarget(atSlot slot: Int) -> ManagedObject? {
+        guard let relationship = entity.relationshipsBySlot[slot],
+            let target = try? EntityRegistry.shared.entity(for: relationship.targetType)
+        else { return nil }
+        let probe = target.makeProbe()
+        ConstructionFrame.current.relationshipProbes?.append(probe)
+        return probe
     }
 
     final func setToOneTarget(_ target: ManagedObject?, atSlot slot: Int) {

@@ -289,7 +289,7 @@ struct QueryRenderer {
             text += "\(quoted(listPosition)) IS NULL, \(quoted(listPosition)), "
         }
         for key in sort {
-            writeColumn(key.column)
+            write(key.key)
             text += Self.collation(key.ordering)
             text += key.descending ? " DESC, " : ", "
         }

@@ -109,9 +109,20 @@ struct RelatedQuery: Sendable, Equatable {
     }
 }
 
-/// One key of a query's order.
+/// One key of a query's order: a column, or a value through to-one relationships
+/// (`RelatedQuery` with a `.value` result).
 struct QuerySort: Sendable, Equatable {
-    let column: Int
+    let key: QueryExpression
     let descending: Bool
     let ordering: QueryOrdering
+
+    init(key: QueryExpression, descending: Bool, ordering: QueryOrdering) {
+        self.key = key
+        self.descending = descending
+        self.ordering = ordering
+    }
+
+    init(column: Int, descending: Bool, ordering: QueryOrdering) {
+        self.init(key: .column(column), descending: descending, ordering: ordering)
+    }
 }
