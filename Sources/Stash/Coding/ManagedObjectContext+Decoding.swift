@@ -13,9 +13,21 @@ extension ManagedObjectContext {
             // One container for the attributes and the relationships: making one reads the
             // object's keys.
             let container = try decoder.container(keyedBy: AttributeKey.self)
-            let object = try decodeAttributes(of: state, from: container)
+            var object = try decodeAttributes(of: state, from: container)
+            var decoded: [Int: ManagedObject?] = [:]
+            if !state.compositeUniques.isEmpty, object.state == .inserted {
+                // A composite key may hold a related object: decoded first, set below.
+                decoded = try decodeTargets(in: Set(state.compositeUniques.joined()), of: state, from: container)
+                if let (holder, constraint) = try entering({
+                    try compositeHolder(for: object, in: state, targets: decoded.compactMapValues { $0 })
+                }) {
+                    if mergePolicy.kind == .fail { throw compositeConflict(state, constraint) }
+                    entering { standIn(object, for: holder, in: state) }
+                    object = holder
+                }
+            }
             if !entity.relationships.isEmpty {
-                try decodeRelationships(of: object, in: state, from: container)
+                try decodeRelationships(of: object, in: state, from: container, decoded: decoded)
             }
             return object
         }

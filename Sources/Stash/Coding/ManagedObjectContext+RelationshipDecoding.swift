@@ -12,16 +12,26 @@ extension ManagedObjectContext {
     /// `null` clears a to-one relationship and empties a to-many one; an absent key leaves it
     /// as it is. Under `.storedWins` and `.fail`, an object that was already there keeps its
     /// relationships, as it keeps its attributes.
+    ///
+    /// `decoded` holds, by slot, to-one targets already decoded (`decodeTargets(in:of:from:)`).
     func decodeRelationships(
-        of object: ManagedObject, in state: EntityState, from container: KeyedDecodingContainer<AttributeKey>
+        of object: ManagedObject, in state: EntityState, from container: KeyedDecodingContainer<AttributeKey>,
+        decoded: [Int: ManagedObject?] = [:]
     ) throws {
         let isNew = object.state == .inserted
         guard isNew || mergePolicy.kind == .incomingWins else { return }
         for relationship in state.entity.relationships {
+            if let slot = relationship.slot, let target = decoded[slot] {
+                setTarget(target, of: relationship, in: object)
+                continue
+            }
             try naming(relationship) {
                 guard let (key, isReference) = Self.key(of: relationship, in: container) else { return }
                 if relationship.isToMany {
-                    let targets = try decodeTargets(of: relationship, forKey: key, in: container)
+                    var targets = try decodeTargets(of: relationship, forKey: key, in: container)
+                    if let inverse = try relationship.inverse(), inverse.slot != nil {
+                        targets = try entering { try resolveNested(targets, in: object, through: inverse) }
+                    }
                     setObjects(targets, of: relationship, in: object)
                 } else {
                     let target = try decodeTarget(of: relationship, forKey: key, reference: isReference, in: container)
@@ -29,6 +39,23 @@ extension ManagedObjectContext {
                 }
             }
         }
+    }
+
+    /// The targets the JSON gives the to-one relationships at `slots`, by slot (nil for
+    /// `null`); an absent key has no entry.
+    func decodeTargets(
+        in slots: Set<Int>, of state: EntityState, from container: KeyedDecodingContainer<AttributeKey>
+    ) throws -> [Int: ManagedObject?] {
+        var targets: [Int: ManagedObject?] = [:]
+        for relationship in state.entity.relationships {
+            guard let slot = relationship.slot, slots.contains(slot) else { continue }
+            try naming(relationship) {
+                guard let (key, isReference) = Self.key(of: relationship, in: container) else { return }
+                targets[slot] = .some(
+                    try decodeTarget(of: relationship, forKey: key, reference: isReference, in: container))
+            }
+        }
+        return targets
     }
 
     /// The key the JSON gives `relationship` under, if any, and whether it is a key that

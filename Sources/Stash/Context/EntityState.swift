@@ -41,9 +41,17 @@ final class EntityState {
     /// Set when an object took a unique value another live object holds (the hand-written
     /// `init(from:)` does this): the next save merges the two.
     var mayHoldDuplicates = false
+    /// The columns of each composite unique constraint (`CompositeUniqueModel`).
+    let compositeUniques: [[Int]]
+    /// For each composite unique constraint, the object that holds each key, as
+    /// `uniqueIndexes` does for one attribute; entries are checked before they are trusted.
+    var compositeIndexes: [[CompositeKey: UniqueEntry]]
 
     init(entity: EntityDescription) {
         self.entity = entity
+        // Resolved when the container was made, which would have failed on an error.
+        compositeUniques = (try? entity.compositeUniques()) ?? []
+        compositeIndexes = compositeUniques.map { _ in [:] }
         uniqueIndexes = Array(repeating: [:], count: entity.uniqueAttributes.count)
         storedKeys = entity.uniqueAttributes.map { _ in StoredKeyIndex() }
     }

@@ -14,6 +14,7 @@ extension ManagedObjectContext {
             var undo: [() -> Void] = []
             do {
                 for state in states {
+                    try resolveCompositeKeys(in: state)
                     try mergeDuplicateInserts(in: state, undo: &undo)
                     try validateRequiredValues(in: state)
                     try checkDeniedDeletes(in: state)

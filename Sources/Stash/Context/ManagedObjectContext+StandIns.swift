@@ -29,7 +29,7 @@ extension ManagedObjectContext {
     /// so reading a property of either gives the same value and writing through either is a
     /// change of the holder, saved with it. Public properties and context calls (`objectID`,
     /// `hasChanges`, `delete`) answer for the holder too.
-    private func standIn(_ object: ManagedObject, for holder: ManagedObject, in state: EntityState) {
+    func standIn(_ object: ManagedObject, for holder: ManagedObject, in state: EntityState) {
         // No longer a live object first, so that setting the holder's values cannot find it.
         object.state = .standIn
         object.standIn = holder

@@ -12,6 +12,7 @@ extension EntityDescription {
             }
             schema.positionColumns.append(column)
         }
+        schema.uniqueCompounds = try compositeUniques()
         guard let indexed = type as? any IndexedModel.Type else { return schema }
         for keyPaths in declaredIndexes(of: indexed) {
             let columns = try keyPaths.map { try attribute(for: $0).index }
@@ -29,4 +30,27 @@ extension EntityDescription {
 
 private func declaredIndexes<Model: IndexedModel>(of type: Model.Type) -> [[AnyKeyPath]] {
     Model.indexes.map { $0.map { $0 as AnyKeyPath } }
+}
+
+extension EntityDescription {
+    /// The columns of each composite unique constraint (`CompositeUniqueModel`), resolved
+    /// once: attributes and to-one relationships, two or more different ones each.
+    func compositeUniques() throws -> [[Int]] {
+        if let resolved = compositeUniqueColumns.withLock({ $0 }) { return resolved }
+        var constraints: [[Int]] = []
+        if let constrained = type as? any CompositeUniqueModel.Type {
+            for keyPaths in declaredUniqueConstraints(of: constrained) {
+                let columns = try keyPaths.map { try attribute(for: $0).index }
+                guard columns.count >= 2, Set(columns).count == columns.count else {
+                    throw StashError(
+                        .invalidModel,
+                        "a composite unique constraint needs two or more different attributes (one: @Attribute(.unique))",
+                        entity: name)
+                }
+                if !constraints.contains(columns) { constraints.append(columns) }
+            }
+        }
+        compositeUniqueColumns.withLock { $0 = constraints }
+        return constraints
+    }
 }

@@ -26,6 +26,8 @@ final class EntityDescription: Sendable {
     let schema: EntitySchema
     /// Which attribute each key path used in a query names (see `attribute(for:)`).
     let keyPathSlots = Locked<[AnyKeyPath: Int]>([:])
+    /// `compositeUniques()`, once resolved.
+    let compositeUniqueColumns = Locked<[[Int]]?>(nil)
     /// One key path per attribute, by slot: what Observation is told was read or changed.
     let observationKeyPaths: [any KeyPath<ManagedObject, Any?> & Sendable]
 

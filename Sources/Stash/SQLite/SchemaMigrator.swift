@@ -174,8 +174,12 @@ struct SchemaMigrator {
             do {
                 try connection.execute(EntitySQL.createIndex(index, of: entity))
             } catch let error as StashError where index.isUnique {
+                let names = index.columns.map { entity.columns[$0].name }
                 throw failure(
-                    entity, entity.columns[index.columns[0]], "cannot make the attribute unique: \(error.message)")
+                    entity, entity.columns[index.columns[0]],
+                    names.count == 1
+                        ? "cannot make the attribute unique: \(error.message)"
+                        : "cannot make (\(names.joined(separator: ", "))) unique together: \(error.message)")
             }
         case .dropIndex(_, let name):
             try connection.execute("DROP INDEX \(quoted(name))")

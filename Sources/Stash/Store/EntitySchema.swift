@@ -13,6 +13,8 @@ struct EntitySchema: Sendable {
     /// Indexes over several columns (positions in `columns`, in index order), as the model
     /// declares them (`IndexedModel.indexes`).
     var compoundIndexes: [[Int]] = []
+    /// Unique indexes over several columns: composite unique constraints.
+    var uniqueCompounds: [[Int]] = []
     /// For each to-one relationship whose inverse is an ordered to-many list, the column
     /// that keeps the object's place in that list: `post_position` beside `post`. Not an
     /// attribute: written by `PositionWrite`s and read only to order a list.
@@ -22,6 +24,7 @@ struct EntitySchema: Sendable {
     var indexes: [IndexSchema] {
         columns.indices.filter { columns[$0].isUnique || columns[$0].isIndexed }
             .map { IndexSchema(columns: [$0], isUnique: columns[$0].isUnique) }
+            + uniqueCompounds.map { IndexSchema(columns: $0, isUnique: true) }
             + compoundIndexes.map { IndexSchema(columns: $0, isUnique: false) }
     }
 
