@@ -156,6 +156,43 @@ import Testing
         #expect(try sqliteShell(file, "SELECT count(*) FROM Book WHERE writer_position IS NOT NULL") == "0\n")
     }
 
+    @Test func reimportingNestedListsReadsThemInOneQueryAtTheSave() throws {
+        let directory = try TemporaryDirectory()
+        let file = directory.file()
+        func payload(_ booksPerWriter: Int, skip: Int? = nil) -> Data {
+            let writers = (1...20).map { writer in
+                let books = (0..<booksPerWriter).filter { $0 != skip }.map { #"{"id": \#(writer * 100 + $0)}"# }
+                return #"{"id": \#(writer), "name": "W\#(writer)", "books": [\#(books.joined(separator: ", "))]}"#
+            }
+            return json("[" + writers.joined(separator: ", ") + "]")
+        }
+        do {
+            let context = ManagedObjectContext(try graphContainer(at: file))
+            _ = try recipeDecoder(context).decode([Writer].self, from: payload(3))
+            try context.save()
+        }
+        let container = try graphContainer(at: file)
+        let store = try #require(container.store as? SQLiteStore)
+        let context = ManagedObjectContext(container)
+        // Each writer's second book leaves its list.
+        let before = store.statementsRun
+        let writers = try recipeDecoder(context).decode([Writer].self, from: payload(3, skip: 1))
+        let decoding = store.statementsRun - before
+        #expect(writers.allSatisfy { $0.books.count == 2 })
+        try context.save()
+        // Not one per writer: the unique indexes' loads, then at the save one read of all
+        // twenty lists, one of the partial rows' values, and the writes.
+        #expect(decoding <= 6)
+        #expect(store.statementsRun - before <= 12)
+        #expect(try sqliteShell(file, "SELECT count(*) FROM Book WHERE writer IS NULL") == "20\n")
+        #expect(
+            try sqliteShell(file, "SELECT group_concat(id) FROM Book WHERE writer IS NULL AND id % 100 = 1") != "\n")
+        #expect(try books(in: file).count == 2)
+        let reopened = ManagedObjectContext(try graphContainer(at: file))
+        let again = try reopened.fetch(FetchDescriptor<Writer>(sortBy: [SortDescriptor(\.id)]))
+        #expect(again.map { $0.books.map(\.id) } == (1...20).map { [$0 * 100, $0 * 100 + 2] })
+    }
+
     @Test func anAttributeNamedLikeThePlaceColumnIsRefused() throws {
         #expect {
             _ = try PersistentContainer(for: Bookcase.self, Volume.self, inMemory: true)

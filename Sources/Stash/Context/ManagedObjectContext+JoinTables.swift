@@ -12,6 +12,7 @@ extension ManagedObjectContext {
     func forgetChangedLists() {
         for object in listOwners.values { object.changedLists.removeAll() }
         listOwners.removeAll()
+        unreconciledLists.removeAll()
     }
 
     /// The objects a many-to-many list of a stored object holds: its join rows (in `position`

@@ -58,8 +58,47 @@ extension ManagedObjectContext {
         entering {
             for target in objects { adopt(target, for: relationship, of: object) }
             guard case .toMany(let index) = relationship.kind else { return }
+            if object.state == .persisted, (try? relationship.joinTable()) == nil,
+                (try? relationship.inverse())?.slot != nil,
+                !(object.loadedList(index).map { $0.generation == graphGeneration } ?? false),
+                !object.changedLists.contains(index)
+            {
+                // A stored object's one-to-many list, not read yet (a re-imported parent with
+                // nested children): set without reading the old one; the members it drops let
+                // go at the save, which reads every such list at once (`reconcileLists`).
+                unreconciledLists.append((object, index))
+                RelationshipEditor(context: self).setObjects(objects, of: relationship, in: object, current: [])
+                return
+            }
             let current = relatedObjects(of: object, toMany: index)
             RelationshipEditor(context: self).setObjects(objects, of: relationship, in: object, current: current)
+        }
+    }
+
+    /// Before a save: the stored members of the lists set without being read
+    /// (`setObjects`) that the new lists left out lose their owner, one query per
+    /// relationship for all the owners.
+    func reconcileLists() throws {
+        guard !unreconciledLists.isEmpty else { return }
+        let pending = unreconciledLists
+        unreconciledLists = []
+        var groups: [String: (RelationshipDescription, [ManagedObject])] = [:]
+        for (owner, index) in pending where owner.managedObjectContext === self && owner.state == .persisted {
+            let relationship = owner.entity.toManyRelationships[index]
+            groups["\(owner.entity.name).\(relationship.name)", default: (relationship, [])].1.append(owner)
+        }
+        let editor = RelationshipEditor(context: self)
+        for (relationship, owners) in groups.values {
+            guard case .toMany(let index) = relationship.kind, let inverse = try relationship.inverse(),
+                let slot = inverse.slot
+            else { continue }
+            let stored = try objects(pointingAt: owners, through: inverse)
+            for (owner, members) in zip(owners, stored) {
+                let kept = Set((owner.loadedList(index)?.objects ?? []).map(ObjectIdentifier.init))
+                for member in members where !kept.contains(ObjectIdentifier(member)) {
+                    if Self.mayPoint(member, slot, at: owner) { editor.setTarget(nil, of: inverse, in: member) }
+                }
+            }
         }
     }
 

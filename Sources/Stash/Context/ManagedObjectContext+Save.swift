@@ -13,6 +13,7 @@ extension ManagedObjectContext {
             // fails, `undo` puts them back, so the context is left as it was.
             var undo: [() -> Void] = []
             do {
+                try reconcileLists()
                 for state in states {
                     try resolveCompositeKeys(in: state)
                     try mergeDuplicateInserts(in: state, undo: &undo)

@@ -85,6 +85,9 @@ public final class ManagedObjectContext: @unchecked Sendable {
     /// The objects whose many-to-many or ordered one-to-many lists changed
     /// (`ManagedObject.changedLists`).
     var listOwners: [ObjectIdentifier: ManagedObject] = [:]
+    /// One-to-many lists set without being read, whose dropped members the next save finds
+    /// (`reconcileLists`).
+    var unreconciledLists: [(owner: ManagedObject, index: Int)] = []
 
     /// A context for the actor it is made on (see Concurrency above): `isolation` is the
     /// caller's, and is not meant to be passed.

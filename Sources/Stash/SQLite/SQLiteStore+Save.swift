@@ -39,9 +39,7 @@ extension SQLiteStore {
                 for write in changes.joinWrites {
                     try inPlace(write.table.name) { try writeJoin(write, connection) }
                 }
-                for write in changes.positionWrites {
-                    try inPlace(write.table.name) { try writePositions(write, connection) }
-                }
+                try writePositions(changes.positionWrites, connection)
                 return result
             }
         }
@@ -61,14 +59,30 @@ extension SQLiteStore {
         }
     }
 
-    /// `UPDATE "Comment" SET "post_position" = ?1 WHERE "_pk" = ?2 AND "post_position" IS NOT ?1`:
-    /// a list saved again in the same order writes nothing.
-    private func writePositions(_ write: PositionWrite, _ connection: SQLiteConnection) throws {
-        let column = quoted(write.column)
-        let update = try connection.statement(
-            "UPDATE \(quoted(write.table.name)) SET \(column) = ?1 WHERE \"_pk\" = ?2 AND \(column) IS NOT ?1")
-        for place in try write.places() {
-            try update.run([place.position.map(StoredValue.integer) ?? .null, .integer(place.rowID)])
+    /// `UPDATE "Comment" SET "post_position" = ?1 WHERE "_pk" = ?2 AND "post_position" IS NOT ?1`,
+    /// one statement per column for all its lists: a list saved again in the same order
+    /// writes nothing.
+    private func writePositions(_ writes: [PositionWrite], _ connection: SQLiteConnection) throws {
+        var columns: [String] = []
+        var byColumn: [String: [PositionWrite]] = [:]
+        for write in writes {
+            let key = "\(quoted(write.table.name)).\(quoted(write.column))"
+            if byColumn[key] == nil { columns.append(key) }
+            byColumn[key, default: []].append(write)
+        }
+        for key in columns {
+            let group = byColumn[key]!
+            let table = group[0].table.name
+            let column = quoted(group[0].column)
+            try inPlace(table) {
+                let update = try connection.statement(
+                    "UPDATE \(quoted(table)) SET \(column) = ?1 WHERE \"_pk\" = ?2 AND \(column) IS NOT ?1")
+                for write in group {
+                    for place in try write.places() {
+                        try update.run([place.position.map(StoredValue.integer) ?? .null, .integer(place.rowID)])
+                    }
+                }
+            }
         }
     }
 
