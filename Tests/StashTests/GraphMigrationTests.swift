@@ -126,4 +126,22 @@ enum LibraryV2 {
         reader.refresh(book, mergeChanges: false)
         #expect(book.writer == nil)
     }
+
+    @Test func aRowAnotherProcessDeletedUnderTheForeignKeyReadsAsNone() throws {
+        let directory = try TemporaryDirectory()
+        let file = directory.file()
+        let container = try graphContainer(at: file)
+        try seedLibrary(container)
+        let reader = ManagedObjectContext(container)
+        let book = try #require(try reader.fetch(FetchDescriptor<Book>(predicate: #Predicate { $0.id == 20 })).first)
+        // The sqlite3 shell does not enforce foreign keys unless told: the book's column
+        // names a row that is gone.
+        _ = try sqliteShellWriting(file, "DELETE FROM Writer WHERE id = 2")
+        #expect(try sqliteShell(file, "SELECT writer IS NOT NULL FROM Book WHERE id = 20") == "1\n")
+        #expect(book.writer == nil)
+        let fresh = ManagedObjectContext(container)
+        var descriptor = FetchDescriptor<Book>(sortBy: [SortDescriptor(\.id)])
+        descriptor.relationshipKeyPathsForPrefetching = [\.writer]
+        #expect(try fresh.fetch(descriptor).map { $0.writer?.name } == ["Ursula", "Ursula", nil])
+    }
 }
