@@ -193,6 +193,37 @@ import Testing
         #expect(again.map { $0.books.map(\.id) } == (1...20).map { [$0 * 100, $0 * 100 + 2] })
     }
 
+    @Test func anUnorderedListKeepsNoPlacesAndReadsInRowOrder() throws {
+        let directory = try TemporaryDirectory()
+        let file = directory.file()
+        func container() throws -> PersistentContainer {
+            try PersistentContainer(for: Sock.self, Hamper.self, storeURL: file)
+        }
+        func socks() throws -> [Int] {
+            let context = ManagedObjectContext(try container())
+            return try #require(try context.fetch(FetchDescriptor<Hamper>()).first).socks.map(\.id)
+        }
+        let payload = { (ids: [Int]) in
+            json(#"[{"id": 1, "socks": [\#(ids.map { #"{"id": \#($0)}"# }.joined(separator: ", "))]}]"#)
+        }
+        do {
+            let context = ManagedObjectContext(try container())
+            _ = try recipeDecoder(context).decode([Hamper].self, from: payload([3, 1, 2]))
+            try context.save()
+        }
+        #expect(try sqliteShell(file, "SELECT group_concat(name) FROM pragma_table_info('Sock')") == "_pk,id,hamper\n")
+        #expect(try socks() == [3, 1, 2])
+        // Another order writes nothing, and reads in row order still.
+        let watcher = try container()
+        let token = try watcher.store.changeToken()
+        let context = ManagedObjectContext(try container())
+        let drawers = try recipeDecoder(context).decode([Hamper].self, from: payload([2, 3, 1]))
+        #expect(drawers[0].socks.map(\.id) == [2, 3, 1])
+        try context.save()
+        #expect(try watcher.store.changeToken() == token)
+        #expect(try socks() == [3, 1, 2])
+    }
+
     @Test func anAttributeNamedLikeThePlaceColumnIsRefused() throws {
         #expect {
             _ = try PersistentContainer(for: Bookcase.self, Volume.self, inMemory: true)
@@ -215,4 +246,15 @@ final class Volume: ManagedObject, Decodable {
     // The name the place column would take, on purpose.
     // swift-format-ignore: AlwaysUseLowerCamelCase
     @Attribute var bookcase_position: Int = 0
+}
+
+/// A one-to-many list whose order does not matter.
+final class Hamper: ManagedObject, Decodable {
+    @Attribute(.unique) var id: Int
+    @Relationship(inverse: \Sock.hamper, ordered: false) var socks: [Sock]
+}
+
+final class Sock: ManagedObject, Decodable {
+    @Attribute(.unique) var id: Int
+    @Relationship var hamper: Hamper?
 }

@@ -2,9 +2,10 @@
 /// `RelationshipDescription.joinTable()`); a list is read from it when first asked for, and
 /// the owning side's changed lists are written anew by the next save.
 extension ManagedObjectContext {
-    /// Records that the owning side's list of `object` at `index` changed.
+    /// Records that the list of `object` at `index` changed: a many-to-many owning side's
+    /// pairs, or a one-to-many list's order.
     func markListChanged(_ object: ManagedObject, _ index: Int) {
-        object.changedLists.insert(index)
+        guard object.changedLists.insert(index).inserted else { return }
         listOwners[ObjectIdentifier(object)] = object
     }
 

@@ -138,6 +138,7 @@ extension ManagedObjectContext {
             case .storedWins: .keepStored
             case .fail: .fail
             }
+        let lists = listPlaces()
         for state in states {
             let entity = state.entity
             var entityChanges = EntityChanges(entity: entity.schema)
@@ -173,6 +174,11 @@ extension ManagedObjectContext {
             entityChanges.inserts.value = { row, column in
                 try Self.storedValue(of: entity.attributes[column], in: inserted[row], references)
             }
+            if let columns = lists.columns[entity.name] {
+                entityChanges.inserts.position = { row, column in
+                    Self.insertPosition(of: inserted[row], column: column, columns, lists)
+                }
+            }
             changes.entities.append(entityChanges)
             plan.deleted.append(deleted)
             plan.updated.append(updated)
@@ -185,7 +191,7 @@ extension ManagedObjectContext {
         }
         changes.insertOrder = insertOrder(plan)
         changes.joinWrites = joinWrites(references)
-        changes.positionWrites = positionWrites(references, updated: plan.updated)
+        changes.positionWrites = positionWrites(lists, references, updated: plan.updated)
         return (changes, plan)
     }
 

@@ -110,8 +110,9 @@ struct RelationshipEditor {
     /// Appends `object` to the loaded one-to-many list of `owner`, if it is not in it yet: the
     /// list's new order is saved with it, so a reopen gives what memory shows.
     private func appendToList(of owner: ManagedObject, _ index: Int, _ object: ManagedObject) {
-        guard let list = list(of: owner, index), !list.objects.contains(where: { $0 === object }) else { return }
-        list.objects.append(object)
+        guard let list = list(of: owner, index), list.append(object),
+            owner.entity.toManyRelationships[index].isOrdered
+        else { return }
         context?.markListChanged(owner, index)
     }
 

@@ -87,21 +87,44 @@ extension ManagedObject {
 
 /// The objects of one to-many relationship of one object, once loaded or set, in order.
 final class ToManyList {
-    var objects: [ManagedObject]
+    /// The objects, in order. Setting them drops `members`, rebuilt when next needed.
+    var objects: [ManagedObject] {
+        get { stored }
+        set {
+            stored = newValue
+            members = nil
+        }
+    }
+    private var stored: [ManagedObject]
+    /// Which objects `stored` holds, once a membership test of a long list needed it: an
+    /// import that appends a thousand children one by one stays linear.
+    private var members: Set<ObjectIdentifier>?
     /// The context's `graphGeneration` when loaded: another context's save, a rollback or a
     /// refresh since makes the list stale, to be loaded again.
     let generation: UInt64
 
     init(_ objects: [ManagedObject], generation: UInt64) {
-        self.objects = objects
+        self.stored = objects
         self.generation = generation
     }
 
+    func contains(_ object: ManagedObject) -> Bool {
+        if stored.count < 16 { return stored.contains { $0 === object } }
+        if members == nil { members = Set(stored.map(ObjectIdentifier.init)) }
+        return members!.contains(ObjectIdentifier(object))
+    }
+
     func remove(_ object: ManagedObject) {
+        guard contains(object) else { return }
         objects.removeAll { $0 === object }
     }
 
-    func append(_ object: ManagedObject) {
-        if !objects.contains(where: { $0 === object }) { objects.append(object) }
+    /// Appends `object` unless the list holds it; `true` if it did.
+    @discardableResult
+    func append(_ object: ManagedObject) -> Bool {
+        guard !contains(object) else { return false }
+        stored.append(object)
+        members?.insert(ObjectIdentifier(object))
+        return true
     }
 }

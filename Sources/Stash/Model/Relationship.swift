@@ -34,7 +34,7 @@ public struct Relationship<Value> {
         self.init(declaring: .nullify, inverse: nil, key: nil)
     }
 
-    init(declaring deleteRule: DeleteRule, inverse: AnyKeyPath?, key: String?) {
+    init(declaring deleteRule: DeleteRule, inverse: AnyKeyPath?, key: String?, ordered: Bool = true) {
         let frame = ConstructionFrame.current
         let box = frame.currentBox()
         storage = box
@@ -49,7 +49,8 @@ public struct Relationship<Value> {
         }
         if frame.isDescribing {
             let declaration = RelationshipDeclaration(
-                valueType: Value.self, deleteRule: deleteRule, inverse: inverse.map(SendableKeyPath.init), key: key)
+                valueType: Value.self, deleteRule: deleteRule, inverse: inverse.map(SendableKeyPath.init), key: key,
+                ordered: ordered)
             if isToOne {
                 frame.declare(AttributeDeclaration(key: key, relationship: declaration), in: box, at: slot)
             } else {
@@ -107,7 +108,8 @@ extension Relationship where Value: ToOneRelationship {
 }
 
 extension Relationship where Value: ToManyRelationship {
-    /// A to-many relationship, in the order its objects were added.
+    /// A to-many relationship, in the order its objects were set, decoded or added; the order
+    /// comes back after a reopen.
     ///
     /// - Parameters:
     ///   - deleteRule: what deleting this object does to its related objects (`.nullify`:
@@ -115,8 +117,15 @@ extension Relationship where Value: ToManyRelationship {
     ///     there are any; `.noAction`).
     ///   - inverse: the to-one relationship of the related objects that points back here.
     ///   - key: the JSON key, when it is not the Swift name.
-    public init(deleteRule: DeleteRule = .nullify, inverse: PartialKeyPath<Value.Target>? = nil, key: String? = nil) {
-        self.init(declaring: deleteRule, inverse: inverse, key: key)
+    ///   - ordered: `false` for a one-to-many list whose order does not matter: no place
+    ///     column, no place written, and the list reads in the order the rows were stored
+    ///     (cheaper to import and to read; see the README). A many-to-many list keeps its
+    ///     order in its join table either way.
+    public init(
+        deleteRule: DeleteRule = .nullify, inverse: PartialKeyPath<Value.Target>? = nil, key: String? = nil,
+        ordered: Bool = true
+    ) {
+        self.init(declaring: deleteRule, inverse: inverse, key: key, ordered: ordered)
     }
 }
 

@@ -9,6 +9,8 @@ struct RelationshipDeclaration: Sendable {
     let inverse: SendableKeyPath?
     /// The JSON key, when it is not the Swift name.
     let key: String?
+    /// For a to-many relationship: whether its order is kept.
+    var ordered = true
 
     var isToMany: Bool { !_isOptional(valueType) }
 

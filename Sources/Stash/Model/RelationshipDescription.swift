@@ -19,6 +19,8 @@ final class RelationshipDescription: Sendable {
     let codingKey: AttributeKey
     /// The inverse as declared on this side, if it is.
     let declaredInverse: SendableKeyPath?
+    /// For a to-many relationship: whether its order is kept (`@Relationship(ordered:)`).
+    let isOrdered: Bool
     private let resolvedInverse = Locked<Resolution?>(nil)
     private let resolvedJoin = Locked<JoinResolution?>(nil)
 
@@ -44,6 +46,7 @@ final class RelationshipDescription: Sendable {
         self.deleteRule = declaration.deleteRule
         self.codingKey = AttributeKey(declaration.key ?? name)
         self.declaredInverse = declaration.inverse
+        self.isOrdered = declaration.ordered
     }
 
     var isToMany: Bool {
@@ -97,11 +100,11 @@ final class RelationshipDescription: Sendable {
         return nil
     }
 
-    /// For a to-one relationship whose inverse is a to-many list kept in this column (one to
-    /// many), the column beside it that keeps the object's place in that list:
+    /// For a to-one relationship whose inverse is an ordered to-many list kept in this column
+    /// (one to many), the column beside it that keeps the object's place in that list:
     /// `post_position` beside `post`. The payload's order comes back after a reopen.
     func positionColumn() throws -> String? {
-        guard !isToMany, let inverse = try inverse(), inverse.isToMany else { return nil }
+        guard !isToMany, let inverse = try inverse(), inverse.isToMany, inverse.isOrdered else { return nil }
         return name + "_position"
     }
 

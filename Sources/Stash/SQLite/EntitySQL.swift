@@ -29,11 +29,12 @@ struct EntitySQL: Sendable {
         createTable = Self.createTable(
             named: schema.name, columns: schema.columns,
             extraColumns: schema.positionColumns.map { "\(quoted($0)) INTEGER" })
-        let columnList = schema.columns.map { quoted($0.name) }.joined(separator: ", ")
+        // A new row's list places go in with it (`RowWrites.position`).
+        let written = schema.columns.map(\.name) + schema.positionColumns
         insert =
-            schema.columns.isEmpty
+            written.isEmpty
             ? "INSERT INTO \(quotedTable) DEFAULT VALUES"
-            : "INSERT INTO \(quotedTable) (\(columnList)) VALUES (\(placeholders(schema.columns.count)))"
+            : "INSERT INTO \(quotedTable) (\(written.map(quoted).joined(separator: ", "))) VALUES (\(placeholders(written.count)))"
         count = "SELECT count(*) FROM \(quotedTable)"
         anyRow = "SELECT EXISTS (SELECT 1 FROM \(quotedTable))"
         deleteByKey = "DELETE FROM \(quotedTable) WHERE \"_pk\" = ?"

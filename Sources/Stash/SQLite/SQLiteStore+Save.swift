@@ -182,6 +182,9 @@ extension SQLiteStore {
                 }
                 try statement.bind(value, at: Int32(column + 1))
             }
+            for (offset, name) in entitySQL.schema.positionColumns.enumerated() {
+                try statement.bind(try inserts.position?(row, name) ?? .null, at: Int32(columnCount + offset + 1))
+            }
             while try statement.step() {}
             let rowID = connection.lastInsertedRowID
             result.insertedRowIDs[row] = rowID
@@ -255,6 +258,7 @@ extension SQLiteStore {
                 }
                 result.insertedRowIDs[row] = rowID
                 inserted.record(entity: position, row: row, rowID: rowID)
+                inserted.recordMatch(rowID: rowID)
                 result.matches[row] = reported
             }
             unmatched.removeAll { result.matches[$0] != nil }

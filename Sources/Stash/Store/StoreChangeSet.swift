@@ -29,11 +29,23 @@ struct PositionWrite {
 /// The row ids a store gives a save's inserts, as it goes: by entity position and insert.
 final class InsertedRows {
     private var rowIDs: [[Int64?]] = []
+    /// Inserts that updated a stored row their unique values matched, rather than insert.
+    private var matched = Set<Int64>()
 
     func record(entity: Int, row: Int, rowID: Int64) {
         while rowIDs.count <= entity { rowIDs.append([]) }
         while rowIDs[entity].count <= row { rowIDs[entity].append(nil) }
         rowIDs[entity][row] = rowID
+    }
+
+    func recordMatch(rowID: Int64) {
+        matched.insert(rowID)
+    }
+
+    /// Whether the insert given `rowID` updated a stored row (its list places were not
+    /// written with it).
+    func wasMatched(_ rowID: Int64) -> Bool {
+        matched.contains(rowID)
     }
 
     func rowID(entity: Int, row: Int) -> Int64? {
@@ -120,6 +132,9 @@ struct RowWrites {
     /// Updates: the value the row's object last saw in the column, `nil` when not known; what
     /// `onConflict` compares the stored value with.
     var expected: ((_ row: Int, _ column: Int) -> StoredValue?)?
+    /// Inserts: the row's place in the list a position column keeps (named as in
+    /// `EntitySchema.positionColumns`); NULL when it is in no list written by this save.
+    var position: ((_ row: Int, _ column: String) throws -> StoredValue)?
 
     var count: Int { columnSets.count }
     var isEmpty: Bool { columnSets.isEmpty }
