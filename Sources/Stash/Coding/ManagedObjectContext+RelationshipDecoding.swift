@@ -62,21 +62,8 @@ extension ManagedObjectContext {
     /// holds references (`authorId`): the relationship's own key holds either.
     private static func key(
         of relationship: RelationshipDescription, in container: KeyedDecodingContainer<AttributeKey>
-    )
-        -> (AttributeKey, Bool)?
-    {
-        if container.contains(relationship.codingKey) { return (relationship.codingKey, false) }
-        let converted = convertFromSnakeCase(relationship.codingKey.stringValue)
-        if converted != relationship.codingKey.stringValue, container.contains(AttributeKey(converted)) {
-            return (AttributeKey(converted), false)
-        }
-        // `author` → `authorId`, `author_id`; `tags` → `tagIds`, `tag_ids`.
-        let name = relationship.codingKey.stringValue
-        let stem = relationship.isToMany && name.hasSuffix("s") && name.count > 1 ? String(name.dropLast()) : name
-        let suffix = relationship.isToMany ? "Ids" : "Id"
-        for candidate in [stem + suffix, stem + "_" + suffix.lowercased()] {
-            if container.contains(AttributeKey(candidate)) { return (AttributeKey(candidate), true) }
-        }
+    ) -> (AttributeKey, Bool)? {
+        for candidate in relationship.jsonKeys where container.contains(candidate.key) { return candidate }
         return nil
     }
 

@@ -17,6 +17,10 @@ final class RelationshipDescription: Sendable {
     let deleteRule: DeleteRule
     /// The JSON key: `@Relationship(key:)`, or the Swift name.
     let codingKey: AttributeKey
+    /// The keys the JSON may give it under, in the order they are tried, and whether each
+    /// holds references: the key, its camel-case form, then `authorId`, `author_id` (`tagIds`,
+    /// `tag_ids` for a to-many `tags`). Made once, not per decoded object.
+    let jsonKeys: [(key: AttributeKey, isReference: Bool)]
     /// The inverse as declared on this side, if it is.
     let declaredInverse: SendableKeyPath?
     /// For a to-many relationship: whether its order is kept (`@Relationship(ordered:)`).
@@ -45,6 +49,15 @@ final class RelationshipDescription: Sendable {
         self.targetType = targetType
         self.deleteRule = declaration.deleteRule
         self.codingKey = AttributeKey(declaration.key ?? name)
+        var keys = [(codingKey, false)]
+        let key = codingKey.stringValue
+        let converted = convertFromSnakeCase(key)
+        if converted != key { keys.append((AttributeKey(converted), false)) }
+        let stem = declaration.isToMany && key.hasSuffix("s") && key.count > 1 ? String(key.dropLast()) : key
+        let suffix = declaration.isToMany ? "Ids" : "Id"
+        keys.append((AttributeKey(stem + suffix), true))
+        keys.append((AttributeKey(stem + "_" + suffix.lowercased()), true))
+        self.jsonKeys = keys
         self.declaredInverse = declaration.inverse
         self.isOrdered = declaration.ordered
     }
