@@ -12,6 +12,13 @@ import Testing
         return json(#"[{"id": 1, "name": "Ursula", "books": [\#(books)]}]"#)
     }
 
+    /// Decodes `payload`'s writers into the store at `file` and saves them.
+    func saveWriters(_ payload: Data, in file: URL) throws {
+        let context = ManagedObjectContext(try graphContainer(at: file))
+        _ = try recipeDecoder(context).decode([Writer].self, from: payload)
+        try context.save()
+    }
+
     func books(in file: URL) throws -> [Int] {
         let context = ManagedObjectContext(try graphContainer(at: file))
         let writer = try #require(try context.fetch(FetchDescriptor<Writer>()).first)
@@ -21,22 +28,14 @@ import Testing
     @Test func thePayloadsOrderComesBackAfterAReopen() throws {
         let directory = try TemporaryDirectory()
         let file = directory.file()
-        do {
-            let context = ManagedObjectContext(try graphContainer(at: file))
-            _ = try recipeDecoder(context).decode([Writer].self, from: writerJSON([30, 10, 20]))
-            try context.save()
-        }
+        try saveWriters(writerJSON([30, 10, 20]), in: file)
         #expect(try books(in: file) == [30, 10, 20])
         #expect(
             try sqliteShell(file, "SELECT id, writer_position FROM Book ORDER BY writer_position")
                 == "30|0\n10|1\n20|2\n")
 
         // Another order from the server: the same rows, new places.
-        do {
-            let context = ManagedObjectContext(try graphContainer(at: file))
-            _ = try recipeDecoder(context).decode([Writer].self, from: writerJSON([20, 30, 10, 40]))
-            try context.save()
-        }
+        try saveWriters(writerJSON([20, 30, 10, 40]), in: file)
         #expect(try books(in: file) == [20, 30, 10, 40])
         #expect(try sqliteShell(file, "SELECT count(*) FROM Book") == "4\n")
 
@@ -69,15 +68,10 @@ import Testing
     @Test func aBookThatJoinsAWriterComesLastThereAfterAReopen() throws {
         let directory = try TemporaryDirectory()
         let file = directory.file()
-        do {
-            let context = ManagedObjectContext(try graphContainer(at: file))
-            _ = try recipeDecoder(context).decode(
-                [Writer].self,
-                from: json(
-                    #"[{"id": 1, "name": "U", "books": [{"id": 5}, {"id": 4}]}, {"id": 2, "name": "O", "books": [{"id": 9}, {"id": 1}]}]"#
-                ))
-            try context.save()
-        }
+        try saveWriters(
+            json(
+                #"[{"id": 1, "name": "U", "books": [{"id": 5}, {"id": 4}]}, {"id": 2, "name": "O", "books": [{"id": 9}, {"id": 1}]}]"#
+            ), in: file)
         let context = ManagedObjectContext(try graphContainer(at: file))
         let writers = try context.fetch(FetchDescriptor<Writer>(sortBy: [SortDescriptor(\.id)]))
         // Book 1 (the lowest row id of the second writer's) moves to the first writer; a new
@@ -99,15 +93,10 @@ import Testing
     @Test func aBookMovedWhileTheListsAreNotLoadedComesLast() throws {
         let directory = try TemporaryDirectory()
         let file = directory.file()
-        do {
-            let context = ManagedObjectContext(try graphContainer(at: file))
-            _ = try recipeDecoder(context).decode(
-                [Writer].self,
-                from: json(
-                    #"[{"id": 1, "name": "U", "books": [{"id": 8}, {"id": 2}]}, {"id": 2, "name": "O", "books": [{"id": 3}]}]"#
-                ))
-            try context.save()
-        }
+        try saveWriters(
+            json(
+                #"[{"id": 1, "name": "U", "books": [{"id": 8}, {"id": 2}]}, {"id": 2, "name": "O", "books": [{"id": 3}]}]"#
+            ), in: file)
         do {
             // By reference, as a REST payload moves it: neither writer's list is read.
             let context = ManagedObjectContext(try graphContainer(at: file))
@@ -123,15 +112,10 @@ import Testing
     @Test func prefetchingGivesTheSameOrderAsLoadingOneList() throws {
         let directory = try TemporaryDirectory()
         let file = directory.file()
-        do {
-            let context = ManagedObjectContext(try graphContainer(at: file))
-            _ = try recipeDecoder(context).decode(
-                [Writer].self,
-                from: json(
-                    #"[{"id": 1, "name": "U", "books": [{"id": 6}, {"id": 2}, {"id": 4}]}, {"id": 2, "name": "O", "books": [{"id": 5}, {"id": 1}]}]"#
-                ))
-            try context.save()
-        }
+        try saveWriters(
+            json(
+                #"[{"id": 1, "name": "U", "books": [{"id": 6}, {"id": 2}, {"id": 4}]}, {"id": 2, "name": "O", "books": [{"id": 5}, {"id": 1}]}]"#
+            ), in: file)
         let context = ManagedObjectContext(try graphContainer(at: file))
         var descriptor = FetchDescriptor<Writer>(sortBy: [SortDescriptor(\.id)])
         descriptor.relationshipKeyPathsForPrefetching = [\.books]
@@ -142,11 +126,7 @@ import Testing
     @Test func aStoreFromBeforeListPlacesGainsTheColumnAndKeepsRowOrder() throws {
         let directory = try TemporaryDirectory()
         let file = directory.file()
-        do {
-            let context = ManagedObjectContext(try graphContainer(at: file))
-            _ = try recipeDecoder(context).decode([Writer].self, from: writerJSON([3, 1, 2]))
-            try context.save()
-        }
+        try saveWriters(writerJSON([3, 1, 2]), in: file)
         // As a store made before places were kept: no column.
         _ = try sqliteShellWriting(file, "ALTER TABLE Book DROP COLUMN writer_position")
         #expect(try books(in: file) == [3, 1, 2])
@@ -166,11 +146,7 @@ import Testing
             }
             return json("[" + writers.joined(separator: ", ") + "]")
         }
-        do {
-            let context = ManagedObjectContext(try graphContainer(at: file))
-            _ = try recipeDecoder(context).decode([Writer].self, from: payload(3))
-            try context.save()
-        }
+        try saveWriters(payload(3), in: file)
         let container = try graphContainer(at: file)
         let store = try #require(container.store as? SQLiteStore)
         let context = ManagedObjectContext(container)
