@@ -19,6 +19,53 @@ import Testing
                 + "\n")
     }
 
+    @Test func reimportingListsReadsTheJoinRowsOnceAtTheSave() throws {
+        let directory = try TemporaryDirectory()
+        let file = directory.file()
+        func payload(_ changed: Bool) -> Data {
+            let tickets = (1...30).map { number in
+                let topics = changed && number == 7 ? #"["ui"]"# : #"["bug", "ui"]"#
+                return #"{"number": \#(number), "topics": \#(topics), "assignees": [{"login": "octocat"}]}"#
+            }
+            return json("[" + tickets.joined(separator: ", ") + "]")
+        }
+        do {
+            let context = ManagedObjectContext(try ticketContainer(at: file))
+            _ = try recipeDecoder(context).decode([Ticket].self, from: payload(false))
+            try context.save()
+        }
+        // The same lists again: no query per ticket, nothing written.
+        let container = try ticketContainer(at: file)
+        let store = try #require(container.store as? SQLiteStore)
+        let watcher = try ticketContainer(at: file)
+        let token = try watcher.store.changeToken()
+        let context = ManagedObjectContext(container)
+        var before = store.statementsRun
+        _ = try recipeDecoder(context).decode([Ticket].self, from: payload(false))
+        try context.save()
+        #expect(store.statementsRun - before < 15)
+        #expect(try watcher.store.changeToken() == token)
+
+        // One ticket loses a topic: only its rows are written, and the topic's loaded list
+        // lets it go.
+        let bug = try #require(
+            try context.fetch(FetchDescriptor<Topic>(predicate: #Predicate { $0.name == "bug" })).first)
+        #expect(bug.tickets.count == 30)
+        before = store.statementsRun
+        let tickets = try recipeDecoder(context).decode([Ticket].self, from: payload(true))
+        #expect(tickets[6].topics.map(\.name) == ["ui"])
+        try context.save()
+        #expect(store.statementsRun - before < 15)
+        #expect(bug.tickets.count == 29)
+        #expect(!bug.tickets.contains { $0.number == 7 })
+        #expect(try sqliteShell(file, "SELECT count(*) FROM Ticket_topics") == "59\n")
+        #expect(try sqliteShell(file, "SELECT count(*) FROM Ticket_assignees") == "30\n")
+        let fresh = ManagedObjectContext(try ticketContainer(at: file))
+        let seven = try #require(
+            try fresh.fetch(FetchDescriptor<Ticket>(predicate: #Predicate { $0.number == 7 })).first)
+        #expect(seven.topics.map(\.name) == ["ui"])
+    }
+
     @Test func bothSidesInStepAndTheOrderComesBack() throws {
         let directory = try TemporaryDirectory()
         let container = try ticketContainer(at: directory.file())

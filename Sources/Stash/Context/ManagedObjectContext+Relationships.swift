@@ -58,14 +58,14 @@ extension ManagedObjectContext {
         entering {
             for target in objects { adopt(target, for: relationship, of: object) }
             guard case .toMany(let index) = relationship.kind else { return }
-            if object.state == .persisted, (try? relationship.joinTable()) == nil,
-                (try? relationship.inverse())?.slot != nil,
+            if object.state == .persisted, Self.canSetUnread(relationship),
                 !(object.loadedList(index).map { $0.generation == graphGeneration } ?? false),
                 !object.changedLists.contains(index)
             {
-                // A stored object's one-to-many list, not read yet (a re-imported parent with
-                // nested children): set without reading the old one; the members it drops let
-                // go at the save, which reads every such list at once (`reconcileLists`).
+                // A stored object's one-to-many list, or the owning side's many-to-many list,
+                // not read yet (a re-imported parent with nested children, an issue with its
+                // labels): set without reading the old one; the save reads every such list at
+                // once (`reconcileLists`).
                 unreconciledLists.append((object, index))
                 RelationshipEditor(context: self).setObjects(objects, of: relationship, in: object, current: [])
                 return
@@ -75,9 +75,18 @@ extension ManagedObjectContext {
         }
     }
 
-    /// Before a save: the stored members of the lists set without being read
-    /// (`setObjects`) that the new lists left out lose their owner, one query per
-    /// relationship for all the owners.
+    /// Whether a list of `relationship` can be set without reading the stored one: one kept
+    /// by its inverse's column, or the owning side of a join table.
+    private static func canSetUnread(_ relationship: RelationshipDescription) -> Bool {
+        if let join = try? relationship.joinTable() { return join.isOwner }
+        return (try? relationship.inverse())?.slot != nil
+    }
+
+    /// Before a save: the lists set without being read (`setObjects`), compared with the
+    /// store, one query per relationship for all their owners. A one-to-many list's stored
+    /// members it left out lose their owner; a many-to-many list the same as stored is no
+    /// change (nothing written), and the related objects it left out leave their loaded
+    /// inverse lists.
     func reconcileLists() throws {
         guard !unreconciledLists.isEmpty else { return }
         let pending = unreconciledLists
@@ -89,9 +98,15 @@ extension ManagedObjectContext {
         }
         let editor = RelationshipEditor(context: self)
         for (relationship, owners) in groups.values {
-            guard case .toMany(let index) = relationship.kind, let inverse = try relationship.inverse(),
-                let slot = inverse.slot
-            else { continue }
+            guard case .toMany(let index) = relationship.kind, let inverse = try relationship.inverse() else {
+                if let join = try relationship.joinTable() { try reconcileJoined(owners, relationship, join) }
+                continue
+            }
+            if let join = try relationship.joinTable() {
+                try reconcileJoined(owners, relationship, join, inverse: inverse)
+                continue
+            }
+            guard let slot = inverse.slot else { continue }
             let stored = try objects(pointingAt: owners, through: inverse)
             for (owner, members) in zip(owners, stored) {
                 let kept = Set((owner.loadedList(index)?.objects ?? []).map(ObjectIdentifier.init))
@@ -100,6 +115,54 @@ extension ManagedObjectContext {
                 }
             }
         }
+    }
+
+    /// The owning side's many-to-many lists set without being read, against their join rows.
+    private func reconcileJoined(
+        _ owners: [ManagedObject], _ relationship: RelationshipDescription, _ join: JoinTable,
+        inverse: RelationshipDescription? = nil
+    ) throws {
+        guard case .toMany(let index) = relationship.kind else { return }
+        let pairs = try storedPairs(of: owners, join)
+        for owner in owners where owner.changedLists.contains(index) {
+            let list = owner.loadedList(index)?.objects ?? []
+            let stored = pairs[owner.rowID!] ?? []
+            if list.map(\.rowID) == stored.map(Optional.some), list.allSatisfy({ $0.state == .persisted }) {
+                owner.changedLists.remove(index)
+                if owner.changedLists.isEmpty { listOwners[ObjectIdentifier(owner)] = nil }
+                continue
+            }
+            guard let inverse, case .toMany(let inverseIndex) = inverse.kind else { continue }
+            let targetState = try state(forType: relationship.targetType)
+            let kept = Set(list.compactMap(\.rowID))
+            for rowID in stored where !kept.contains(rowID) {
+                guard let target = targetState.byRowID[rowID] else { continue }
+                RelationshipEditor(context: self).list(of: target, inverseIndex)?.remove(owner)
+            }
+        }
+    }
+
+    /// The join rows of `owners` on `join`'s side: each owner's related row ids, in the
+    /// owner's order (`position`) on the owning side, one query per 500 owners.
+    func storedPairs(of owners: [ManagedObject], _ join: JoinTable) throws -> [Int64: [Int64]] {
+        var pairs: [Int64: [Int64]] = [:]
+        let keys = owners.compactMap(\.rowID)
+        for start in stride(from: 0, to: keys.count, by: 500) {
+            var query = StoreQuery(join.schema, columns: [join.ownColumn, join.relatedColumn])
+            query.predicate = .isIn(
+                .column(join.ownColumn), keys[start..<min(start + 500, keys.count)].map(StoredValue.integer), .stored)
+            query.sort = [
+                QuerySort(
+                    column: join.isOwner ? JoinTable.positionColumn : JoinTable.ownerColumn, descending: false,
+                    ordering: .stored)
+            ]
+            try container.store.fetch(query) { row in
+                if case .integer(let owner) = row.value(0), case .integer(let related) = row.value(1) {
+                    pairs[owner, default: []].append(related)
+                }
+            }
+        }
+        return pairs
     }
 
     /// A related object joins the context of the object that names it, as SwiftData has it;

@@ -68,22 +68,7 @@ extension ManagedObjectContext {
     ) throws {
         // The other side's lists depend on the owners' unsaved lists: loaded one at a time.
         if !join.isOwner, !listOwners.isEmpty { return }
-        var pairs: [Int64: [Int64]] = [:]
-        for start in stride(from: 0, to: owners.count, by: 500) {
-            let keys = owners[start..<min(start + 500, owners.count)].compactMap(\.rowID)
-            var query = StoreQuery(join.schema, columns: [join.ownColumn, join.relatedColumn])
-            query.predicate = .isIn(.column(join.ownColumn), keys.map(StoredValue.integer), .stored)
-            query.sort = [
-                QuerySort(
-                    column: join.isOwner ? JoinTable.positionColumn : JoinTable.ownerColumn, descending: false,
-                    ordering: .stored)
-            ]
-            try container.store.fetch(query) { row in
-                if case .integer(let owner) = row.value(0), case .integer(let related) = row.value(1) {
-                    pairs[owner, default: []].append(related)
-                }
-            }
-        }
+        let pairs = try storedPairs(of: owners, join)
         let related = try objects(forRows: Array(Set(pairs.values.joined())).sorted(), in: targetState)
         let byRow = Dictionary(related.compactMap { object in object.rowID.map { ($0, object) } }) { first, _ in first }
         for owner in owners {
