@@ -129,6 +129,49 @@ enum ChannelsV1 {
         #expect(item.title == "B1 from code")
     }
 
+    @Test func aRowWhoseKeyMovedInMemoryIsNotTheHolder() throws {
+        let directory = try TemporaryDirectory()
+        let file = directory.file()
+        let context = ManagedObjectContext(try container(at: file))
+        _ = try recipeDecoder(context).decode([Channel].self, from: channels)
+        try context.save()
+        let other = ManagedObjectContext(try container(at: file))
+        let a = try #require(try other.fetch(FetchDescriptor<Channel>(predicate: #Predicate { $0.url == "a" })).first)
+        let old = try #require(a.items.first { $0.guid == "1" })
+        old.guid = "9"
+        let item = Item(context: other)
+        item.guid = "1"
+        item.title = "fresh"
+        item.channel = a
+        try other.save()
+        #expect(try items(file) == "a|1|fresh\na|2|A2\na|9|A1\nb|1|B1\n")
+        #expect(old.guid == "9")
+    }
+
+    @Test func aFailedSaveUndoesTheStandIn() throws {
+        let directory = try TemporaryDirectory()
+        let file = directory.file()
+        let context = ManagedObjectContext(try container(at: file))
+        _ = try recipeDecoder(context).decode([Channel].self, from: channels)
+        try context.save()
+        let other = ManagedObjectContext(try container(at: file))
+        let b = try #require(try other.fetch(FetchDescriptor<Channel>(predicate: #Predicate { $0.url == "b" })).first)
+        let item = Item(context: other)
+        item.guid = "1"
+        item.title = "B1 from code"
+        item.channel = b
+        let broken = Item(context: other)
+        broken.channel = b  // no guid: the save fails
+        #expect(throws: StashError.self) { try other.save() }
+        #expect(item.state == .inserted)
+        #expect(item.title == "B1 from code")
+        // Both new objects thrown away: the stored item stays.
+        other.delete(item)
+        other.delete(broken)
+        try other.save()
+        #expect(try items(file) == "a|1|A1\na|2|A2\nb|1|B1\n")
+    }
+
     @Test func theFailPolicyNamesTheConstraint() throws {
         let directory = try TemporaryDirectory()
         let file = directory.file()

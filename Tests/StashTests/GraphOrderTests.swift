@@ -200,6 +200,55 @@ import Testing
         #expect(try socks() == [3, 1, 2])
     }
 
+    @Test func aFailedDecodeLeavesTheListAsItWas() throws {
+        let directory = try TemporaryDirectory()
+        let file = directory.file()
+        try saveWriters(writerJSON([10, 20]), in: file)
+        let context = ManagedObjectContext(try graphContainer(at: file))
+        let writer = try #require(try context.fetch(FetchDescriptor<Writer>()).first)
+        #expect(writer.books.map(\.id) == [10, 20])
+        #expect(throws: StashError.self) {
+            _ = try context.decode(
+                [Writer].self,
+                from: json(#"[{"id": 1, "name": "Ursula", "books": [{"id": 20}, {"id": 10}]}, {"id": "bad"}]"#),
+                using: JSONDecoder())
+        }
+        #expect(writer.books.map(\.id) == [10, 20])
+        #expect(!context.hasChanges)
+        try context.save()
+        #expect(try books(in: file) == [10, 20])
+    }
+
+    @Test func aMemberAddedAfterARefreshJoinsTheChangedList() throws {
+        let directory = try TemporaryDirectory()
+        let file = directory.file()
+        try saveWriters(writerJSON([10, 20]), in: file)
+        let context = ManagedObjectContext(try graphContainer(at: file))
+        let writer = try #require(try context.fetch(FetchDescriptor<Writer>()).first)
+        writer.books = writer.books.reversed()
+        // A refresh makes loaded lists stale; a changed one stays the truth.
+        context.refresh(writer.books[0], mergeChanges: true)
+        let new = Book(context: context)
+        new.id = 30
+        new.writer = writer
+        #expect(writer.books.map(\.id) == [20, 10, 30])
+        try context.save()
+        #expect(try books(in: file) == [20, 10, 30])
+    }
+
+    @Test func reimportingTheSameOrderTellsNoOtherContext() throws {
+        let directory = try TemporaryDirectory()
+        let file = directory.file()
+        try saveWriters(writerJSON([30, 10, 20]), in: file)
+        let container = try graphContainer(at: file)
+        let watcher = ManagedObjectContext(container)
+        let context = ManagedObjectContext(container)
+        _ = try recipeDecoder(context).decode([Writer].self, from: writerJSON([30, 10, 20]))
+        #expect(try context.saveChanges().isEmpty)
+        let notes = watcher.inbox.withLock { $0 }
+        #expect(notes.allSatisfy { $0.isEmpty })
+    }
+
     @Test func anAttributeNamedLikeThePlaceColumnIsRefused() throws {
         #expect {
             _ = try PersistentContainer(for: Bookcase.self, Volume.self, inMemory: true)

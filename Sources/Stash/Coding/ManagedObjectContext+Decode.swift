@@ -24,7 +24,7 @@ extension ManagedObjectContext {
         // its failure fails the outer one, which undoes both.
         let (journal, isOutermost) = entering { () -> (ChangeJournal, Bool) in
             if let active = activeJournal { return (active, false) }
-            let journal = ChangeJournal()
+            let journal = ChangeJournal(unreconciled: unreconciledLists.count)
             activeJournal = journal
             return (journal, true)
         }

@@ -5,6 +5,27 @@ final class ChangeJournal {
     private var inserted: [ManagedObject] = []
     private var registered: [ManagedObject] = []
     private var snapshots: [ObjectIdentifier: Snapshot] = [:]
+    private var lists: [ListKey: ListSnapshot] = [:]
+    /// How many lists were waiting to be reconciled (`ManagedObjectContext.unreconciledLists`).
+    private let unreconciled: Int
+
+    init(unreconciled: Int) {
+        self.unreconciled = unreconciled
+    }
+
+    private struct ListKey: Hashable {
+        let owner: ObjectIdentifier
+        let index: Int
+    }
+
+    /// A to-many list as it was: its objects (nil: not loaded), and whether it was changed.
+    private struct ListSnapshot {
+        let owner: ManagedObject
+        let index: Int
+        let objects: [ManagedObject]?
+        let generation: UInt64
+        let wasChanged: Bool
+    }
 
     private struct Snapshot {
         let object: ManagedObject
@@ -32,8 +53,35 @@ final class ChangeJournal {
             unloaded: object.unloaded, wasUpdated: state.updated[id] != nil)
     }
 
+    /// Keeps a to-many list as it was before its first change in this journal.
+    func recordList(_ owner: ManagedObject, _ index: Int, in context: ManagedObjectContext) {
+        let key = ListKey(owner: ObjectIdentifier(owner), index: index)
+        guard lists[key] == nil else { return }
+        let list = owner.loadedList(index)
+        lists[key] = ListSnapshot(
+            owner: owner, index: index, objects: list?.objects, generation: list?.generation ?? 0,
+            wasChanged: owner.changedLists.contains(index))
+    }
+
     /// Puts the context back as it was when the journal began.
     func undo(in context: ManagedObjectContext) {
+        for snapshot in lists.values {
+            let owner = snapshot.owner
+            if let objects = snapshot.objects {
+                owner.keepList(ToManyList(objects, generation: snapshot.generation), at: snapshot.index)
+            } else if owner.toManyLists != nil {
+                owner.toManyLists![snapshot.index] = nil
+            }
+            if snapshot.wasChanged {
+                context.markListChanged(owner, snapshot.index)
+            } else {
+                owner.changedLists.remove(snapshot.index)
+                if owner.changedLists.isEmpty { context.listOwners[ObjectIdentifier(owner)] = nil }
+            }
+        }
+        if context.unreconciledLists.count > unreconciled {
+            context.unreconciledLists.removeLast(context.unreconciledLists.count - unreconciled)
+        }
         context.graphGeneration &+= 1
         for object in inserted where object.state == .inserted && object.managedObjectContext === context {
             object.state = .transient

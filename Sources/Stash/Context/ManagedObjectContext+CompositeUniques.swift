@@ -18,7 +18,10 @@ extension ManagedObjectContext {
                 if holder === object { continue }
                 return (holder, constraint)
             }
-            if let holder = try storedHolder(of: key, columns, in: state), holder !== object {
+            // The stored row's object, unless its values moved to another key in memory.
+            if let holder = try storedHolder(of: key, columns, in: state), holder !== object,
+                compositeKey(of: holder, columns, in: state) == key
+            {
                 state.compositeIndexes[constraint][key] = .row(holder.rowID!)
                 return (holder, constraint)
             }
@@ -91,29 +94,44 @@ extension ManagedObjectContext {
     }
 
     /// Before a save: each new object whose constraint values another object holds stands
-    /// in for it (under `.fail`, the save fails naming the constraint).
-    func resolveCompositeKeys(in state: EntityState) throws {
+    /// in for it (under `.fail`, the save fails naming the constraint). `undo` puts each back
+    /// if the save fails after all.
+    func resolveCompositeKeys(in state: EntityState, undo: inout [() -> Void]) throws {
         guard !state.compositeUniques.isEmpty else { return }
         for object in state.inserted where state.isLive(object) {
             guard let (holder, constraint) = try compositeHolder(for: object, in: state) else { continue }
             if mergePolicy.kind == .fail { throw compositeConflict(state, constraint) }
+            let ownStorage = object.storage
+            let ownChanges = object.changedAttributes
+            let holderValues = holder.values
+            let holderChanges = holder.changedAttributes
+            let holderWasUpdated = state.updated[ObjectIdentifier(holder)] != nil
             standIn(object, for: holder, in: state)
-            // The lists that held the new object hold its holder now.
+            undo.append {
+                object.state = .inserted
+                object.standIn = nil
+                ObjectLayout.of(type(of: object)).repoint(object, to: ownStorage)
+                object.changedAttributes = ownChanges
+                holder.values = holderValues
+                holder.changedAttributes = holderChanges
+                if !holderWasUpdated { state.updated[ObjectIdentifier(holder)] = nil }
+            }
+            // The lists that held the new object hold its holder now, in its place.
             let editor = RelationshipEditor(context: self)
             for relationship in state.entity.relationships where !relationship.isToMany {
                 guard let inverse = try? relationship.inverse(), case .toMany(let index) = inverse.kind,
                     let target = editor.registered(
                         RelationshipTarget(slotValue: holder.values[relationship.slot!]), of: relationship),
-                    let list = editor.list(of: target, index)
+                    let list = editor.list(of: target, index),
+                    let place = list.objects.firstIndex(where: { $0 === object })
                 else { continue }
-                // In its place, so the list keeps its order.
-                if let place = list.objects.firstIndex(where: { $0 === object }) {
-                    if list.objects.contains(where: { $0 === holder }) {
-                        list.objects.remove(at: place)
-                    } else {
-                        list.objects[place] = holder
-                    }
+                let before = list.objects
+                if list.contains(holder) {
+                    list.objects.remove(at: place)
+                } else {
+                    list.objects[place] = holder
                 }
+                undo.append { list.objects = before }
             }
         }
     }

@@ -90,7 +90,6 @@ extension ManagedObjectContext {
     func reconcileLists() throws {
         guard !unreconciledLists.isEmpty else { return }
         let pending = unreconciledLists
-        unreconciledLists = []
         var groups: [String: (RelationshipDescription, [ManagedObject])] = [:]
         for (owner, index) in pending where owner.managedObjectContext === self && owner.state == .persisted {
             let relationship = owner.entity.toManyRelationships[index]
@@ -109,12 +108,20 @@ extension ManagedObjectContext {
             guard let slot = inverse.slot else { continue }
             let stored = try objects(pointingAt: owners, through: inverse)
             for (owner, members) in zip(owners, stored) {
-                let kept = Set((owner.loadedList(index)?.objects ?? []).map(ObjectIdentifier.init))
+                let list = owner.loadedList(index)?.objects ?? []
+                // The same members in the same order: no change (a re-import).
+                if list.count == members.count, zip(list, members).allSatisfy({ $0 === $1 }) {
+                    owner.changedLists.remove(index)
+                    if owner.changedLists.isEmpty { listOwners[ObjectIdentifier(owner)] = nil }
+                    continue
+                }
+                let kept = Set(list.map(ObjectIdentifier.init))
                 for member in members where !kept.contains(ObjectIdentifier(member)) {
                     if Self.mayPoint(member, slot, at: owner) { editor.setTarget(nil, of: inverse, in: member) }
                 }
             }
         }
+        unreconciledLists = []
     }
 
     /// The owning side's many-to-many lists set without being read, against their join rows.

@@ -7,22 +7,33 @@ extension ManagedObjectContext {
     /// required attribute never set, a constraint, the disk), nothing is written, the error
     /// says what and where, and the context keeps its changes.
     public func save() throws {
+        _ = try saveChanges()
+    }
+
+    /// `save()`, answering what it wrote: the objects it inserted, updated (including new
+    /// objects that turned out to name a stored row) and deleted. Empty when there was
+    /// nothing to write, or when every change matched what the store already held.
+    @discardableResult
+    public func saveChanges() throws -> ChangeSet {
         try entering {
-            guard !listOwners.isEmpty || states.contains(where: \.hasChanges) else { return }
+            guard !listOwners.isEmpty || states.contains(where: \.hasChanges) else { return ChangeSet() }
             // Merging duplicates changes objects before anything is written: if the save
             // fails, `undo` puts them back, so the context is left as it was.
             var undo: [() -> Void] = []
             do {
                 try reconcileLists()
                 for state in states {
-                    try resolveCompositeKeys(in: state)
+                    try resolveCompositeKeys(in: state, undo: &undo)
                     try mergeDuplicateInserts(in: state, undo: &undo)
                     try validateRequiredValues(in: state)
                     try checkDeniedDeletes(in: state)
                     try verifyPartialChanges(in: state)
                 }
                 let (changes, plan) = try makeStoreChanges()
-                guard !changes.isEmpty else { return apply(SaveResult(), plan) }
+                guard !changes.isEmpty else {
+                    apply(SaveResult(), plan)
+                    return ChangeSet()
+                }
                 let result = try container.store.save(changes)
                 let generation = container.noteSave()
                 let note = makeNote(result, plan)
@@ -38,6 +49,7 @@ extension ManagedObjectContext {
                             token: token)
                     }
                 }
+                return note.changeSet(states.map(\.entity))
             } catch {
                 for step in undo.reversed() { step() }
                 throw error

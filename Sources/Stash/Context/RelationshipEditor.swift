@@ -30,7 +30,10 @@ struct RelationshipEditor {
         guard let inverse = try? relationship.inverse() else { return }
         switch inverse.kind {
         case .toMany(let index):
-            if let old { list(of: old, index)?.remove(object) }
+            if let old, let list = list(of: old, index) {
+                journal(old, index)
+                list.remove(object)
+            }
             if let target { appendToList(of: target, index, object) }
         case .toOne(let inverseSlot):
             if let old, registered(RelationshipTarget(slotValue: old.values[inverseSlot]), of: inverse) === object {
@@ -71,6 +74,7 @@ struct RelationshipEditor {
                 setTarget(object, of: inverse, in: new)
             }
         }
+        journal(object, index)
         object.keepList(ToManyList(unique, generation: context?.graphGeneration ?? 0), at: index)
         // The same list again (a re-import) is no change; another order is saved as places.
         if reordered { context?.markListChanged(object, index) }
@@ -88,6 +92,7 @@ struct RelationshipEditor {
         let before = Set(current.map(ObjectIdentifier.init))
         let removed = current.filter { !kept.contains(ObjectIdentifier($0)) }
         let added = objects.filter { !before.contains(ObjectIdentifier($0)) }
+        journal(object, index)
         object.keepList(ToManyList(objects, generation: context?.graphGeneration ?? 0), at: index)
         if join.isOwner { context?.markListChanged(object, index) }
         guard let inverse = try? relationship.inverse(), case .toMany(let inverseIndex) = inverse.kind else { return }
@@ -102,6 +107,7 @@ struct RelationshipEditor {
                 } else {
                     list = self.list(of: target, inverseIndex)
                 }
+                if list != nil { journal(target, inverseIndex) }
                 if joining { list?.append(object) } else { list?.remove(object) }
             }
         }
@@ -110,10 +116,10 @@ struct RelationshipEditor {
     /// Appends `object` to the loaded one-to-many list of `owner`, if it is not in it yet: the
     /// list's new order is saved with it, so a reopen gives what memory shows.
     private func appendToList(of owner: ManagedObject, _ index: Int, _ object: ManagedObject) {
-        guard let list = list(of: owner, index), list.append(object),
-            owner.entity.toManyRelationships[index].isOrdered
-        else { return }
-        context?.markListChanged(owner, index)
+        guard let list = list(of: owner, index), !list.contains(object) else { return }
+        journal(owner, index)
+        list.append(object)
+        if owner.entity.toManyRelationships[index].isOrdered { context?.markListChanged(owner, index) }
     }
 
     /// The object `target` names, if the context holds it (nothing is loaded).
@@ -125,11 +131,20 @@ struct RelationshipEditor {
         }
     }
 
-    /// The to-many list at `index` of `object`, if it is loaded and current.
+    /// The to-many list at `index` of `object`, if it is loaded and current, or changed (the
+    /// truth until saved, however stale its generation).
     func list(of object: ManagedObject, _ index: Int) -> ToManyList? {
         guard let list = object.loadedList(index) else { return nil }
-        if let context, list.generation != context.graphGeneration { return nil }
+        if let context, list.generation != context.graphGeneration, !object.changedLists.contains(index) {
+            return nil
+        }
         return list
+    }
+
+    /// Before a list of `owner` changes: a decode that fails puts it back (`ChangeJournal`).
+    private func journal(_ owner: ManagedObject, _ index: Int) {
+        guard let context, let journal = context.activeJournal else { return }
+        journal.recordList(owner, index, in: context)
     }
 
     /// Stores `target` in the to-one slot as a change, tracked like any attribute's.

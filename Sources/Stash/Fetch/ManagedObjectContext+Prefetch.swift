@@ -67,7 +67,13 @@ extension ManagedObjectContext {
         in targetState: EntityState
     ) throws {
         // The other side's lists depend on the owners' unsaved lists: loaded one at a time.
-        if !join.isOwner, !listOwners.isEmpty { return }
+        if !join.isOwner, let inverse = try relationship.inverse(), case .toMany(let ownerIndex) = inverse.kind,
+            listOwners.values.contains(where: {
+                type(of: $0) == relationship.targetType && $0.changedLists.contains(ownerIndex)
+            })
+        {
+            return
+        }
         let pairs = try storedPairs(of: owners, join)
         let related = try objects(forRows: Array(Set(pairs.values.joined())).sorted(), in: targetState)
         let byRow = Dictionary(related.compactMap { object in object.rowID.map { ($0, object) } }) { first, _ in first }
