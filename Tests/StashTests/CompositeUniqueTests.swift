@@ -45,6 +45,15 @@ enum ChannelsV1 {
          {"url": "b", "title": "B", "items": [{"guid": "1", "title": "B1"}]}]
         """#)
 
+    /// A store in `directory` holding the two channels and their items.
+    func savedChannels(in directory: TemporaryDirectory) throws -> URL {
+        let file = directory.file()
+        let context = ManagedObjectContext(try container(at: file))
+        _ = try recipeDecoder(context).decode([Channel].self, from: channels)
+        try context.save()
+        return file
+    }
+
     func items(_ file: URL) throws -> String {
         try sqliteShell(
             file, "SELECT c.url, i.guid, i.title FROM Item i JOIN Channel c ON c._pk = i.channel ORDER BY c.url, i.guid"
@@ -89,10 +98,7 @@ enum ChannelsV1 {
 
     @Test func flatItemsNameTheirChannelByReference() throws {
         let directory = try TemporaryDirectory()
-        let file = directory.file()
-        let context = ManagedObjectContext(try container(at: file))
-        _ = try recipeDecoder(context).decode([Channel].self, from: channels)
-        try context.save()
+        let file = try savedChannels(in: directory)
         let flat = json(
             #"[{"channel": "b", "guid": "1", "title": "B1 edited"}, {"channel": "a", "guid": "1", "title": "A1"}, {"channel": "b", "guid": "1", "title": "B1 last"}]"#
         )
@@ -107,10 +113,7 @@ enum ChannelsV1 {
 
     @Test func anObjectMadeInCodeUpdatesTheStoredRow() throws {
         let directory = try TemporaryDirectory()
-        let file = directory.file()
-        let context = ManagedObjectContext(try container(at: file))
-        _ = try recipeDecoder(context).decode([Channel].self, from: channels)
-        try context.save()
+        let file = try savedChannels(in: directory)
 
         let other = ManagedObjectContext(try container(at: file))
         let b = try #require(try other.fetch(FetchDescriptor<Channel>(predicate: #Predicate { $0.url == "b" })).first)
@@ -131,10 +134,7 @@ enum ChannelsV1 {
 
     @Test func aRowWhoseKeyMovedInMemoryIsNotTheHolder() throws {
         let directory = try TemporaryDirectory()
-        let file = directory.file()
-        let context = ManagedObjectContext(try container(at: file))
-        _ = try recipeDecoder(context).decode([Channel].self, from: channels)
-        try context.save()
+        let file = try savedChannels(in: directory)
         let other = ManagedObjectContext(try container(at: file))
         let a = try #require(try other.fetch(FetchDescriptor<Channel>(predicate: #Predicate { $0.url == "a" })).first)
         let old = try #require(a.items.first { $0.guid == "1" })
@@ -150,10 +150,7 @@ enum ChannelsV1 {
 
     @Test func aFailedSaveUndoesTheStandIn() throws {
         let directory = try TemporaryDirectory()
-        let file = directory.file()
-        let context = ManagedObjectContext(try container(at: file))
-        _ = try recipeDecoder(context).decode([Channel].self, from: channels)
-        try context.save()
+        let file = try savedChannels(in: directory)
         let other = ManagedObjectContext(try container(at: file))
         let b = try #require(try other.fetch(FetchDescriptor<Channel>(predicate: #Predicate { $0.url == "b" })).first)
         let item = Item(context: other)
@@ -174,10 +171,7 @@ enum ChannelsV1 {
 
     @Test func theFailPolicyNamesTheConstraint() throws {
         let directory = try TemporaryDirectory()
-        let file = directory.file()
-        let context = ManagedObjectContext(try container(at: file))
-        _ = try recipeDecoder(context).decode([Channel].self, from: channels)
-        try context.save()
+        let file = try savedChannels(in: directory)
         let strict = ManagedObjectContext(try container(at: file))
         strict.mergePolicy = .fail
         #expect {
