@@ -150,23 +150,20 @@ extension ManagedObjectContext {
     }
 
     /// The join rows of `owners` on `join`'s side: each owner's related row ids, in the
-    /// owner's order (`position`) on the owning side, one query per 500 owners.
+    /// owner's order (`position`) on the owning side. One query for any number of owners
+    /// (their keys bound as one JSON parameter).
     func storedPairs(of owners: [ManagedObject], _ join: JoinTable) throws -> [Int64: [Int64]] {
         var pairs: [Int64: [Int64]] = [:]
-        let keys = owners.compactMap(\.rowID)
-        for start in stride(from: 0, to: keys.count, by: 500) {
-            var query = StoreQuery(join.schema, columns: [join.ownColumn, join.relatedColumn])
-            query.predicate = .isIn(
-                .column(join.ownColumn), keys[start..<min(start + 500, keys.count)].map(StoredValue.integer), .stored)
-            query.sort = [
-                QuerySort(
-                    column: join.isOwner ? JoinTable.positionColumn : JoinTable.ownerColumn, descending: false,
-                    ordering: .stored)
-            ]
-            try container.store.fetch(query) { row in
-                if case .integer(let owner) = row.value(0), case .integer(let related) = row.value(1) {
-                    pairs[owner, default: []].append(related)
-                }
+        var query = StoreQuery(join.schema, columns: [join.ownColumn, join.relatedColumn])
+        query.predicate = .isIn(.column(join.ownColumn), owners.compactMap(\.rowID).map(StoredValue.integer), .stored)
+        query.sort = [
+            QuerySort(
+                column: join.isOwner ? JoinTable.positionColumn : JoinTable.ownerColumn, descending: false,
+                ordering: .stored)
+        ]
+        try container.store.fetch(query) { row in
+            if case .integer(let owner) = row.value(0), case .integer(let related) = row.value(1) {
+                pairs[owner, default: []].append(related)
             }
         }
         return pairs

@@ -36,8 +36,10 @@ struct RelationshipCodec<Target: ManagedObject>: AttributeCodec {
     var valueType: Any.Type { Target?.self }
     var queryKind: QueryKind { .other }
 
+    /// Never called: decoding walks only `nonUniqueAttributes` and unique attributes, and a
+    /// relationship is neither; the context decodes relationships (`decodeRelationships`).
     func decode(from container: KeyedDecodingContainer<AttributeKey>, forKey key: AttributeKey) throws -> Any {
-        throw StashError(.decodingFailed, "relationships are not decoded from JSON yet")
+        throw StashError(.decodingFailed, "a relationship is decoded by its context, not by its column's codec")
     }
 
     func encode(_ value: Any, to container: inout KeyedEncodingContainer<AttributeKey>, forKey key: AttributeKey)
