@@ -169,6 +169,35 @@ enum ChannelsV1 {
         #expect(try items(file) == "a|1|A1\na|2|A2\nb|1|B1\n")
     }
 
+    @Test func twoContextsMakingTheSameItemSaveOneRow() throws {
+        let directory = try TemporaryDirectory()
+        let file = try savedChannels(in: directory)
+        let payload = json(#"[{"channel": "a", "guid": "7", "title": "first"}]"#)
+        let one = ManagedObjectContext(try container(at: file))
+        let two = ManagedObjectContext(try container(at: file))
+        _ = try recipeDecoder(one).decode([Item].self, from: payload)
+        _ = try recipeDecoder(two).decode(
+            [Item].self, from: json(#"[{"channel": "a", "guid": "7", "title": "second"}]"#))
+        try one.save()
+        // The second finds the first's row at its save and updates it, rather than break the index.
+        try two.save()
+        #expect(try items(file) == "a|1|A1\na|2|A2\na|7|second\nb|1|B1\n")
+    }
+
+    @Test func canonicallyEquivalentGuidsAreTwoItems() throws {
+        // Unique text is its bytes, as for `.unique`: precomposed é and e + U+0301 differ.
+        let directory = try TemporaryDirectory()
+        let file = try savedChannels(in: directory)
+        let context = ManagedObjectContext(try container(at: file))
+        _ = try recipeDecoder(context).decode(
+            [Item].self,
+            from: json(
+                #"[{"channel": "a", "guid": "caf\u00e9"}, {"channel": "a", "guid": "cafe\u0301"}, {"channel": "a", "guid": "caf\u00e9"}]"#
+            ))
+        try context.save()
+        #expect(try sqliteShell(file, "SELECT count(*) FROM Item WHERE guid LIKE 'caf%'") == "2\n")
+    }
+
     @Test func theFailPolicyNamesTheConstraint() throws {
         let directory = try TemporaryDirectory()
         let file = try savedChannels(in: directory)

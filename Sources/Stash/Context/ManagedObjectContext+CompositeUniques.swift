@@ -5,8 +5,12 @@ extension ManagedObjectContext {
     /// The object of the context or the store that holds `object`'s values of a composite
     /// unique constraint, if another does; otherwise `object` becomes their holder.
     /// `targets` gives, by slot, related objects decoded but not yet set.
+    ///
+    /// At a save (`askingTheStore`), the store is asked again even for a key the object
+    /// already holds: another context may have saved the same key since it was decoded.
     func compositeHolder(
-        for object: ManagedObject, in state: EntityState, targets: [Int: ManagedObject] = [:]
+        for object: ManagedObject, in state: EntityState, targets: [Int: ManagedObject] = [:],
+        askingTheStore: Bool = false
     ) throws -> (holder: ManagedObject, constraint: Int)? {
         var keys: [(Int, CompositeKey)] = []
         for (constraint, columns) in state.compositeUniques.enumerated() {
@@ -14,9 +18,10 @@ extension ManagedObjectContext {
             if let entry = state.compositeIndexes[constraint][key], let holder = liveObject(entry, in: state),
                 compositeKey(of: holder, columns, in: state) == key
             {
-                // Already the holder: the store was asked when it became one.
-                if holder === object { continue }
-                return (holder, constraint)
+                // Another object holds the key. The object itself: the store was asked when
+                // it became the holder, and is asked again only at a save.
+                if holder !== object { return (holder, constraint) }
+                if !askingTheStore { continue }
             }
             // The stored row's object, unless its values moved to another key in memory.
             if let holder = try storedHolder(of: key, columns, in: state), holder !== object,
@@ -99,7 +104,9 @@ extension ManagedObjectContext {
     func resolveCompositeKeys(in state: EntityState, undo: inout [() -> Void]) throws {
         guard !state.compositeUniques.isEmpty else { return }
         for object in state.inserted where state.isLive(object) {
-            guard let (holder, constraint) = try compositeHolder(for: object, in: state) else { continue }
+            guard let (holder, constraint) = try compositeHolder(for: object, in: state, askingTheStore: true) else {
+                continue
+            }
             if mergePolicy.kind == .fail { throw compositeConflict(state, constraint) }
             let ownStorage = object.storage
             let ownChanges = object.changedAttributes
