@@ -4,7 +4,8 @@ import PackageDescription
 let package = Package(
     name: "Stash",
     products: [
-        .library(name: "Stash", targets: ["Stash"])
+        .library(name: "Stash", targets: ["Stash"]),
+        .library(name: "StashREST", targets: ["StashREST"]),
     ],
     targets: [
         .systemLibrary(
@@ -16,6 +17,11 @@ let package = Package(
             name: "Stash",
             dependencies: ["CSQLite"],
             path: "Sources/Stash"
+        ),
+        .target(
+            name: "StashREST",
+            dependencies: ["Stash"],
+            path: "Sources/StashREST"
         ),
         .executableTarget(
             name: "stash-example",
@@ -31,6 +37,12 @@ let package = Package(
             name: "StashTests",
             dependencies: ["Stash"],
             path: "Tests/StashTests"
+        ),
+        .testTarget(
+            name: "StashRESTTests",
+            dependencies: ["StashREST", "Stash"],
+            path: "Tests/StashRESTTests",
+            exclude: ["Server"]
         ),
     ]
 )

@@ -1,0 +1,25 @@
+/// What one `fetch` did.
+public struct ImportReport: Sendable, Equatable {
+    /// Objects new to the store.
+    public var inserted = 0
+    /// Stored objects whose values changed.
+    public var updated = 0
+    /// Stored objects the payload left as they were.
+    public var unchanged = 0
+    /// Objects a sync deleted (`fetch(…, deletingMissing:)`).
+    public var deleted = 0
+    public var pages = 0
+    /// Body bytes received, all pages.
+    public var bytes = 0
+    public var duration: Duration = .zero
+    /// The server answered 304: nothing was decoded or changed.
+    public var notModified = false
+
+    public init() {}
+}
+
+/// The objects a `fetch` returns and what it did.
+public struct FetchResult<Value> {
+    public let value: Value
+    public let report: ImportReport
+}

@@ -1,0 +1,40 @@
+import Foundation
+
+/// Decodes `Value` found at a key path inside an envelope (`{"data": […]}`), or the body
+/// itself, with the decoder's own settings and `userInfo`.
+struct Enveloped<Value: Decodable>: Decodable {
+    let value: Value
+
+    static var pathKey: CodingUserInfoKey { CodingUserInfoKey(rawValue: "StashREST.itemsKey")! }
+
+    init(from decoder: any Decoder) throws {
+        let path = (decoder.userInfo[Self.pathKey] as? [String]) ?? []
+        guard let last = path.last else {
+            value = try Value(from: decoder)
+            return
+        }
+        var container = try decoder.container(keyedBy: Key.self)
+        for key in path.dropLast() {
+            container = try container.nestedContainer(keyedBy: Key.self, forKey: Key(key))
+        }
+        value = try container.decode(Value.self, forKey: Key(last))
+    }
+
+    struct Key: CodingKey {
+        let stringValue: String
+        var intValue: Int? { nil }
+        init(_ string: String) { stringValue = string }
+        init?(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+}
+
+/// A JSON value at a key path of a body, for pagination (`"next"`, `"meta.cursor"`).
+func jsonValue(at keyPath: String, in data: Data) -> Any? {
+    guard var value = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]) else { return nil }
+    for key in keyPath.split(separator: ".") {
+        guard let object = value as? [String: Any], let next = object[String(key)] else { return nil }
+        value = next
+    }
+    return value is NSNull ? nil : value
+}

@@ -1,0 +1,193 @@
+import Foundation
+import Stash
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// Both steps of the recipe in one call: request, check the response, decode straight into
+/// the store, resolve uniques and relationships, save. All of it, or nothing.
+///
+/// ```swift
+/// let api = RESTClient(baseURL: URL(string: "https://api.example.com/v1/")!)
+/// let posts = try await api.fetch([Post].self, from: "posts", into: context)
+/// ```
+///
+/// The download, the decoding and the save run off the caller's executor, in a background
+/// context of `context`'s container; then the caller gets `context`'s own objects, which the
+/// save has reached. A failure anywhere (an HTTP error, item 900 of 1,000 that does not
+/// decode, the save, the task's cancellation) saves nothing and leaves `context` as it was.
+public final class RESTClient: Sendable {
+    /// What paths resolve against: `posts` against `https://api.example.com/v1/` is
+    /// `https://api.example.com/v1/posts` (mind the trailing slash, as URLs have it).
+    public let baseURL: URL
+    public let configuration: RESTConfiguration
+    private let transport: HTTPTransport
+
+    /// - Parameter sessionConfiguration: the `URLSession` underneath (proxies, TLS, protocol
+    ///   classes); its timeout and cache settings are the client's.
+    public init(
+        baseURL: URL, configuration: RESTConfiguration = RESTConfiguration(),
+        sessionConfiguration: URLSessionConfiguration = .ephemeral
+    ) {
+        self.baseURL = baseURL
+        self.configuration = configuration
+        transport = HTTPTransport(configuration: configuration, sessionConfiguration: sessionConfiguration)
+    }
+
+    deinit {
+        transport.invalidate()
+    }
+
+    // MARK: Fetching
+
+    /// The objects at `path` (every page), decoded into the store and saved, as `context`'s
+    /// objects. After a 304 (nothing changed since the last fetch), the objects the last
+    /// fetch of the URL returned.
+    public func fetch<T: ManagedObject & Decodable>(
+        _ type: [T].Type, from path: String, into context: ManagedObjectContext,
+        options: FetchOptions = FetchOptions(), isolation: isolated (any Actor)? = #isolation
+    ) async throws -> [T] {
+        try await fetchReporting(type, from: path, into: context, options: options).value
+    }
+
+    /// The object at `path`, decoded into the store and saved, as `context`'s object.
+    /// Conditional GET is for lists only.
+    public func fetch<T: ManagedObject & Decodable>(
+        _ type: T.Type, from path: String, into context: ManagedObjectContext,
+        options: FetchOptions = FetchOptions(), isolation: isolated (any Actor)? = #isolation
+    ) async throws -> T {
+        var options = options
+        options.conditional = false
+        options.pagination = .none
+        let (ids, _) = try await run(T.self, many: false, path: path, container: context.container, options, nil)
+        guard let object = try context.existingObjects(with: ids).first as? T else {
+            throw RESTError(.decoding, "the response held no \(T.self)", url: try url(for: path, options))
+        }
+        return object
+    }
+
+    /// `fetch`, with a report of what it did; with `deletingMissing`, a sync: the objects of
+    /// `T` (or those the scope's predicate matches, one feed's entries) that no page
+    /// returned are deleted, once, at the end, in the same transaction.
+    public func fetchReporting<T: ManagedObject & Decodable>(
+        _ type: [T].Type, from path: String, into context: ManagedObjectContext,
+        options: FetchOptions = FetchOptions(), deletingMissing scope: SyncScope<T>? = nil,
+        isolation: isolated (any Actor)? = #isolation
+    ) async throws -> FetchResult<[T]> {
+        let (ids, report) = try await run(T.self, many: true, path: path, container: context.container, options, scope)
+        let objects = try context.existingObjects(with: ids).compactMap { $0 as? T }
+        return FetchResult(value: objects, report: report)
+    }
+
+    // MARK: The import
+
+    /// Downloads every page, decodes it in a background context and saves; answers the
+    /// objects' IDs (after the save) and the report. Runs off the caller's executor.
+    private func run<T: ManagedObject & Decodable>(
+        _ type: T.Type, many: Bool, path: String, container: PersistentContainer, _ options: FetchOptions,
+        _ scope: SyncScope<T>?
+    ) async throws -> ([ObjectID], ImportReport) {
+        let started = ContinuousClock.now
+        defer { options.progress?.finish() }
+        var session = ImportSession<T>(
+            client: self, container: container, options: options, many: many, scope: scope,
+            firstURL: try url(for: path, options))
+        try await session.run()
+        var report = session.report
+        report.duration = ContinuousClock.now - started
+        return (session.objectIDs, report)
+    }
+
+    /// `path` against the base URL, with the options' query items and the first page's.
+    func url(for path: String, _ options: FetchOptions) throws -> URL {
+        guard let resolved = URL(string: path, relativeTo: baseURL)?.absoluteURL,
+            var components = URLComponents(url: resolved, resolvingAgainstBaseURL: true)
+        else { throw RESTError(.invalidURL, "\"\(path)\" makes no URL against \(baseURL)", url: baseURL) }
+        var items = components.queryItems ?? []
+        items += options.query
+        switch options.pagination {
+        case .page(let parameter, let first): items.append(URLQueryItem(name: parameter, value: String(first)))
+        case .offset(let parameter, let limitParameter, let limit):
+            items.append(URLQueryItem(name: parameter, value: "0"))
+            items.append(URLQueryItem(name: limitParameter, value: String(limit)))
+        default: break
+        }
+        components.queryItems = items.isEmpty ? nil : items
+        guard let url = components.url else {
+            throw RESTError(.invalidURL, "\"\(path)\" makes no URL against \(baseURL)", url: baseURL)
+        }
+        guard let scheme = url.scheme?.lowercased(), configuration.allowedSchemes.contains(scheme) else {
+            throw RESTError(.schemeNotAllowed, "the scheme \(url.scheme ?? "(none)") is not allowed", url: url)
+        }
+        return url
+    }
+
+    // MARK: Requests
+
+    /// The request for `url`: the client's headers, authorization, then the call's.
+    func request(_ url: URL, _ options: FetchOptions) -> URLRequest {
+        var request = URLRequest(url: url)
+        for (name, value) in configuration.headers { request.setValue(value, forHTTPHeaderField: name) }
+        if let authorization = configuration.authorization {
+            request.setValue(authorization.headerValue, forHTTPHeaderField: "Authorization")
+        }
+        for (name, value) in options.headers { request.setValue(value, forHTTPHeaderField: name) }
+        return request
+    }
+
+    /// Sends `request`, trying again as `RetryPolicy` says: a 2xx or 304 answer comes back;
+    /// any other status, or a failure after the last try, throws.
+    func send(_ request: URLRequest, progress: AsyncStream<RESTProgress>.Continuation?) async throws -> (
+        Data, HTTPURLResponse
+    ) {
+        let policy = configuration.retry
+        var waited: Duration = .zero
+        var attempt = 0
+        while true {
+            attempt += 1
+            var delay: Duration = .zero
+            do {
+                let (data, response) = try await transport.send(request, progress: progress)
+                let status = response.statusCode
+                if (200..<300).contains(status) || status == 304 { return (data, response) }
+                let error = RESTError(
+                    .status,
+                    RESTError.summary(of: data) ?? HTTPURLResponse.localizedString(forStatusCode: status),
+                    url: response.url ?? request.url, status: status, body: data)
+                guard status == 429 || status >= 500, attempt < policy.maximumAttempts else { throw error }
+                delay =
+                    status == 429 || status == 503
+                    ? Self.retryAfter(response) ?? policy.backoff(after: attempt) : policy.backoff(after: attempt)
+                guard waited + delay <= policy.maximumTotal else { throw error }
+            } catch let error as RESTError where error.code == .transport || error.code == .timedOut {
+                guard attempt < policy.maximumAttempts else { throw error }
+                delay = policy.backoff(after: attempt)
+                guard waited + delay <= policy.maximumTotal else { throw error }
+            }
+            waited += delay
+            try await Task.sleep(for: delay)
+        }
+    }
+
+    /// `Retry-After` as a wait: seconds, or an HTTP date (RFC 9110).
+    static func retryAfter(_ response: HTTPURLResponse) -> Duration? {
+        guard let value = response.value(forHTTPHeaderField: "Retry-After")?.trimmingCharacters(in: .whitespaces)
+        else { return nil }
+        if let seconds = Int(value) { return .seconds(max(0, seconds)) }
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
+        guard let date = formatter.date(from: value) else { return nil }
+        return .milliseconds(max(0, Int(date.timeIntervalSinceNow * 1_000)))
+    }
+}
+
+/// Which local objects a sync may delete: those of the entity no page returned.
+public enum SyncScope<T: ManagedObject>: Sendable {
+    /// Every object of `T`.
+    case all
+    /// The objects of `T` the predicate matches (one feed's entries).
+    case matching(Predicate<T>)
+}

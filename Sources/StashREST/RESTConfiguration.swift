@@ -1,0 +1,86 @@
+import Foundation
+
+/// How a `RESTClient` talks to its API: headers every request carries, limits, retries, and
+/// the decoder.
+public struct RESTConfiguration: Sendable {
+    /// Sent with every request; per-call headers (`FetchOptions.headers`) win.
+    public var headers: [String: String] = ["Accept": "application/json", "User-Agent": "StashREST"]
+    /// The `Authorization` header.
+    public var authorization: Authorization?
+    /// How long a request may wait for the next bytes before it fails (and is retried).
+    public var timeout: Duration = .seconds(60)
+    /// The longest a body may be; a longer one is cut off with `RESTError.tooLarge`.
+    public var maximumResponseSize = 256 * 1024 * 1024
+    /// The URL schemes a request may use.
+    public var allowedSchemes: Set<String> = ["http", "https"]
+    /// How many redirects a request follows; a redirect from https to http never is.
+    public var maximumRedirects = 10
+    public var retry = RetryPolicy()
+    /// Makes the decoder for each import. By default keys are used as they come and dates
+    /// are ISO 8601 strings, with or without fractional seconds.
+    public var makeDecoder: @Sendable () -> JSONDecoder = RESTConfiguration.defaultDecoder
+
+    public init() {}
+
+    public enum Authorization: Sendable {
+        /// `Authorization: Bearer <token>`.
+        case bearer(String)
+        /// `Authorization: Basic <base64 of user:password>`.
+        case basic(user: String, password: String)
+
+        var headerValue: String {
+            switch self {
+            case .bearer(let token): "Bearer \(token)"
+            case .basic(let user, let password): "Basic \(Data("\(user):\(password)".utf8).base64EncodedString())"
+            }
+        }
+    }
+
+    /// A `JSONDecoder` whose dates are ISO 8601 strings, with or without fractional seconds.
+    @Sendable public static func defaultDecoder() -> JSONDecoder {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .custom { decoder in
+            let container = try decoder.singleValueContainer()
+            let text = try container.decode(String.self)
+            if let date = try? Date(text, strategy: .iso8601) { return date }
+            if let date = try? Date(text, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true)) {
+                return date
+            }
+            throw DecodingError.dataCorruptedError(
+                in: container, debugDescription: "expected an ISO 8601 date, found \"\(text)\"")
+        }
+        return decoder
+    }
+}
+
+/// When a failed request is tried again: 429 and 503 after the server's `Retry-After`
+/// (seconds or an HTTP date), other 5xx statuses and transport errors after a capped
+/// exponential backoff with jitter; never more than `maximumAttempts` tries or
+/// `maximumTotal` of waiting.
+public struct RetryPolicy: Sendable {
+    public var maximumAttempts = 4
+    /// The first backoff; each next one doubles, up to `maximumDelay`.
+    public var initialDelay: Duration = .milliseconds(250)
+    public var maximumDelay: Duration = .seconds(10)
+    /// The most a request waits between tries in all.
+    public var maximumTotal: Duration = .seconds(60)
+    /// A random part (0…1) taken off each backoff, so that clients do not retry in step.
+    public var jitter = 0.5
+
+    public init() {}
+
+    /// No retry: every failure is final.
+    public static var none: RetryPolicy {
+        var policy = RetryPolicy()
+        policy.maximumAttempts = 1
+        return policy
+    }
+
+    /// The backoff before try number `attempt + 1`.
+    func backoff(after attempt: Int) -> Duration {
+        var delay = initialDelay
+        for _ in 1..<max(attempt, 1) where delay < maximumDelay { delay *= 2 }
+        delay = min(delay, maximumDelay)
+        return delay * (1 - Double.random(in: 0...max(0, min(jitter, 1))))
+    }
+}

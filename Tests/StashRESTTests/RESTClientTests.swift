@@ -1,0 +1,136 @@
+import Foundation
+import Stash
+import StashREST
+import Testing
+
+/// One call against a real HTTP server on 127.0.0.1: request, decode, save; what it reports.
+@Suite struct RESTClientTests {
+    @Test func anArrayIsFetchedDecodedAndSaved() async throws {
+        let server = try TestServer()
+        let store = try TemporaryStore()
+        let context = ManagedObjectContext(try store.container())
+        let api = testClient(server)
+        let result = try await api.fetchReporting([Item].self, from: "items?count=5", into: context)
+        #expect(result.value.map(\.id) == [1, 2, 3, 4, 5])
+        #expect(result.value.allSatisfy { $0.managedObjectContext === context })
+        #expect(result.value[2].title == "Item 3")
+        #expect(result.value[2].tags == ["t0"])
+        #expect(result.report.inserted == 5)
+        #expect(result.report.updated == 0)
+        #expect(result.report.pages == 1)
+        #expect(result.report.bytes > 100)
+        #expect(try store.count("Item") == 5)
+        #expect(!context.hasChanges)
+
+        // Again: the same rows, nothing changed.
+        let again = try await api.fetchReporting([Item].self, from: "items?count=5", into: context)
+        #expect(again.report.inserted == 0)
+        #expect(again.report.updated == 0)
+        #expect(again.report.unchanged == 5)
+        #expect(again.value.map(ObjectIdentifier.init) == result.value.map(ObjectIdentifier.init))
+    }
+
+    @Test func itemsInsideAnEnvelope() async throws {
+        let server = try TestServer()
+        let store = try TemporaryStore()
+        let context = ManagedObjectContext(try store.container())
+        var options = FetchOptions()
+        options.itemsKey = "data"
+        let items = try await testClient(server).fetch(
+            [Item].self, from: "items?count=4&envelope=data", into: context, options: options)
+        #expect(items.map(\.id) == [1, 2, 3, 4])
+        #expect(try store.count("Item") == 4)
+    }
+
+    @Test func oneObject() async throws {
+        let server = try TestServer()
+        let store = try TemporaryStore()
+        let context = ManagedObjectContext(try store.container())
+        var options = FetchOptions()
+        options.itemsKey = "data"
+        // The envelope's array is not one object: a decoding error, nothing saved.
+        await #expect(throws: RESTError.self) {
+            _ = try await testClient(server).fetch(
+                Item.self, from: "items?count=1&envelope=data", into: context, options: options)
+        }
+        #expect(try store.count("Item") == 0)
+    }
+
+    @Test func headersQueryItemsAndAuthorization() async throws {
+        let server = try TestServer()
+        let store = try TemporaryStore()
+        let context = ManagedObjectContext(try store.container())
+        let api = testClient(server) { configuration in
+            configuration.authorization = .bearer("s3cret")
+            configuration.headers["User-Agent"] = "StashTests/1"
+        }
+        var options = FetchOptions()
+        options.query = [URLQueryItem(name: "count", value: "2")]
+        options.headers = ["X-Trace": "42"]
+        _ = try await api.fetch([Item].self, from: "items", into: context, options: options)
+        let basic = testClient(server) { $0.authorization = .basic(user: "ada", password: "pw") }
+        _ = try await basic.fetch([Item].self, from: "items?count=1", into: context)
+        let requests = try server.requests()
+        #expect(requests[0].path == "/items?count=2")
+        #expect(requests[0].headers["authorization"] == "Bearer s3cret")
+        #expect(requests[0].headers["user-agent"] == "StashTests/1")
+        #expect(requests[0].headers["accept"] == "application/json")
+        #expect(requests[0].headers["x-trace"] == "42")
+        #expect(requests[1].headers["authorization"] == "Basic YWRhOnB3")
+    }
+
+    @Test func intoTheMainContextTheMainActorWaitsOnlyForTheEnd() async throws {
+        let server = try TestServer()
+        let store = try TemporaryStore()
+        let container = try store.container()
+        let items = try await Self.fetchOnMain(server, container)
+        #expect(items == 300)
+        #expect(try store.count("Item") == 300)
+    }
+
+    @MainActor static func fetchOnMain(_ server: TestServer, _ container: PersistentContainer) async throws -> Int {
+        let api = testClient(server)
+        let items = try await api.fetch([Item].self, from: "items?count=300", into: container.mainContext)
+        #expect(items.allSatisfy { $0.managedObjectContext === container.mainContext })
+        return items.count
+    }
+
+    @Test func aSyncDeletesWhatNoPageReturned() async throws {
+        let server = try TestServer()
+        let store = try TemporaryStore()
+        let context = ManagedObjectContext(try store.container())
+        let api = testClient(server)
+        _ = try await api.fetch([Item].self, from: "items?count=6", into: context)
+        // The server now has 2…4 only (a predicate scopes what may go: ids below 6).
+        let result = try await api.fetchReporting(
+            [Item].self, from: "items?count=3&start=2", into: context,
+            deletingMissing: .matching(#Predicate<Item> { $0.id < 6 }))
+        #expect(result.report.deleted == 2)
+        let left = try context.fetch(FetchDescriptor<Item>(sortBy: [SortDescriptor(\.id)])).map(\.id)
+        #expect(left == [2, 3, 4, 6])
+    }
+
+    @Test func progressEvents() async throws {
+        let server = try TestServer()
+        let store = try TemporaryStore()
+        let context = ManagedObjectContext(try store.container())
+        let (events, continuation) = AsyncStream.makeStream(of: RESTProgress.self)
+        var options = FetchOptions()
+        options.progress = continuation
+        _ = try await testClient(server).fetch(
+            [Item].self, from: "items?count=7&per_page=3", into: context, options: options)
+        var pages: [RESTProgress] = []
+        var bytes = 0
+        var saved: RESTProgress?
+        for await event in events {
+            switch event {
+            case .bytes(let received, _): bytes = max(bytes, received)
+            case .page: pages.append(event)
+            case .saved: saved = event
+            }
+        }
+        #expect(pages == [.page(number: 1, objects: 3), .page(number: 2, objects: 6), .page(number: 3, objects: 7)])
+        #expect(bytes > 0)
+        #expect(saved == .saved(inserted: 7, updated: 0, deleted: 0))
+    }
+}

@@ -1,0 +1,167 @@
+import Foundation
+import Stash
+import StashREST
+import Testing
+
+/// Every failure names what and where, and stores nothing: statuses, retries, bad bodies,
+/// limits, redirects, timeouts, cancellation.
+@Suite struct RESTFailureTests {
+    /// Fetches `path` expecting a `RESTError`; checks that the store and the context stayed empty.
+    func failure(
+        _ path: String, _ change: (inout RESTConfiguration) -> Void = { _ in }, server: TestServer? = nil,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws -> RESTError {
+        let server = try server ?? TestServer()
+        let store = try TemporaryStore()
+        let context = ManagedObjectContext(try store.container())
+        let api = testClient(server, change)
+        do {
+            _ = try await api.fetch([Item].self, from: path, into: context)
+        } catch let error as RESTError {
+            #expect(try store.count("Item") == 0, sourceLocation: sourceLocation)
+            #expect(!context.hasChanges, sourceLocation: sourceLocation)
+            return error
+        }
+        Testing.Issue.record("\(path) did not fail", sourceLocation: sourceLocation)
+        throw CancellationError()
+    }
+
+    @Test func aClientErrorFailsAtOnceWithTheServersWords() async throws {
+        let server = try TestServer()
+        let error = try await failure("status/422", server: server)
+        #expect(error.code == .status)
+        #expect(error.status == 422)
+        #expect(error.url?.path == "/status/422")
+        #expect(error.message == "Validation Failed (title: missing_field)")
+        #expect(error.body?.hasPrefix(#"{"message": "Validation Failed""#) == true)
+        #expect(error.description.contains("HTTP 422 Validation Failed (title: missing_field)"))
+        #expect(try server.requests().count == 1)
+        let missing = try await failure("status/404")
+        #expect(missing.status == 404)
+    }
+
+    @Test func serverErrorsAreRetriedThenSucceed() async throws {
+        let server = try TestServer()
+        let store = try TemporaryStore()
+        let context = ManagedObjectContext(try store.container())
+        let items = try await testClient(server).fetch([Item].self, from: "flaky/a?fail=2&count=3", into: context)
+        #expect(items.count == 3)
+        #expect(try server.requests().count == 3)
+        // Too many failures: the last status, after `maximumAttempts` tries.
+        let error = try await failure("flaky/b?fail=9", { $0.retry.maximumAttempts = 3 }, server: server)
+        #expect(error.status == 500)
+        #expect(try server.requests().filter { $0.path.hasPrefix("/flaky/b") }.count == 3)
+    }
+
+    @Test func retryAfterIsHonouredInSecondsAndAsADate() async throws {
+        let server = try TestServer()
+        let store = try TemporaryStore()
+        let context = ManagedObjectContext(try store.container())
+        let api = testClient(server)
+        var start = ContinuousClock.now
+        _ = try await api.fetch([Item].self, from: "limited/a?retry_after=1&count=2", into: context)
+        #expect(ContinuousClock.now - start >= .milliseconds(950))
+        start = ContinuousClock.now
+        _ = try await api.fetch([Item].self, from: "unavailable/a?after=2&count=2", into: context)
+        // An HTTP date has whole seconds: at least one of the two.
+        #expect(ContinuousClock.now - start >= .milliseconds(950))
+        #expect(try store.count("Item") == 2)
+        // A wait longer than the policy allows in all fails at once.
+        let error = try await failure(
+            "limited/b?retry_after=30", { $0.retry.maximumTotal = .seconds(5) }, server: server)
+        #expect(error.status == 429)
+    }
+
+    @Test func aDecodingErrorOnItem900Of1000SavesNothing() async throws {
+        let error = try await failure("items?count=1000&bad=900")
+        #expect(error.code == .decoding)
+        #expect(error.message.contains("[899]"))
+        #expect(error.message.contains("title"))
+        #expect(error.underlying is StashError)
+    }
+
+    @Test func aTruncatedBody() async throws {
+        let error = try await failure("truncated", { $0.retry = .none })
+        #expect(error.code == .transport || error.code == .decoding)
+    }
+
+    @Test func aBodySlowerThanTheTimeout() async throws {
+        let error = try await failure(
+            "slow?delay=15",
+            {
+                $0.timeout = .seconds(1)
+                $0.retry = .none
+            })
+        #expect(error.code == .timedOut)
+    }
+
+    @Test func aBodyThatIsNotJSON() async throws {
+        let error = try await failure("html")
+        #expect(error.code == .notJSON)
+        #expect(error.status == 200)
+        #expect(error.message.contains("text/html"))
+        #expect(error.body?.contains("Not an API") == true)
+    }
+
+    @Test func anEndlessBodyIsCutOff() async throws {
+        let error = try await failure("endless", { $0.maximumResponseSize = 1 << 20 })
+        #expect(error.code == .tooLarge)
+    }
+
+    @Test func redirects() async throws {
+        let server = try TestServer()
+        let loop = try await failure("redirect-loop", { $0.maximumRedirects = 5 }, server: server)
+        #expect(loop.code == .tooManyRedirects)
+        let store = try TemporaryStore()
+        let context = ManagedObjectContext(try store.container())
+        let target = server.base.absoluteString + "items?count=2"
+        let items = try await testClient(server).fetch(
+            [Item].self, from: "redirect?to=" + target.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!,
+            into: context)
+        #expect(items.count == 2)
+    }
+
+    @Test func onlyAllowedSchemes() async throws {
+        let server = try TestServer()
+        let store = try TemporaryStore()
+        let context = ManagedObjectContext(try store.container())
+        let api = testClient(server)
+        await #expect {
+            _ = try await api.fetch([Item].self, from: "file:///etc/passwd", into: context)
+        } throws: { error in
+            (error as? RESTError)?.code == .schemeNotAllowed
+        }
+        #expect(try server.requests().isEmpty)
+    }
+
+    @Test func cancellingTheTaskSavesNothing() async throws {
+        let server = try TestServer()
+        let store = try TemporaryStore()
+        let container = try store.container()
+        let api = testClient(server)
+        let task = Task {
+            let context = ManagedObjectContext(container)
+            _ = try await api.fetch([Item].self, from: "slow?delay=15", into: context)
+        }
+        try await Task.sleep(for: .milliseconds(300))
+        task.cancel()
+        let result = await task.result
+        #expect(throws: CancellationError.self) { try result.get() }
+        #expect(try store.count("Item") == 0)
+    }
+
+    @Test func tooManyPagesSavesNothing() async throws {
+        let server = try TestServer()
+        let store = try TemporaryStore()
+        let context = ManagedObjectContext(try store.container())
+        var options = FetchOptions()
+        options.pageLimit = 2
+        await #expect {
+            _ = try await testClient(server).fetch(
+                [Item].self, from: "items?count=10&per_page=3", into: context, options: options)
+        } throws: { error in
+            (error as? RESTError)?.code == .tooManyPages
+        }
+        #expect(try store.count("Item") == 0)
+    }
+}

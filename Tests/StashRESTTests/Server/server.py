@@ -1,0 +1,228 @@
+#!/usr/bin/env python3
+"""The HTTP server StashREST's tests run against, on 127.0.0.1.
+
+Started by the tests (TestServer.swift), one per test; prints its port on the first line of
+standard output, then serves until it is killed. Standard library only.
+
+Routes (query parameters in brackets):
+  /scenario/<name>/<path>    a recorded octokit exchange from
+                             <fixtures>/github/scenarios/<name>.json, matched by path and
+                             query, with its status, headers (Link rewritten to this server)
+                             and body
+  /items [count, start, per_page, page, envelope, etag, cursor, bad]
+                             generated items {"id", "title", "tags"}: a JSON array, or
+                             {"data": [...], "next": url} with envelope=data; Link headers
+                             when per_page is given; an ETag and 304s with etag=1; item
+                             `bad` with a number for its title
+  /flaky/<key> [fail, status]   `fail` times the status (500), then /items
+  /limited/<key> [retry_after]  429 with Retry-After once, then /items
+  /unavailable/<key> [date]     503 with an HTTP-date Retry-After once, then /items
+  /status/<code>             that status with a GitHub-style error body
+  /truncated                 a Content-Length longer than the body, then the connection closes
+  /slow [delay]              headers, then the body after `delay` seconds
+  /html                      an HTML page with 200
+  /endless                   a body that never ends
+  /redirect-loop             a 302 to itself
+  /redirect [to]             a 302 to `to`
+  /requests                  what was asked so far, this aside: [{"path", "headers"}]
+"""
+
+import email.utils
+import json
+import os
+import sys
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import parse_qs, urlsplit
+
+FIXTURES = os.environ.get("STASH_FIXTURES", "")
+COUNTERS = {}
+REQUESTS = []
+LOCK = threading.Lock()
+
+
+def count(key):
+    with LOCK:
+        COUNTERS[key] = COUNTERS.get(key, 0) + 1
+        return COUNTERS[key]
+
+
+def items(start, count, bad=None):
+    made = [{"id": i, "title": "Item %d" % i, "tags": ["t%d" % (i % 3)]} for i in range(start, start + count)]
+    for item in made:
+        if item["id"] == bad:
+            item["title"] = 900
+    return made
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, format, *args):
+        pass
+
+    def base(self):
+        return "http://127.0.0.1:%d" % self.server.server_address[1]
+
+    def send(self, status, body=b"", headers=None, content_type="application/json"):
+        if isinstance(body, (dict, list)):
+            body = json.dumps(body).encode()
+        elif isinstance(body, str):
+            body = body.encode()
+        self.send_response(status)
+        if content_type:
+            self.send_header("Content-Type", content_type)
+        for name, value in (headers or {}).items():
+            self.send_header(name, value)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(body)
+
+    def do_GET(self):
+        url = urlsplit(self.path)
+        query = {k: v[0] for k, v in parse_qs(url.query).items()}
+        if url.path != "/requests":
+            with LOCK:
+                REQUESTS.append({"path": self.path, "headers": {k.lower(): v for k, v in self.headers.items()}})
+        parts = [p for p in url.path.split("/") if p]
+        route = parts[0] if parts else ""
+        handler = getattr(self, "route_" + route.replace("-", "_"), None)
+        if handler is None:
+            return self.send(404, {"message": "Not Found"})
+        return handler(parts[1:], query, url)
+
+    def route_requests(self, parts, query, url):
+        with LOCK:
+            self.send(200, list(REQUESTS))
+
+    def route_scenario(self, parts, query, url):
+        name = parts[0]
+        wanted = "/" + "/".join(parts[1:]) + ("?" + url.query if url.query else "")
+        with open(os.path.join(FIXTURES, "github", "scenarios", name + ".json")) as f:
+            exchanges = json.load(f)
+        for exchange in exchanges:
+            if exchange["method"].upper() == "GET" and exchange["path"] == wanted:
+                headers = {}
+                for key, value in exchange["headers"].items():
+                    if key.lower() in ("content-length", "transfer-encoding", "connection", "content-type"):
+                        continue
+                    if key.lower() == "link":
+                        value = value.replace("https://api.github.com", self.base() + "/scenario/" + name)
+                    headers[key] = value
+                return self.send(exchange["status"], exchange["response"], headers)
+        return self.send(404, {"message": "no recorded exchange for " + wanted})
+
+    def route_items(self, parts, query, url):
+        start = int(query.get("start", "1"))
+        total = int(query.get("count", "10"))
+        headers = {}
+        if query.get("etag"):
+            tag = '"items-%d-%d"' % (start, total)
+            headers["ETag"] = tag
+            headers["Last-Modified"] = "Wed, 21 Oct 2026 07:28:00 GMT"
+            if self.headers.get("If-None-Match") == tag:
+                return self.send(304, b"", headers, content_type=None)
+        body = items(start, total, int(query["bad"]) if "bad" in query else None)
+        if "per_page" in query:
+            per_page = int(query["per_page"])
+            page = int(query.get("page", "1"))
+            pages = max(1, (total + per_page - 1) // per_page)
+            body = items(start + (page - 1) * per_page, max(0, min(per_page, total - (page - 1) * per_page)))
+            links = []
+            link = self.base() + "/items?count=%d&start=%d&per_page=%d&page=%%d" % (total, start, per_page)
+            if page < pages:
+                links.append('<%s>; rel="next"' % (link % (page + 1)))
+            links.append('<%s>; rel="last"' % (link % pages))
+            headers["Link"] = ", ".join(links)
+        if "cursor" in query:
+            position = int(query["cursor"] or "0")
+            body = items(start + position, min(3, total - position))
+            following = position + 3
+            envelope = {"data": body, "cursor": str(following) if following < total else None}
+            return self.send(200, envelope, headers)
+        if query.get("envelope") == "data":
+            envelope = {"data": body, "meta": {"count": len(body)}}
+            return self.send(200, envelope, headers)
+        return self.send(200, body, headers)
+
+    def route_flaky(self, parts, query, url):
+        if count("flaky/" + parts[0]) <= int(query.get("fail", "1")):
+            return self.send(int(query.get("status", "500")), {"message": "try again"})
+        return self.route_items([], query, url)
+
+    def route_limited(self, parts, query, url):
+        if count("limited/" + parts[0]) == 1:
+            return self.send(429, {"message": "slow down"}, {"Retry-After": query.get("retry_after", "1")})
+        return self.route_items([], query, url)
+
+    def route_unavailable(self, parts, query, url):
+        if count("unavailable/" + parts[0]) == 1:
+            when = email.utils.formatdate(time.time() + float(query.get("after", "1")), usegmt=True)
+            return self.send(503, {"message": "maintenance"}, {"Retry-After": when})
+        return self.route_items([], query, url)
+
+    def route_status(self, parts, query, url):
+        code = int(parts[0])
+        body = {
+            "message": "Validation Failed",
+            "errors": [{"resource": "Issue", "field": "title", "code": "missing_field"}],
+            "documentation_url": "https://docs.github.com/rest",
+        }
+        return self.send(code, body)
+
+    def route_truncated(self, parts, query, url):
+        body = json.dumps(items(1, 50)).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body[: len(body) // 2])
+        self.wfile.flush()
+        self.close_connection = True
+
+    def route_slow(self, parts, query, url):
+        body = json.dumps(items(1, 3)).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.flush()
+        time.sleep(float(query.get("delay", "3")))
+        try:
+            self.wfile.write(body)
+        except OSError:
+            pass
+
+    def route_html(self, parts, query, url):
+        return self.send(200, "<html><body>Not an API</body></html>", content_type="text/html; charset=utf-8")
+
+    def route_endless(self, parts, query, url):
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.end_headers()
+        chunk = b"[" + b'{"id": 1, "title": "again"},' * 4096
+        try:
+            while True:
+                self.wfile.write(chunk)
+        except OSError:
+            pass
+        self.close_connection = True
+
+    def route_redirect_loop(self, parts, query, url):
+        return self.send(302, b"", {"Location": self.base() + "/redirect-loop"})
+
+    def route_redirect(self, parts, query, url):
+        return self.send(302, b"", {"Location": query["to"]})
+
+
+def main():
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.daemon_threads = True
+    print(server.server_address[1], flush=True)
+    server.serve_forever()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

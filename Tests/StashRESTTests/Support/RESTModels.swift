@@ -1,0 +1,64 @@
+import Foundation
+import Stash
+import StashREST
+
+/// What the test server's `/items` serves.
+final class Item: ManagedObject, Decodable {
+    @Attribute(.unique) var id: Int
+    @Attribute var title: String
+    @Attribute var tags: [String] = []
+}
+
+/// GitHub issues with their nested `user`, as the recorded scenarios have them.
+final class Issue: ManagedObject, Decodable {
+    @Attribute(.unique) var id: Int
+    @Attribute var number: Int
+    @Attribute var title: String
+    @Attribute var state: String
+    @Relationship var user: GitHubUser?
+}
+
+final class GitHubUser: ManagedObject, Decodable {
+    @Attribute(.unique) var id: Int
+    @Attribute var login: String
+}
+
+/// A store file in a fresh temporary directory, removed with it.
+final class TemporaryStore {
+    let directory: URL
+    var file: URL { directory.appendingPathComponent("store.sqlite") }
+
+    init() throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("stash-rest-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    func container() throws -> PersistentContainer {
+        try PersistentContainer(for: Item.self, Issue.self, GitHubUser.self, HTTPValidator.self, storeURL: file)
+    }
+
+    /// The rows of a table, counted in another connection.
+    func count(_ table: String) throws -> Int {
+        let context = ManagedObjectContext(try container())
+        switch table {
+        case "Item": return try context.fetchCount(FetchDescriptor<Item>())
+        case "Issue": return try context.fetchCount(FetchDescriptor<Issue>())
+        case "GitHubUser": return try context.fetchCount(FetchDescriptor<GitHubUser>())
+        default: return try context.fetchCount(FetchDescriptor<HTTPValidator>())
+        }
+    }
+}
+
+/// A client of the test server that retries quickly.
+func testClient(_ server: TestServer, _ change: (inout RESTConfiguration) -> Void = { _ in }) -> RESTClient {
+    var configuration = RESTConfiguration()
+    configuration.retry.initialDelay = .milliseconds(10)
+    configuration.retry.maximumDelay = .milliseconds(50)
+    configuration.timeout = .seconds(5)
+    change(&configuration)
+    return RESTClient(baseURL: server.base, configuration: configuration)
+}

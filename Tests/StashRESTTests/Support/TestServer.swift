@@ -1,0 +1,66 @@
+import Foundation
+
+/// The test HTTP server (`Server/server.py`) on 127.0.0.1, started for one test and stopped
+/// when it goes.
+final class TestServer: Sendable {
+    private let process: Process
+    let port: Int
+    let base: URL
+
+    static let fixtures = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("shared/fixtures")
+
+    /// Whether the real-world fixtures sit beside the checkout.
+    static var fixturesAvailable: Bool {
+        FileManager.default.fileExists(atPath: fixtures.appendingPathComponent("README.md").path)
+    }
+
+    init() throws {
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Server/server.py")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", script.path]
+        var environment = ProcessInfo.processInfo.environment
+        environment["STASH_FIXTURES"] = Self.fixtures.path
+        process.environment = environment
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        var line = Data()
+        while !line.contains(UInt8(ascii: "\n")) {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            line.append(chunk)
+        }
+        guard let port = Int(String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+        else {
+            process.terminate()
+            throw ServerError.didNotStart
+        }
+        self.process = process
+        self.port = port
+        self.base = URL(string: "http://127.0.0.1:\(port)/")!
+    }
+
+    deinit {
+        // `waitUntilExit` spins a run loop, which never turns on a task's thread: the
+        // process is reaped directly (or already was, by Foundation: then ECHILD at once).
+        // SIGKILL: the child of `Process` may be started with SIGTERM blocked.
+        let pid = process.processIdentifier
+        kill(pid, SIGKILL)
+        var status: Int32 = 0
+        _ = waitpid(pid, &status, 0)
+    }
+
+    /// What the server was asked so far: each request's path and headers (names lowercased).
+    func requests() throws -> [(path: String, headers: [String: String])] {
+        let data = try Data(contentsOf: base.appendingPathComponent("requests"))
+        let list = try JSONSerialization.jsonObject(with: data) as? [[String: Any]] ?? []
+        return list.map { ($0["path"] as? String ?? "", $0["headers"] as? [String: String] ?? [:]) }
+    }
+
+    enum ServerError: Error { case didNotStart }
+}
