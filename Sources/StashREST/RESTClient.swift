@@ -104,8 +104,7 @@ public final class RESTClient: Sendable {
         guard let resolved = URL(string: path, relativeTo: baseURL)?.absoluteURL,
             var components = URLComponents(url: resolved, resolvingAgainstBaseURL: true)
         else { throw RESTError(.invalidURL, "\"\(path)\" makes no URL against \(baseURL)", url: baseURL) }
-        var items = components.queryItems ?? []
-        items += options.query
+        var items = options.query
         switch options.pagination {
         case .page(let parameter, let first): items.append(URLQueryItem(name: parameter, value: String(first)))
         case .offset(let parameter, let limitParameter, let limit):
@@ -113,7 +112,14 @@ public final class RESTClient: Sendable {
             items.append(URLQueryItem(name: limitParameter, value: String(limit)))
         default: break
         }
-        components.queryItems = items.isEmpty ? nil : items
+        // The path's own query stays as written (its percent-encoding is the server's);
+        // the options' items are encoded and added after it.
+        if !items.isEmpty {
+            var added = URLComponents()
+            added.queryItems = items
+            let existing = components.percentEncodedQuery.map { $0.isEmpty ? "" : $0 + "&" } ?? ""
+            components.percentEncodedQuery = existing + (added.percentEncodedQuery ?? "")
+        }
         guard let url = components.url else {
             throw RESTError(.invalidURL, "\"\(path)\" makes no URL against \(baseURL)", url: baseURL)
         }

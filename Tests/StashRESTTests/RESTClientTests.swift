@@ -70,7 +70,7 @@ import Testing
         _ = try await api.fetch([Item].self, from: "items", into: context, options: options)
         let basic = testClient(server) { $0.authorization = .basic(user: "ada", password: "pw") }
         _ = try await basic.fetch([Item].self, from: "items?count=1", into: context)
-        let requests = try server.requests()
+        let requests = try await server.requests()
         #expect(requests[0].path == "/items?count=2")
         #expect(requests[0].headers["authorization"] == "Bearer s3cret")
         #expect(requests[0].headers["user-agent"] == "StashTests/1")

@@ -35,7 +35,7 @@ import Testing
         #expect(error.message == "Validation Failed (title: missing_field)")
         #expect(error.body?.hasPrefix(#"{"message": "Validation Failed""#) == true)
         #expect(error.description.contains("HTTP 422 Validation Failed (title: missing_field)"))
-        #expect(try server.requests().count == 1)
+        #expect(try await server.requests().count == 1)
         let missing = try await failure("status/404")
         #expect(missing.status == 404)
     }
@@ -46,11 +46,11 @@ import Testing
         let context = ManagedObjectContext(try store.container())
         let items = try await testClient(server).fetch([Item].self, from: "flaky/a?fail=2&count=3", into: context)
         #expect(items.count == 3)
-        #expect(try server.requests().count == 3)
+        #expect(try await server.requests().count == 3)
         // Too many failures: the last status, after `maximumAttempts` tries.
         let error = try await failure("flaky/b?fail=9", { $0.retry.maximumAttempts = 3 }, server: server)
         #expect(error.status == 500)
-        #expect(try server.requests().filter { $0.path.hasPrefix("/flaky/b") }.count == 3)
+        #expect(try await server.requests().filter { $0.path.hasPrefix("/flaky/b") }.count == 3)
     }
 
     @Test func retryAfterIsHonouredInSecondsAndAsADate() async throws {
@@ -131,7 +131,7 @@ import Testing
         } throws: { error in
             (error as? RESTError)?.code == .schemeNotAllowed
         }
-        #expect(try server.requests().isEmpty)
+        #expect(try await server.requests().isEmpty)
     }
 
     @Test func cancellingTheTaskSavesNothing() async throws {

@@ -82,7 +82,7 @@ class Handler(BaseHTTPRequestHandler):
 
     def do_GET(self):
         url = urlsplit(self.path)
-        query = {k: v[0] for k, v in parse_qs(url.query).items()}
+        query = {k: v[0] for k, v in parse_qs(url.query, keep_blank_values=True).items()}
         if url.path != "/requests":
             with LOCK:
                 REQUESTS.append({"path": self.path, "headers": {k.lower(): v for k, v in self.headers.items()}})
@@ -217,7 +217,16 @@ class Handler(BaseHTTPRequestHandler):
         return self.send(302, b"", {"Location": query["to"]})
 
 
+def exit_with_parent():
+    """Ends the server when the test process that started it is gone, however it went."""
+    parent = os.getppid()
+    while os.getppid() == parent:
+        time.sleep(0.5)
+    os._exit(0)
+
+
 def main():
+    threading.Thread(target=exit_with_parent, daemon=True).start()
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     server.daemon_threads = True
     print(server.server_address[1], flush=True)

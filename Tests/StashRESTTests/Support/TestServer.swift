@@ -1,5 +1,9 @@
 import Foundation
 
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
 /// The test HTTP server (`Server/server.py`) on 127.0.0.1, started for one test and stopped
 /// when it goes.
 final class TestServer: Sendable {
@@ -28,6 +32,10 @@ final class TestServer: Sendable {
         process.environment = environment
         let output = Pipe()
         process.standardOutput = output
+        // Nothing of the test process's own: a server that outlived it must not hold its
+        // output open (the test runner waits for that to close).
+        process.standardError = FileHandle.nullDevice
+        process.standardInput = FileHandle.nullDevice
         try process.run()
         var line = Data()
         while !line.contains(UInt8(ascii: "\n")) {
@@ -56,8 +64,10 @@ final class TestServer: Sendable {
     }
 
     /// What the server was asked so far: each request's path and headers (names lowercased).
-    func requests() throws -> [(path: String, headers: [String: String])] {
-        let data = try Data(contentsOf: base.appendingPathComponent("requests"))
+    /// Asynchronous: a blocking read here would hold one of the few threads of the
+    /// cooperative pool, which the clients under test need.
+    func requests() async throws -> [(path: String, headers: [String: String])] {
+        let (data, _) = try await URLSession.shared.data(from: base.appendingPathComponent("requests"))
         let list = try JSONSerialization.jsonObject(with: data) as? [[String: Any]] ?? []
         return list.map { ($0["path"] as? String ?? "", $0["headers"] as? [String: String] ?? [:]) }
     }

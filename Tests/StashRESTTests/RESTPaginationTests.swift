@@ -1,0 +1,121 @@
+import Foundation
+import Stash
+import StashREST
+import Testing
+
+/// Pages as one import session, and conditional GET.
+@Suite struct RESTPaginationTests {
+    func fetch(
+        _ path: String, _ change: (inout FetchOptions) -> Void, server: TestServer, store: TemporaryStore
+    ) async throws -> FetchResult<[Item]> {
+        var options = FetchOptions()
+        change(&options)
+        let context = ManagedObjectContext(try store.container())
+        return try await testClient(server).fetchReporting([Item].self, from: path, into: context, options: options)
+    }
+
+    @Test func linkHeadersInOneTransaction() async throws {
+        let server = try TestServer()
+        let store = try TemporaryStore()
+        let container = try store.container()
+        let changes = container.changes
+        let context = ManagedObjectContext(container)
+        let result = try await testClient(server).fetchReporting(
+            [Item].self, from: "items?count=10&per_page=3", into: context)
+        #expect(result.value.map(\.id) == Array(1...10))
+        #expect(result.report.pages == 4)
+        #expect(result.report.inserted == 10)
+        #expect(try await server.requests().map(\.path).last == "/items?count=10&start=1&per_page=3&page=4")
+        // One save for all four pages.
+        var saves = 0
+        for await change in changes {
+            saves += 1
+            #expect(change.inserted.count == 10)
+            break
+        }
+        #expect(saves == 1)
+    }
+
+    @Test func pageByPageSavesEachPage() async throws {
+        let server = try TestServer()
+        let store = try TemporaryStore()
+        let result = try await fetch("items?count=7&per_page=3", { $0.saving = .perPage }, server: server, store: store)
+        #expect(result.value.map(\.id) == Array(1...7))
+        #expect(result.report.inserted == 7)
+        #expect(result.report.pages == 3)
+        #expect(try store.count("Item") == 7)
+    }
+
+    @Test func aNextURLInTheBodyOrACursor() async throws {
+        let server = try TestServer()
+        let store = try TemporaryStore()
+        let cursor = try await fetch(
+            "items?count=8&cursor=",
+            {
+                $0.itemsKey = "data"
+                $0.pagination = .cursor(key: "cursor", parameter: "cursor")
+            }, server: server, store: store)
+        #expect(cursor.value.map(\.id) == Array(1...8))
+        #expect(cursor.report.pages == 3)
+    }
+
+    @Test func pageNumbersAndOffsets() async throws {
+        let server = try TestServer()
+        let store = try TemporaryStore()
+        // `page=1, 2, …` until a page is empty (the Link header is not followed).
+        let pages = try await fetch(
+            "items?count=7&per_page=3", { $0.pagination = .page() }, server: server, store: store)
+        #expect(pages.value.map(\.id) == Array(1...7))
+        #expect(pages.report.pages == 4)
+        #expect(try await server.requests().map(\.path).first == "/items?count=7&per_page=3&page=1")
+    }
+
+    @Test func conditionalGetAnswers304WithTheLastObjects() async throws {
+        let server = try TestServer()
+        let store = try TemporaryStore()
+        let first = try await fetch("items?count=3&etag=1", { _ in }, server: server, store: store)
+        #expect(first.report.inserted == 3)
+        #expect(!first.report.notModified)
+        #expect(try store.count("HTTPValidator") == 1)
+        let second = try await fetch("items?count=3&etag=1", { _ in }, server: server, store: store)
+        #expect(second.report.notModified)
+        #expect(second.report.inserted == 0)
+        #expect(second.value.map(\.id) == [1, 2, 3])
+        let requests = try await server.requests()
+        #expect(requests[0].headers["if-none-match"] == nil)
+        #expect(requests[1].headers["if-none-match"] == #""items-1-3""#)
+        #expect(requests[1].headers["if-modified-since"] == "Wed, 21 Oct 2026 07:28:00 GMT")
+        // Turned off: a full answer.
+        let third = try await fetch("items?count=3&etag=1", { $0.conditional = false }, server: server, store: store)
+        #expect(!third.report.notModified)
+        #expect(third.report.unchanged == 3)
+    }
+
+    @Test(.enabled(if: TestServer.fixturesAvailable, "needs ../shared/fixtures (GitHub's recorded exchanges)"))
+    func githubsRecordedPaginationOfIssues() async throws {
+        let server = try TestServer()
+        let store = try TemporaryStore()
+        let context = ManagedObjectContext(try store.container())
+        let result = try await testClient(server).fetchReporting(
+            [Issue].self, from: "scenario/paginate-issues/repos/octokit-fixture-org/paginate-issues/issues?per_page=3",
+            into: context)
+        #expect(result.report.pages == 5)
+        #expect(result.value.count == 13)
+        #expect(Set(result.value.map(\.number)).count == 13)
+        #expect(result.report.inserted == 13)
+        // The same user in every issue: one row.
+        #expect(try store.count("GitHubUser") == Set(result.value.compactMap { $0.user?.id }).count)
+        #expect(result.value.allSatisfy { $0.user?.login.isEmpty == false })
+
+        let search = try await testClient(server).fetchReporting(
+            [Issue].self,
+            from: "scenario/search-issues/search/issues?q=sesame%20repo%3Aoctokit-fixture-org%2Fsearch-issues",
+            into: context,
+            options: {
+                var options = FetchOptions()
+                options.itemsKey = "items"
+                return options
+            }())
+        #expect(search.value.count == 2)
+    }
+}
