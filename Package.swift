@@ -30,7 +30,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "stash-bench",
-            dependencies: ["Stash", "CSQLite"],
+            dependencies: ["Stash", "StashREST", "CSQLite"],
             path: "Benchmarks/stash-bench"
         ),
         .testTarget(

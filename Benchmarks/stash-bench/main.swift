@@ -10,6 +10,7 @@ struct Options {
     var records = 100_000
     var iterations = 5
     var readWhileWriting = true
+    var rest = true
 
     static let usage = """
         usage: stash-bench [--records N] [--iterations N]
@@ -17,6 +18,7 @@ struct Options {
           --iterations N  rounds of every measurement; the table shows medians (default 5)
           --no-read-while-writing  skip the main context's fetch latency during a background import
                           (for instruction counts of the import, fetch and re-import alone)
+          --no-rest       skip the REST import over loopback HTTP
         """
 
     static func parse(_ arguments: [String]) -> Options {
@@ -31,6 +33,8 @@ struct Options {
                 if argument == "--records" { options.records = value } else { options.iterations = value }
             case "--no-read-while-writing":
                 options.readWhileWriting = false
+            case "--no-rest":
+                options.rest = false
             case "-h", "--help":
                 print(usage)
                 exit(0)
@@ -57,6 +61,7 @@ print(
 let root = FileManager.default.temporaryDirectory.appendingPathComponent("stash-bench-\(getpid())")
 var results = Results()
 var readWhileWriting = ReadWhileWriting.Latencies()
+var restImport = RESTImport.Measurements()
 do {
     for index in 0..<options.iterations {
         let directory = root.appendingPathComponent("iteration-\(index + 1)")
@@ -74,6 +79,11 @@ do {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         readWhileWriting = try ReadWhileWriting.measureOnMainActor(payload, in: directory)
     }
+    if options.rest {
+        let directory = root.appendingPathComponent("rest")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        restImport = try RESTImport.measureOnMainActor(payload, iterations: options.iterations, in: directory)
+    }
     try? FileManager.default.removeItem(at: root)
 } catch {
     try? FileManager.default.removeItem(at: root)
@@ -85,4 +95,8 @@ print(results.table())
 if options.readWhileWriting {
     print()
     print(ReadWhileWriting.report(readWhileWriting))
+}
+if options.rest {
+    print()
+    print(RESTImport.report(restImport, records: payload.count))
 }

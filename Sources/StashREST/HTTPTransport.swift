@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -10,9 +9,11 @@ import Synchronization
 /// https to http, only allowed schemes), and cancellation of the calling task.
 final class HTTPTransport: NSObject, URLSessionDataDelegate, Sendable {
     private let configuration: RESTConfiguration
-    private let transfers = Mutex<[Int: Transfer]>([:])
+    private let transfers = Guarded<[Int: Transfer]>([:])
     // Set once in `init`, before any task runs; the session is thread-safe.
-    private let sessionBox = Mutex<URLSession?>(nil)
+    private let sessionBox = Guarded<URLSession?>(nil)
+    /// Where the idle timeouts' timers fire.
+    private let timerQueue = DispatchQueue(label: "StashREST.timeouts")
 
     /// What one task has received so far.
     private struct Transfer {
@@ -55,14 +56,17 @@ final class HTTPTransport: NSObject, URLSessionDataDelegate, Sendable {
         let url = request.url!
         let task = session.dataTask(with: request)
         // The idle timeout, kept here rather than left to the platform's URLSession, whose
-        // timer did not always fire under load on Linux.
-        let watchdog = Task { [weak self] in
-            while !Task.isCancelled {
-                guard let self else { return }
-                try await Task.sleep(for: min(configuration.timeout, .seconds(1)))
-                if self.timeOutIfIdle(task, url) { return }
-            }
+        // timer did not always fire under load on Linux; on a dispatch timer of its own, so
+        // that a busy cooperative thread pool cannot hold it up either.
+        let watchdog = DispatchSource.makeTimerSource(queue: timerQueue)
+        let period = min(configuration.timeout, .seconds(1))
+        let interval = DispatchTimeInterval.milliseconds(
+            Int(period.components.seconds * 1_000 + period.components.attoseconds / 1_000_000_000_000_000))
+        watchdog.schedule(deadline: .now() + interval, repeating: interval)
+        watchdog.setEventHandler { [weak self] in
+            if self?.timeOutIfIdle(task, url) ?? true { watchdog.cancel() }
         }
+        watchdog.resume()
         defer { watchdog.cancel() }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in

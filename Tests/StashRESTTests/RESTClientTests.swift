@@ -6,7 +6,7 @@ import Testing
 /// One call against a real HTTP server on 127.0.0.1: request, decode, save; what it reports.
 @Suite struct RESTClientTests {
     @Test func anArrayIsFetchedDecodedAndSaved() async throws {
-        let server = try TestServer()
+        let server = try await TestServer.start()
         let store = try TemporaryStore()
         let context = ManagedObjectContext(try store.container())
         let api = testClient(server)
@@ -31,7 +31,7 @@ import Testing
     }
 
     @Test func itemsInsideAnEnvelope() async throws {
-        let server = try TestServer()
+        let server = try await TestServer.start()
         let store = try TemporaryStore()
         let context = ManagedObjectContext(try store.container())
         var options = FetchOptions()
@@ -43,7 +43,7 @@ import Testing
     }
 
     @Test func oneObject() async throws {
-        let server = try TestServer()
+        let server = try await TestServer.start()
         let store = try TemporaryStore()
         let context = ManagedObjectContext(try store.container())
         var options = FetchOptions()
@@ -57,7 +57,7 @@ import Testing
     }
 
     @Test func headersQueryItemsAndAuthorization() async throws {
-        let server = try TestServer()
+        let server = try await TestServer.start()
         let store = try TemporaryStore()
         let context = ManagedObjectContext(try store.container())
         let api = testClient(server) { configuration in
@@ -80,7 +80,7 @@ import Testing
     }
 
     @Test func intoTheMainContextTheMainActorWaitsOnlyForTheEnd() async throws {
-        let server = try TestServer()
+        let server = try await TestServer.start()
         let store = try TemporaryStore()
         let container = try store.container()
         let items = try await Self.fetchOnMain(server, container)
@@ -96,7 +96,7 @@ import Testing
     }
 
     @Test func aSyncDeletesWhatNoPageReturned() async throws {
-        let server = try TestServer()
+        let server = try await TestServer.start()
         let store = try TemporaryStore()
         let context = ManagedObjectContext(try store.container())
         let api = testClient(server)
@@ -111,7 +111,7 @@ import Testing
     }
 
     @Test func progressEvents() async throws {
-        let server = try TestServer()
+        let server = try await TestServer.start()
         let store = try TemporaryStore()
         let context = ManagedObjectContext(try store.container())
         let (events, continuation) = AsyncStream.makeStream(of: RESTProgress.self)

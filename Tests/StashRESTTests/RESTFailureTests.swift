@@ -8,10 +8,11 @@ import Testing
 @Suite struct RESTFailureTests {
     /// Fetches `path` expecting a `RESTError`; checks that the store and the context stayed empty.
     func failure(
-        _ path: String, _ change: (inout RESTConfiguration) -> Void = { _ in }, server: TestServer? = nil,
+        _ path: String, _ change: (inout RESTConfiguration) -> Void = { _ in }, server given: TestServer? = nil,
         sourceLocation: SourceLocation = #_sourceLocation
     ) async throws -> RESTError {
-        let server = try server ?? TestServer()
+        let server: TestServer
+        if let given { server = given } else { server = try await TestServer.start() }
         let store = try TemporaryStore()
         let context = ManagedObjectContext(try store.container())
         let api = testClient(server, change)
@@ -27,7 +28,7 @@ import Testing
     }
 
     @Test func aClientErrorFailsAtOnceWithTheServersWords() async throws {
-        let server = try TestServer()
+        let server = try await TestServer.start()
         let error = try await failure("status/422", server: server)
         #expect(error.code == .status)
         #expect(error.status == 422)
@@ -41,7 +42,7 @@ import Testing
     }
 
     @Test func serverErrorsAreRetriedThenSucceed() async throws {
-        let server = try TestServer()
+        let server = try await TestServer.start()
         let store = try TemporaryStore()
         let context = ManagedObjectContext(try store.container())
         let items = try await testClient(server).fetch([Item].self, from: "flaky/a?fail=2&count=3", into: context)
@@ -54,7 +55,7 @@ import Testing
     }
 
     @Test func retryAfterIsHonouredInSecondsAndAsADate() async throws {
-        let server = try TestServer()
+        let server = try await TestServer.start()
         let store = try TemporaryStore()
         let context = ManagedObjectContext(try store.container())
         let api = testClient(server)
@@ -109,7 +110,7 @@ import Testing
     }
 
     @Test func redirects() async throws {
-        let server = try TestServer()
+        let server = try await TestServer.start()
         let loop = try await failure("redirect-loop", { $0.maximumRedirects = 5 }, server: server)
         #expect(loop.code == .tooManyRedirects)
         let store = try TemporaryStore()
@@ -122,7 +123,7 @@ import Testing
     }
 
     @Test func onlyAllowedSchemes() async throws {
-        let server = try TestServer()
+        let server = try await TestServer.start()
         let store = try TemporaryStore()
         let context = ManagedObjectContext(try store.container())
         let api = testClient(server)
@@ -135,7 +136,7 @@ import Testing
     }
 
     @Test func cancellingTheTaskSavesNothing() async throws {
-        let server = try TestServer()
+        let server = try await TestServer.start()
         let store = try TemporaryStore()
         let container = try store.container()
         let api = testClient(server)
@@ -151,7 +152,7 @@ import Testing
     }
 
     @Test func tooManyPagesSavesNothing() async throws {
-        let server = try TestServer()
+        let server = try await TestServer.start()
         let store = try TemporaryStore()
         let context = ManagedObjectContext(try store.container())
         var options = FetchOptions()

@@ -15,7 +15,7 @@ import Testing
     }
 
     @Test func linkHeadersInOneTransaction() async throws {
-        let server = try TestServer()
+        let server = try await TestServer.start()
         let store = try TemporaryStore()
         let container = try store.container()
         let changes = container.changes
@@ -37,7 +37,7 @@ import Testing
     }
 
     @Test func pageByPageSavesEachPage() async throws {
-        let server = try TestServer()
+        let server = try await TestServer.start()
         let store = try TemporaryStore()
         let result = try await fetch("items?count=7&per_page=3", { $0.saving = .perPage }, server: server, store: store)
         #expect(result.value.map(\.id) == Array(1...7))
@@ -47,7 +47,7 @@ import Testing
     }
 
     @Test func aNextURLInTheBodyOrACursor() async throws {
-        let server = try TestServer()
+        let server = try await TestServer.start()
         let store = try TemporaryStore()
         let cursor = try await fetch(
             "items?count=8&cursor=",
@@ -60,7 +60,7 @@ import Testing
     }
 
     @Test func pageNumbersAndOffsets() async throws {
-        let server = try TestServer()
+        let server = try await TestServer.start()
         let store = try TemporaryStore()
         // `page=1, 2, …` until a page is empty (the Link header is not followed).
         let pages = try await fetch(
@@ -71,7 +71,7 @@ import Testing
     }
 
     @Test func conditionalGetAnswers304WithTheLastObjects() async throws {
-        let server = try TestServer()
+        let server = try await TestServer.start()
         let store = try TemporaryStore()
         let first = try await fetch("items?count=3&etag=1", { _ in }, server: server, store: store)
         #expect(first.report.inserted == 3)
@@ -93,7 +93,7 @@ import Testing
 
     @Test(.enabled(if: TestServer.fixturesAvailable, "needs ../shared/fixtures (GitHub's recorded exchanges)"))
     func githubsRecordedPaginationOfIssues() async throws {
-        let server = try TestServer()
+        let server = try await TestServer.start()
         let store = try TemporaryStore()
         let context = ManagedObjectContext(try store.container())
         let result = try await testClient(server).fetchReporting(

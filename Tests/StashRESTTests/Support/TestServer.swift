@@ -21,14 +21,23 @@ final class TestServer: Sendable {
         FileManager.default.fileExists(atPath: fixtures.appendingPathComponent("README.md").path)
     }
 
-    init() throws {
+    private init(process: Process, port: Int) {
+        self.process = process
+        self.port = port
+        self.base = URL(string: "http://127.0.0.1:\(port)/")!
+    }
+
+    /// Starts a server and waits for its port on a thread of its own: a blocking read here
+    /// would hold one of the few threads of the cooperative pool, which the clients under
+    /// test (and the other tests) need.
+    static func start() async throws -> TestServer {
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("Server/server.py")
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", script.path]
         var environment = ProcessInfo.processInfo.environment
-        environment["STASH_FIXTURES"] = Self.fixtures.path
+        environment["STASH_FIXTURES"] = fixtures.path
         process.environment = environment
         let output = Pipe()
         process.standardOutput = output
@@ -37,20 +46,24 @@ final class TestServer: Sendable {
         process.standardError = FileHandle.nullDevice
         process.standardInput = FileHandle.nullDevice
         try process.run()
-        var line = Data()
-        while !line.contains(UInt8(ascii: "\n")) {
-            let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            line.append(chunk)
+        let reader = output.fileHandleForReading
+        let line = await withCheckedContinuation { continuation in
+            Thread {
+                var line = Data()
+                while !line.contains(UInt8(ascii: "\n")) {
+                    let chunk = reader.availableData
+                    if chunk.isEmpty { break }
+                    line.append(chunk)
+                }
+                continuation.resume(returning: line)
+            }.start()
         }
         guard let port = Int(String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
         else {
-            process.terminate()
+            kill(process.processIdentifier, SIGKILL)
             throw ServerError.didNotStart
         }
-        self.process = process
-        self.port = port
-        self.base = URL(string: "http://127.0.0.1:\(port)/")!
+        return TestServer(process: process, port: port)
     }
 
     deinit {

@@ -1,0 +1,117 @@
+import Foundation
+import Stash
+import StashREST
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// The payload served over loopback HTTP: StashREST's one call into the main context,
+/// against hand-written `URLSession` + `JSONDecoder` + sqlite3; and how long the main actor
+/// is held while Stash's call runs (a main-actor task that wakes every 2 ms notes the longest
+/// gap between its wake-ups).
+enum RESTImport {
+    struct Measurements {
+        var baseline: [Double] = []
+        var stash: [Double] = []
+        /// The longest main-actor stall of each Stash run, in seconds.
+        var stalls: [Double] = []
+    }
+
+    /// Runs the measurement as a main-actor task, turning the main run loop until it is done
+    /// (see `ReadWhileWriting.measureOnMainActor`).
+    @MainActor
+    static func measureOnMainActor(_ payload: Payload, iterations: Int, in directory: URL) throws -> Measurements {
+        var outcome: Result<Measurements, any Error>?
+        Task { @MainActor in
+            do {
+                outcome = .success(try await measure(payload, iterations: iterations, in: directory))
+            } catch {
+                outcome = .failure(error)
+            }
+        }
+        while outcome == nil {
+            _ = RunLoop.main.run(mode: .default, before: Date(timeIntervalSinceNow: 0.01))
+        }
+        return try outcome!.get()
+    }
+
+    @MainActor
+    static func measure(_ payload: Payload, iterations: Int, in directory: URL) async throws -> Measurements {
+        let server = try LoopbackServer(body: payload.data)
+        defer { server.stop() }
+        var configuration = RESTConfiguration()
+        configuration.makeDecoder = Timestamp.makeDecoder
+        let api = RESTClient(baseURL: server.url.deletingLastPathComponent(), configuration: configuration)
+        var measurements = Measurements()
+        for index in 0..<iterations {
+            // Hand-written: download, decode into structs, insert in one transaction.
+            let database = try Baseline.createStore(
+                at: directory.appendingPathComponent("rest-baseline-\(index).sqlite").path)
+            var start = ContinuousClock.now
+            let (data, _) = try await URLSession.shared.data(from: server.url)
+            let records = try Baseline.decode(data)
+            try Baseline.write(records, to: database, upsert: false)
+            measurements.baseline.append(seconds(ContinuousClock.now - start))
+            precondition(records.count == payload.count, "the baseline stored \(records.count) records")
+
+            let container = try StashRun.createStore(
+                at: directory.appendingPathComponent("rest-stash-\(index).sqlite").path)
+            let meter = StallMeter()
+            meter.start()
+            start = ContinuousClock.now
+            let articles = try await api.fetch([Article].self, from: "articles", into: container.mainContext)
+            measurements.stash.append(seconds(ContinuousClock.now - start))
+            measurements.stalls.append(await meter.stop())
+            precondition(articles.count == payload.count, "Stash returned \(articles.count) articles")
+        }
+        return measurements
+    }
+
+    static func report(_ measurements: Measurements, records: Int) -> String {
+        let baseline = median(measurements.baseline)
+        let stash = median(measurements.stash)
+        return """
+            REST import over loopback HTTP (\(records) records, one call into the main context)
+              baseline \(format(baseline)) s   stash \(format(stash)) s   stash/baseline \(String(format: "%.2fx", stash / baseline))
+              longest main-actor stall during Stash's call: \(String(format: "%.1f", (measurements.stalls.max() ?? 0) * 1_000)) ms
+            """
+    }
+
+    private static func seconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+    }
+
+    private static func median(_ values: [Double]) -> Double {
+        let sorted = values.sorted()
+        return sorted.isEmpty ? 0 : sorted[sorted.count / 2]
+    }
+
+    private static func format(_ value: Double) -> String { String(format: "%.3f", value) }
+}
+
+/// Notes the longest time the main actor could not run a task that wants to wake every 2 ms.
+@MainActor
+final class StallMeter {
+    private var longest: Duration = .zero
+    private var running = false
+    private var task: Task<Void, Never>?
+
+    func start() {
+        running = true
+        task = Task { @MainActor in
+            while running {
+                let before = ContinuousClock.now
+                try? await Task.sleep(for: .milliseconds(2))
+                longest = max(longest, ContinuousClock.now - before - .milliseconds(2))
+            }
+        }
+    }
+
+    /// Stops and answers the longest stall, in seconds.
+    func stop() async -> Double {
+        running = false
+        await task?.value
+        return Double(longest.components.seconds) + Double(longest.components.attoseconds) / 1e18
+    }
+}
