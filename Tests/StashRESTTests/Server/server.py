@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """The HTTP server StashREST's tests run against, on 127.0.0.1.
 
-Started by the tests (TestServer.swift), one per test; prints its port on the first line of
-standard output, then serves until it is killed. Standard library only.
+Started once by the tests (TestServer.swift) and shared by them: each test's paths start
+with /t/<test id>/, which keeps its requests and counters apart. Prints its port on the
+first line of standard output, then serves until the test process is gone. Standard
+library only.
 
 Routes (query parameters in brackets):
   /scenario/<name>/<path>    a recorded octokit exchange from
@@ -38,7 +40,7 @@ from urllib.parse import parse_qs, urlsplit
 
 FIXTURES = os.environ.get("STASH_FIXTURES", "")
 COUNTERS = {}
-REQUESTS = []
+REQUESTS = {}
 LOCK = threading.Lock()
 
 
@@ -63,7 +65,7 @@ class Handler(BaseHTTPRequestHandler):
         pass
 
     def base(self):
-        return "http://127.0.0.1:%d" % self.server.server_address[1]
+        return "http://127.0.0.1:%d%s" % (self.server.server_address[1], self.prefix)
 
     def send(self, status, body=b"", headers=None, content_type="application/json"):
         if isinstance(body, (dict, list)):
@@ -81,11 +83,22 @@ class Handler(BaseHTTPRequestHandler):
             self.wfile.write(body)
 
     def do_GET(self):
-        url = urlsplit(self.path)
+        # One server serves every test: each test's paths start with /t/<its id>, which
+        # keeps its requests and counters apart.
+        self.prefix = ""
+        self.test = ""
+        path = self.path
+        if path.startswith("/t/"):
+            self.test = path.split("/")[2]
+            self.prefix = "/t/" + self.test
+            path = path[len(self.prefix):] or "/"
+        self.path = path
+        url = urlsplit(path)
         query = {k: v[0] for k, v in parse_qs(url.query, keep_blank_values=True).items()}
         if url.path != "/requests":
             with LOCK:
-                REQUESTS.append({"path": self.path, "headers": {k.lower(): v for k, v in self.headers.items()}})
+                REQUESTS.setdefault(self.test, []).append(
+                    {"path": path, "headers": {k.lower(): v for k, v in self.headers.items()}})
         parts = [p for p in url.path.split("/") if p]
         route = parts[0] if parts else ""
         handler = getattr(self, "route_" + route.replace("-", "_"), None)
@@ -95,7 +108,7 @@ class Handler(BaseHTTPRequestHandler):
 
     def route_requests(self, parts, query, url):
         with LOCK:
-            self.send(200, list(REQUESTS))
+            self.send(200, list(REQUESTS.get(self.test, [])))
 
     def route_scenario(self, parts, query, url):
         name = parts[0]
@@ -148,17 +161,17 @@ class Handler(BaseHTTPRequestHandler):
         return self.send(200, body, headers)
 
     def route_flaky(self, parts, query, url):
-        if count("flaky/" + parts[0]) <= int(query.get("fail", "1")):
+        if count(self.test + "flaky/" + parts[0]) <= int(query.get("fail", "1")):
             return self.send(int(query.get("status", "500")), {"message": "try again"})
         return self.route_items([], query, url)
 
     def route_limited(self, parts, query, url):
-        if count("limited/" + parts[0]) == 1:
+        if count(self.test + "limited/" + parts[0]) == 1:
             return self.send(429, {"message": "slow down"}, {"Retry-After": query.get("retry_after", "1")})
         return self.route_items([], query, url)
 
     def route_unavailable(self, parts, query, url):
-        if count("unavailable/" + parts[0]) == 1:
+        if count(self.test + "unavailable/" + parts[0]) == 1:
             when = email.utils.formatdate(time.time() + float(query.get("after", "1")), usegmt=True)
             return self.send(503, {"message": "maintenance"}, {"Retry-After": when})
         return self.route_items([], query, url)

@@ -4,10 +4,13 @@ import Foundation
     import FoundationNetworking
 #endif
 
-/// The test HTTP server (`Server/server.py`) on 127.0.0.1, started for one test and stopped
-/// when it goes.
-final class TestServer: Sendable {
-    private let process: Process
+/// The test HTTP server (`Server/server.py`) on 127.0.0.1, as one test sees it: the server
+/// process is started once and shared (each test its own path prefix, `/t/<id>/`, so its
+/// requests and counters are its own); it ends with the test process.
+///
+/// One process rather than one per test: starting and killing a child per test while Swift
+/// Testing's exit tests wait for their own children stalled whole runs.
+struct TestServer: Sendable {
     let port: Int
     let base: URL
 
@@ -21,32 +24,53 @@ final class TestServer: Sendable {
         FileManager.default.fileExists(atPath: fixtures.appendingPathComponent("README.md").path)
     }
 
-    private init(process: Process, port: Int) {
-        self.process = process
-        self.port = port
-        self.base = URL(string: "http://127.0.0.1:\(port)/")!
+    /// A fresh view of the shared server, starting it the first time.
+    static func start() async throws -> TestServer {
+        let port = try await SharedServer.instance.port()
+        return TestServer(port: port, base: URL(string: "http://127.0.0.1:\(port)/t/\(UUID().uuidString)/")!)
     }
 
-    /// Starts a server and waits for its port on a thread of its own: a blocking read here
-    /// would hold one of the few threads of the cooperative pool, which the clients under
-    /// test (and the other tests) need.
-    static func start() async throws -> TestServer {
+    /// What this test asked the server so far: each request's path (without the prefix) and
+    /// headers (names lowercased).
+    func requests() async throws -> [(path: String, headers: [String: String])] {
+        let (data, _) = try await URLSession.shared.data(from: base.appendingPathComponent("requests"))
+        let list = try JSONSerialization.jsonObject(with: data) as? [[String: Any]] ?? []
+        return list.map { ($0["path"] as? String ?? "", $0["headers"] as? [String: String] ?? [:]) }
+    }
+
+    enum ServerError: Error { case didNotStart }
+}
+
+/// The one server process, started on first use.
+private actor SharedServer {
+    static let instance = SharedServer()
+    private var started: Task<Int, any Error>?
+
+    func port() async throws -> Int {
+        if let started { return try await started.value }
+        let task = Task { try await Self.launch() }
+        started = task
+        return try await task.value
+    }
+
+    private static func launch() async throws -> Int {
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("Server/server.py")
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", script.path]
         var environment = ProcessInfo.processInfo.environment
-        environment["STASH_FIXTURES"] = fixtures.path
+        environment["STASH_FIXTURES"] = TestServer.fixtures.path
         process.environment = environment
         let output = Pipe()
         process.standardOutput = output
-        // Nothing of the test process's own: a server that outlived it must not hold its
-        // output open (the test runner waits for that to close).
+        // Nothing of the test process's own: the runner waits for its output to close.
         process.standardError = FileHandle.nullDevice
         process.standardInput = FileHandle.nullDevice
         try process.run()
         let reader = output.fileHandleForReading
+        // Read on a thread of its own: a blocking read would hold a thread of the
+        // cooperative pool, which the tests need.
         let line = await withCheckedContinuation { continuation in
             Thread {
                 var line = Data()
@@ -59,31 +83,7 @@ final class TestServer: Sendable {
             }.start()
         }
         guard let port = Int(String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
-        else {
-            kill(process.processIdentifier, SIGKILL)
-            throw ServerError.didNotStart
-        }
-        return TestServer(process: process, port: port)
+        else { throw TestServer.ServerError.didNotStart }
+        return port
     }
-
-    deinit {
-        // `waitUntilExit` spins a run loop, which never turns on a task's thread: the
-        // process is reaped directly (or already was, by Foundation: then ECHILD at once).
-        // SIGKILL: the child of `Process` may be started with SIGTERM blocked.
-        let pid = process.processIdentifier
-        kill(pid, SIGKILL)
-        var status: Int32 = 0
-        _ = waitpid(pid, &status, 0)
-    }
-
-    /// What the server was asked so far: each request's path and headers (names lowercased).
-    /// Asynchronous: a blocking read here would hold one of the few threads of the
-    /// cooperative pool, which the clients under test need.
-    func requests() async throws -> [(path: String, headers: [String: String])] {
-        let (data, _) = try await URLSession.shared.data(from: base.appendingPathComponent("requests"))
-        let list = try JSONSerialization.jsonObject(with: data) as? [[String: Any]] ?? []
-        return list.map { ($0["path"] as? String ?? "", $0["headers"] as? [String: String] ?? [:]) }
-    }
-
-    enum ServerError: Error { case didNotStart }
 }
