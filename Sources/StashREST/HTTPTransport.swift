@@ -168,8 +168,11 @@ final class HTTPTransport: NSObject, URLSessionDataDelegate, Sendable {
             }
             return transfer.failure
         }
-        // Refused: the redirect's own response ends the task, which then fails with `failure`.
-        completionHandler(failure == nil ? request : nil)
+        // Refused: the task goes on to a URL no protocol serves and fails at once, with
+        // `failure` reported. Not `nil` (the documented way to stop at the redirect):
+        // FoundationNetworking on Linux sometimes traps on it ("Received callback for HTTP
+        // redirection, but we're not waiting for it", seen in CI).
+        completionHandler(failure == nil ? request : URLRequest(url: Self.refusedRedirect))
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
@@ -198,6 +201,9 @@ final class HTTPTransport: NSObject, URLSessionDataDelegate, Sendable {
         }
         transfer.continuation.resume(returning: (transfer.data, response))
     }
+
+    /// Where a refused redirect is sent instead: a scheme URLSession cannot load.
+    private static let refusedRedirect = URL(string: "stash-refused-redirect:nowhere")!
 
     private func tooLargeError(_ url: URL) -> RESTError {
         RESTError(
