@@ -50,6 +50,36 @@ extension ManagedObjectContext {
         }
     }
 
+    /// This context's objects for `objectIDs`, in their order: the registered ones, and the
+    /// others read from the store, one query per entity (per any number of them), not one per
+    /// object. An ID whose row is gone is left out.
+    public func existingObjects(with objectIDs: [ObjectID]) throws -> [ManagedObject] {
+        try entering {
+            var rowsByEntity: [String: [Int64]] = [:]
+            for objectID in objectIDs where registeredObject(for: objectID) == nil {
+                guard let rowID = objectID.rowID else {
+                    throw StashError(
+                        .rowMissing,
+                        "\(objectID) is a new object of another context, not saved yet: save it first, then pass its objectID",
+                        entity: objectID.entityName)
+                }
+                rowsByEntity[objectID.entityName, default: []].append(rowID)
+            }
+            var loaded: [String: [Int64: ManagedObject]] = [:]
+            for (name, rowIDs) in rowsByEntity {
+                guard let state = state(named: name) else {
+                    throw StashError(
+                        .unknownEntity, "\(name) is not one of this container's models", entity: name)
+                }
+                let objects = try objects(forRows: rowIDs, in: state)
+                loaded[name] = Dictionary(objects.map { ($0.rowID!, $0) }) { first, _ in first }
+            }
+            return objectIDs.compactMap { objectID in
+                registeredObject(for: objectID) ?? objectID.rowID.flatMap { loaded[objectID.entityName]?[$0] }
+            }
+        }
+    }
+
     /// Brings an object up to date with its row. With `mergeChanges`, attributes changed in
     /// this context keep their values (as the merge policy says, see `automaticallyMergesChanges`)
     /// and the others take the stored ones; without, every unsaved change of the object is

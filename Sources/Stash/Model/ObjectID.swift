@@ -15,6 +15,12 @@ public struct ObjectID: Hashable, Sendable, CustomStringConvertible {
         self.temporaryID = rowID == nil ? temporaryID : 0
     }
 
+    /// The ID of a saved row: what `objectID` gives for the object of row `rowID` of the model
+    /// class named `entityName` (an ID kept as numbers, in a file or another store).
+    public init(entityName: String, rowID: Int64) {
+        self.init(entityName: entityName, rowID: rowID, temporaryID: 0)
+    }
+
     /// `true` until the object has been saved.
     public var isTemporary: Bool { rowID == nil }
 
