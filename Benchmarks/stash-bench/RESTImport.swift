@@ -13,6 +13,8 @@ import StashREST
 enum RESTImport {
     struct Measurements {
         var baseline: [Double] = []
+        /// The baseline's download alone.
+        var download: [Double] = []
         var stash: [Double] = []
         /// The longest main-actor stall of each Stash run, in seconds.
         var stalls: [Double] = []
@@ -50,6 +52,7 @@ enum RESTImport {
                 at: directory.appendingPathComponent("rest-baseline-\(index).sqlite").path)
             var start = ContinuousClock.now
             let (data, _) = try await URLSession.shared.data(from: server.url)
+            measurements.download.append(seconds(ContinuousClock.now - start))
             let records = try Baseline.decode(data)
             try Baseline.write(records, to: database, upsert: false)
             measurements.baseline.append(seconds(ContinuousClock.now - start))
@@ -73,7 +76,7 @@ enum RESTImport {
         let stash = median(measurements.stash)
         return """
             REST import over loopback HTTP (\(records) records, one call into the main context)
-              baseline \(format(baseline)) s   stash \(format(stash)) s   stash/baseline \(String(format: "%.2fx", stash / baseline))
+              baseline \(format(baseline)) s (download \(format(median(measurements.download))) s)   stash \(format(stash)) s   stash/baseline \(String(format: "%.2fx", stash / baseline))
               longest main-actor stall during Stash's call: \(String(format: "%.1f", (measurements.stalls.max() ?? 0) * 1_000)) ms
             """
     }

@@ -11,6 +11,8 @@ struct Options {
     var iterations = 5
     var readWhileWriting = true
     var rest = true
+    /// Only the REST import (for profiling it).
+    var restOnly = false
 
     static let usage = """
         usage: stash-bench [--records N] [--iterations N]
@@ -19,6 +21,7 @@ struct Options {
           --no-read-while-writing  skip the main context's fetch latency during a background import
                           (for instruction counts of the import, fetch and re-import alone)
           --no-rest       skip the REST import over loopback HTTP
+          --rest-only     only the REST import over loopback HTTP
         """
 
     static func parse(_ arguments: [String]) -> Options {
@@ -35,6 +38,9 @@ struct Options {
                 options.readWhileWriting = false
             case "--no-rest":
                 options.rest = false
+            case "--rest-only":
+                options.restOnly = true
+                options.readWhileWriting = false
             case "-h", "--help":
                 print(usage)
                 exit(0)
@@ -63,7 +69,7 @@ var results = Results()
 var readWhileWriting = ReadWhileWriting.Latencies()
 var restImport = RESTImport.Measurements()
 do {
-    for index in 0..<options.iterations {
+    for index in 0..<(options.restOnly ? 0 : options.iterations) {
         let directory = root.appendingPathComponent("iteration-\(index + 1)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let iteration = Iteration(
@@ -90,8 +96,10 @@ do {
     FileHandle.standardError.write(Data("stash-bench: failed: \(error)\n".utf8))
     exit(1)
 }
-print()
-print(results.table())
+if !options.restOnly {
+    print()
+    print(results.table())
+}
 if options.readWhileWriting {
     print()
     print(ReadWhileWriting.report(readWhileWriting))

@@ -5,8 +5,16 @@ import Foundation
 #endif
 
 /// One `URLSession` and the delegate that enforces a `RESTConfiguration`'s limits as bytes
-/// arrive: the body size (cut off, not buffered to the end), the redirects (counted, never
-/// https to http, only allowed schemes), and cancellation of the calling task.
+/// arrive: the body size (cut off, not buffered to the end), the redirects (followed here,
+/// counted, never https to http, only to allowed schemes), the idle timeout and the calling
+/// task's cancellation.
+///
+/// FoundationNetworking on Linux traps ("Received callback for HTTP redirection, but we're not
+/// waiting for it") when a task is cancelled or times out while the delegate decides on a
+/// redirect. So the delegate never lets the session follow one (it answers at once, and the
+/// 3xx comes back as the response), and a task is cancelled only once its response has come,
+/// when no redirect can be pending; before that, the caller is answered at once and the task
+/// is left to end, its bytes dropped.
 final class HTTPTransport: NSObject, URLSessionDataDelegate, Sendable {
     private let configuration: RESTConfiguration
     private let transfers = Guarded<[Int: Transfer]>([:])
@@ -14,29 +22,38 @@ final class HTTPTransport: NSObject, URLSessionDataDelegate, Sendable {
     private let sessionBox = Guarded<URLSession?>(nil)
     /// Where the idle timeouts' timers fire.
     private let timerQueue = DispatchQueue(label: "StashREST.timeouts")
+    /// Where tasks are cancelled (see `cancel(_:)`).
+    private let cancelQueue = DispatchQueue(label: "StashREST.cancel")
 
     /// What one task has received so far. A class, changed in place under the lock: as a
     /// struct taken out of the dictionary, each chunk appended copied the whole body so far
     /// (a 48 MB body took 13 s instead of 1.5, stash-bench REST import).
     private final class Transfer {
-        let continuation: CheckedContinuation<(Data, HTTPURLResponse), any Error>
-        let originalURL: URL
+        /// Answered once: by the task's end, or earlier by a limit, a timeout or cancellation.
+        private var continuation: CheckedContinuation<(Data, HTTPURLResponse), any Error>?
+        let url: URL
         var data = Data()
         var response: HTTPURLResponse?
-        var redirects = 0
-        /// A limit the delegate enforced: the error the task ends with.
-        var failure: RESTError?
+        /// Why the task is being stopped, when it is: the error the caller gets.
+        var failure: (any Error)?
         let progress: AsyncStream<RESTProgress>.Continuation?
         /// When the last bytes (or the response) came: the idle timeout counts from here.
         var lastActivity = ContinuousClock.now
 
         init(
-            continuation: CheckedContinuation<(Data, HTTPURLResponse), any Error>, originalURL: URL,
+            continuation: CheckedContinuation<(Data, HTTPURLResponse), any Error>, url: URL,
             progress: AsyncStream<RESTProgress>.Continuation?
         ) {
             self.continuation = continuation
-            self.originalURL = originalURL
+            self.url = url
             self.progress = progress
+        }
+
+        var isAnswered: Bool { continuation == nil }
+
+        func answer(_ result: Result<(Data, HTTPURLResponse), any Error>) {
+            continuation?.resume(with: result)
+            continuation = nil
         }
     }
 
@@ -46,7 +63,9 @@ final class HTTPTransport: NSObject, URLSessionDataDelegate, Sendable {
         let seconds =
             Double(configuration.timeout.components.seconds)
             + Double(configuration.timeout.components.attoseconds) / 1e18
-        sessionConfiguration.timeoutIntervalForRequest = seconds
+        // The session's own timeout backs the idle timeout up: it ends a task left to run
+        // after its caller was answered. Whole seconds, as FoundationNetworking rounds down.
+        sessionConfiguration.timeoutIntervalForRequest = max(1, seconds.rounded(.up))
         sessionConfiguration.requestCachePolicy = .reloadIgnoringLocalCacheData
         sessionConfiguration.urlCache = nil
         let session = URLSession(configuration: sessionConfiguration, delegate: self, delegateQueue: nil)
@@ -59,9 +78,65 @@ final class HTTPTransport: NSObject, URLSessionDataDelegate, Sendable {
         session.finishTasksAndInvalidate()
     }
 
-    /// The body and response of `request`, whatever the status; limits and transport
-    /// failures throw.
+    /// The body and response of `request` after any redirects, whatever the status; limits
+    /// and transport failures throw.
     func send(_ request: URLRequest, progress: AsyncStream<RESTProgress>.Continuation?) async throws -> (
+        Data, HTTPURLResponse
+    ) {
+        var request = request
+        var redirects = 0
+        while true {
+            let (data, response) = try await exchange(request, progress: progress)
+            guard let next = try redirect(from: request, answered: response) else { return (data, response) }
+            redirects += 1
+            guard redirects <= configuration.maximumRedirects else {
+                throw RESTError(
+                    .tooManyRedirects, "more than \(configuration.maximumRedirects) redirects", url: request.url,
+                    status: response.statusCode)
+            }
+            request = next
+        }
+    }
+
+    /// The request a redirect `response` to `request` leads to, or `nil` when it is not a
+    /// redirect to follow (no `Location`, or a status such as 300 or 304).
+    private func redirect(from request: URLRequest, answered response: HTTPURLResponse) throws -> URLRequest? {
+        let status = response.statusCode
+        guard [301, 302, 303, 307, 308].contains(status),
+            let location = response.value(forHTTPHeaderField: "Location"),
+            let from = response.url ?? request.url
+        else { return nil }
+        guard let to = URL(string: location, relativeTo: from)?.absoluteURL else {
+            throw RESTError(.invalidURL, "the redirect's Location \"\(location)\" is no URL", url: from, status: status)
+        }
+        if from.scheme?.lowercased() == "https", to.scheme?.lowercased() == "http" {
+            throw RESTError(
+                .insecureRedirect, "a redirect from https to http (\(to.absoluteString)) is not followed", url: from,
+                status: status)
+        }
+        guard let scheme = to.scheme?.lowercased(), configuration.allowedSchemes.contains(scheme) else {
+            throw RESTError(
+                .schemeNotAllowed, "a redirect to the scheme \(to.scheme ?? "(none)") is not allowed", url: from,
+                status: status)
+        }
+        var next = request
+        next.url = to
+        if status == 303 || (request.httpMethod == "POST" && (status == 301 || status == 302)) {
+            next.httpMethod = "GET"
+            next.httpBody = nil
+        }
+        // Credentials go to the origin they were given for, not to wherever it redirects.
+        if to.scheme?.lowercased() != from.scheme?.lowercased() || to.host?.lowercased() != from.host?.lowercased()
+            || to.port != from.port
+        {
+            next.setValue(nil, forHTTPHeaderField: "Authorization")
+            next.setValue(nil, forHTTPHeaderField: "Cookie")
+        }
+        return next
+    }
+
+    /// One request and its answer, redirects not followed.
+    private func exchange(_ request: URLRequest, progress: AsyncStream<RESTProgress>.Continuation?) async throws -> (
         Data, HTTPURLResponse
     ) {
         let url = request.url!
@@ -75,34 +150,53 @@ final class HTTPTransport: NSObject, URLSessionDataDelegate, Sendable {
             Int(period.components.seconds * 1_000 + period.components.attoseconds / 1_000_000_000_000_000))
         watchdog.schedule(deadline: .now() + interval, repeating: interval)
         watchdog.setEventHandler { [weak self] in
-            if self?.timeOutIfIdle(task, url) ?? true { watchdog.cancel() }
+            guard let self else { return watchdog.cancel() }
+            if timeOutIfIdle(task, url) { watchdog.cancel() }
         }
         watchdog.resume()
         defer { watchdog.cancel() }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 transfers.withLock {
-                    $0[task.taskIdentifier] = Transfer(continuation: continuation, originalURL: url, progress: progress)
+                    $0[task.taskIdentifier] = Transfer(continuation: continuation, url: url, progress: progress)
                 }
-                if Task.isCancelled { task.cancel() }
                 task.resume()
+                if Task.isCancelled { stop(task, because: CancellationError()) }
             }
         } onCancel: {
-            task.cancel()
+            stop(task, because: CancellationError())
         }
     }
 
-    /// Fails `task` with `timedOut` if nothing came for longer than the timeout.
-    private func timeOutIfIdle(_ task: URLSessionDataTask, _ url: URL) -> Bool {
-        let idle = transfers.withLock { transfers -> Bool in
+    /// Ends `task` with `error` (the first reason given wins). The caller is answered at
+    /// once; the task is cancelled only if its response has come, as no redirect can be
+    /// pending then (see the type's comment); otherwise it is cancelled when its response
+    /// comes, or ends by the session's timeout.
+    private func stop(_ task: URLSessionTask, because error: any Error) {
+        let cancelNow = transfers.withLock { transfers -> Bool in
             guard let transfer = transfers[task.taskIdentifier], transfer.failure == nil else { return false }
-            guard ContinuousClock.now - transfer.lastActivity > configuration.timeout else { return false }
-            transfer.failure = RESTError(.timedOut, "nothing came for \(configuration.timeout)", url: url)
-            return true
+            transfer.failure = error
+            transfer.data = Data()
+            transfer.answer(.failure(error))
+            return transfer.response != nil
         }
-        // Cancelled where the delegate's callbacks run, so never in the middle of one
-        // (FoundationNetworking traps on a redirect callback for a task cancelled meanwhile).
-        if idle { session.delegateQueue.addOperation { task.cancel() } }
+        if cancelNow { cancel(task) }
+    }
+
+    /// Cancels `task`, whose response has come, from a queue of its own: `cancel()` waits for
+    /// the session's work queue, and called on the delegate's queue it held that queue while
+    /// an endless body went on arriving, each chunk queued for the delegate (21 GB in 30 s).
+    private func cancel(_ task: URLSessionTask) {
+        cancelQueue.async { task.cancel() }
+    }
+
+    /// Stops `task` with `timedOut` if nothing came for longer than the timeout.
+    private func timeOutIfIdle(_ task: URLSessionTask, _ url: URL) -> Bool {
+        let idle = transfers.withLock { transfers -> Bool in
+            guard let transfer = transfers[task.taskIdentifier], transfer.failure == nil else { return true }
+            return ContinuousClock.now - transfer.lastActivity > configuration.timeout
+        }
+        if idle { stop(task, because: RESTError(.timedOut, "nothing came for \(configuration.timeout)", url: url)) }
         return idle
     }
 
@@ -112,18 +206,23 @@ final class HTTPTransport: NSObject, URLSessionDataDelegate, Sendable {
         _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
         completionHandler: @escaping (URLSession.ResponseDisposition) -> Void
     ) {
-        let tooLarge = transfers.withLock { transfers -> Bool in
+        let proceed = transfers.withLock { transfers -> Bool in
             guard let transfer = transfers[dataTask.taskIdentifier] else { return false }
             transfer.response = response as? HTTPURLResponse
             transfer.lastActivity = .now
-            if response.expectedContentLength > configuration.maximumResponseSize {
-                transfer.failure = tooLargeError(response.url ?? transfer.originalURL)
+            if transfer.failure == nil, response.expectedContentLength > configuration.maximumResponseSize {
+                let error = tooLargeError(response.url ?? transfer.url)
+                transfer.failure = error
+                transfer.answer(.failure(error))
             } else if response.expectedContentLength > 0 {
                 transfer.data.reserveCapacity(Int(response.expectedContentLength))
             }
-            return transfer.failure != nil
+            return transfer.failure == nil
         }
-        completionHandler(tooLarge ? .cancel : .allow)
+        // FoundationNetworking ignores the disposition; a task stopped before its response
+        // (or refused by its length) is cancelled here, now that no redirect can be pending.
+        completionHandler(proceed ? .allow : .cancel)
+        if !proceed { cancel(dataTask) }
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
@@ -132,78 +231,54 @@ final class HTTPTransport: NSObject, URLSessionDataDelegate, Sendable {
             transfer.data.append(data)
             transfer.lastActivity = .now
             if transfer.data.count > configuration.maximumResponseSize {
-                transfer.failure = tooLargeError(transfer.response?.url ?? transfer.originalURL)
+                let error = tooLargeError(transfer.response?.url ?? transfer.url)
+                transfer.failure = error
                 transfer.data = Data()
+                transfer.answer(.failure(error))
+                return true
             }
             let expected = transfer.response.map { $0.expectedContentLength >= 0 ? Int($0.expectedContentLength) : nil }
             transfer.progress?.yield(.bytes(received: transfer.data.count, expected: expected ?? nil))
-            return transfer.failure != nil
+            return false
         }
-        if cancel { dataTask.cancel() }
+        if cancel { self.cancel(dataTask) }
     }
 
+    /// Never followed by the session (see the type's comment): the 3xx is the answer, and
+    /// `send` follows it.
     func urlSession(
         _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
         newRequest request: URLRequest, completionHandler: @escaping (URLRequest?) -> Void
     ) {
-        let failure = transfers.withLock { transfers -> RESTError? in
-            guard let transfer = transfers[task.taskIdentifier] else { return nil }
-            transfer.redirects += 1
-            transfer.lastActivity = .now
-            let from = response.url ?? transfer.originalURL
-            let to = request.url
-            if transfer.redirects > configuration.maximumRedirects {
-                transfer.failure = RESTError(
-                    .tooManyRedirects, "more than \(configuration.maximumRedirects) redirects",
-                    url: transfer.originalURL,
-                    status: response.statusCode)
-            } else if from.scheme?.lowercased() == "https", to?.scheme?.lowercased() == "http" {
-                transfer.failure = RESTError(
-                    .insecureRedirect, "a redirect from https to http (\(to?.absoluteString ?? "?")) is not followed",
-                    url: from, status: response.statusCode)
-            } else if let scheme = to?.scheme?.lowercased(), !configuration.allowedSchemes.contains(scheme) {
-                transfer.failure = RESTError(
-                    .schemeNotAllowed, "a redirect to the scheme \(scheme) is not allowed", url: from,
-                    status: response.statusCode)
-            }
-            return transfer.failure
-        }
-        // Refused: the task goes on to a URL no protocol serves and fails at once, with
-        // `failure` reported. Not `nil` (the documented way to stop at the redirect):
-        // FoundationNetworking on Linux sometimes traps on it ("Received callback for HTTP
-        // redirection, but we're not waiting for it", seen in CI).
-        completionHandler(failure == nil ? request : URLRequest(url: Self.refusedRedirect))
+        completionHandler(nil)
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
-        guard let transfer = transfers.withLock({ $0.removeValue(forKey: task.taskIdentifier) }) else { return }
-        let url = transfer.response?.url ?? transfer.originalURL
-        if let failure = transfer.failure {
-            return transfer.continuation.resume(throwing: failure)
-        }
+        guard let transfer = transfers.withLock({ $0.removeValue(forKey: task.taskIdentifier) }),
+            !transfer.isAnswered
+        else { return }
+        let url = transfer.response?.url ?? transfer.url
         if let error {
             let urlError = error as? URLError
             if urlError?.code == .cancelled {
-                return transfer.continuation.resume(throwing: CancellationError())
+                return transfer.answer(.failure(CancellationError()))
             }
             if urlError?.code == .timedOut {
-                return transfer.continuation.resume(
-                    throwing: RESTError(
-                        .timedOut, "no answer within \(configuration.timeout)", url: url, underlying: error))
+                return transfer.answer(
+                    .failure(
+                        RESTError(.timedOut, "no answer within \(configuration.timeout)", url: url, underlying: error)))
             }
-            return transfer.continuation.resume(
-                throwing: RESTError(
-                    .transport, "the request failed: \(error.localizedDescription)", url: url,
-                    status: transfer.response?.statusCode, underlying: error))
+            return transfer.answer(
+                .failure(
+                    RESTError(
+                        .transport, "the request failed: \(error.localizedDescription)", url: url,
+                        status: transfer.response?.statusCode, underlying: error)))
         }
         guard let response = transfer.response else {
-            return transfer.continuation.resume(throwing: RESTError(.transport, "no HTTP response", url: url))
+            return transfer.answer(.failure(RESTError(.transport, "no HTTP response", url: url)))
         }
-        transfer.continuation.resume(returning: (transfer.data, response))
+        transfer.answer(.success((transfer.data, response)))
     }
-
-    /// Where a refused redirect is sent instead: a scheme URLSession cannot load.
-    private static let refusedRedirect = URL(string: "stash-refused-redirect:nowhere")!
 
     private func tooLargeError(_ url: URL) -> RESTError {
         RESTError(

@@ -76,8 +76,31 @@ public final class RESTClient: Sendable {
         isolation: isolated (any Actor)? = #isolation
     ) async throws -> FetchResult<[T]> {
         let (ids, report) = try await run(T.self, many: true, path: path, container: context.container, options, scope)
-        let objects = try context.existingObjects(with: ids).compactMap { $0 as? T }
+        let objects = try await Self.objects(T.self, with: ids, in: context)
         return FetchResult(value: objects, report: report)
+    }
+
+    /// How many objects the caller's context reads between two yields of its executor: the
+    /// main actor is held for one batch at a time (about 10 ms), not for the whole payload
+    /// (390 ms for 100,000 objects, stash-bench).
+    static let handoverBatch = 2_000
+
+    /// `context`'s objects for `ids`, read in batches with the caller's executor given up in
+    /// between, so that a large import does not hold the main actor at its end either.
+    private static func objects<T: ManagedObject>(
+        _ type: T.Type, with ids: [ObjectID], in context: ManagedObjectContext,
+        isolation: isolated (any Actor)? = #isolation
+    ) async throws -> [T] {
+        var objects: [T] = []
+        objects.reserveCapacity(ids.count)
+        var start = 0
+        while start < ids.count {
+            if start > 0 { await Task.yield() }
+            let end = min(start + handoverBatch, ids.count)
+            objects += try context.existingObjects(with: Array(ids[start..<end])).compactMap { $0 as? T }
+            start = end
+        }
+        return objects
     }
 
     // MARK: The import

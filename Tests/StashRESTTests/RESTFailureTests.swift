@@ -105,8 +105,18 @@ import Testing
     }
 
     @Test func anEndlessBodyIsCutOff() async throws {
-        let error = try await failure("endless", { $0.maximumResponseSize = 1 << 20 })
+        let server = try await TestServer.start()
+        let error = try await failure("endless", { $0.maximumResponseSize = 1 << 20 }, server: server)
         #expect(error.code == .tooLarge)
+        // The download stops too, not only the call: the server sees the client hang up.
+        // (How soon depends on FoundationNetworking, whose cancel waits for its work queue,
+        // which a body arriving over loopback at a gigabyte a second keeps busy.)
+        var closed = false
+        for _ in 0..<300 where !closed {
+            closed = try await server.requests().contains { $0.path.hasPrefix("/endless-closed") }
+            if !closed { try await Task.sleep(for: .milliseconds(100)) }
+        }
+        #expect(closed)
     }
 
     @Test func redirects() async throws {
@@ -120,6 +130,34 @@ import Testing
             [Item].self, from: "redirect?to=" + target.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!,
             into: context)
         #expect(items.count == 2)
+        #expect(try store.count("Item") == 2)
+    }
+
+    @Test func aRedirectToAnotherSchemeIsRefused() async throws {
+        let error = try await failure("redirect?to=file%3A%2F%2F%2Fetc%2Fpasswd")
+        #expect(error.code == .schemeNotAllowed)
+        #expect(error.status == 302)
+        #expect(error.url?.path.hasSuffix("/redirect") == true)
+    }
+
+    @Test func credentialsStayWithTheirOrigin() async throws {
+        let server = try await TestServer.start()
+        let store = try TemporaryStore()
+        let context = ManagedObjectContext(try store.container())
+        let api = testClient(server) { $0.authorization = .bearer("secret") }
+        let elsewhere = server.otherOrigin.absoluteString + "items?count=1"
+        let sameOrigin = server.base.absoluteString + "items?count=2"
+        for target in [elsewhere, sameOrigin] {
+            _ = try await api.fetch(
+                [Item].self,
+                from: "redirect?to=" + target.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!,
+                into: context)
+        }
+        let requests = try await server.requests()
+        #expect(requests.map { $0.path.prefix { $0 != "?" } } == ["/redirect", "/items", "/redirect", "/items"])
+        #expect(
+            requests.map { $0.headers["authorization"] } == ["Bearer secret", nil, "Bearer secret", "Bearer secret"])
+        #expect(try store.count("Item") == 2)
     }
 
     @Test func onlyAllowedSchemes() async throws {
@@ -148,6 +186,25 @@ import Testing
         task.cancel()
         let result = await task.result
         #expect(throws: CancellationError.self) { try result.get() }
+        #expect(try store.count("Item") == 0)
+    }
+
+    @Test func cancellingBeforeTheResponseAnswersAtOnce() async throws {
+        let server = try await TestServer.start()
+        let store = try TemporaryStore()
+        let container = try store.container()
+        let api = testClient(server)
+        let task = Task {
+            let context = ManagedObjectContext(container)
+            _ = try await api.fetch([Item].self, from: "stall?delay=10&count=3", into: context)
+        }
+        try await Task.sleep(for: .milliseconds(300))
+        let cancelled = ContinuousClock.now
+        task.cancel()
+        let result = await task.result
+        #expect(throws: CancellationError.self) { try result.get() }
+        // Not after the server's 10 s: the call does not wait for the response to cancel.
+        #expect(ContinuousClock.now - cancelled < .seconds(5))
         #expect(try store.count("Item") == 0)
     }
 

@@ -2,7 +2,8 @@
 """The HTTP server StashREST's tests run against, on 127.0.0.1.
 
 Started once by the tests (TestServer.swift) and shared by them: each test's paths start
-with /t/<test id>/, which keeps its requests and counters apart. Prints its port on the
+with /t/<test id>/, which keeps its requests and counters apart. Listens on two ports, the
+second for "another origin" (both log to the same test's requests); prints them on the
 first line of standard output, then serves until the test process is gone. Standard
 library only.
 
@@ -22,8 +23,10 @@ Routes (query parameters in brackets):
   /status/<code>             that status with a GitHub-style error body
   /truncated                 a Content-Length longer than the body, then the connection closes
   /slow [delay]              headers, then the body after `delay` seconds
+  /stall [delay, count]      nothing for `delay` seconds, then /items
   /html                      an HTML page with 200
-  /endless                   a body that never ends
+  /endless                   a body that never ends; when the client hangs up, a request
+                             /endless-closed?sent=<bytes> is logged
   /redirect-loop             a 302 to itself
   /redirect [to]             a 302 to `to`
   /requests                  what was asked so far, this aside: [{"path", "headers"}]
@@ -208,6 +211,10 @@ class Handler(BaseHTTPRequestHandler):
         except OSError:
             pass
 
+    def route_stall(self, parts, query, url):
+        time.sleep(float(query.get("delay", "3")))
+        return self.route_items([], query, url)
+
     def route_html(self, parts, query, url):
         return self.send(200, "<html><body>Not an API</body></html>", content_type="text/html; charset=utf-8")
 
@@ -216,12 +223,21 @@ class Handler(BaseHTTPRequestHandler):
         self.send_header("Content-Type", "application/json")
         self.end_headers()
         chunk = b"[" + b'{"id": 1, "title": "again"},' * 4096
+        sent = 0
         try:
             while True:
                 self.wfile.write(chunk)
+                sent += len(chunk)
+                # About 100 MB/s, faster than most links. Unpaced, loopback's gigabyte a
+                # second keeps FoundationNetworking's work queue so busy that a cancel took
+                # up to 20 s to get through (the call itself fails at once either way).
+                time.sleep(0.001)
         except OSError:
             pass
         self.close_connection = True
+        # The client hung up: /requests shows how much it had been sent.
+        with LOCK:
+            REQUESTS.setdefault(self.test, []).append({"path": "/endless-closed?sent=%d" % sent, "headers": {}})
 
     def route_redirect_loop(self, parts, query, url):
         return self.send(302, b"", {"Location": self.base() + "/redirect-loop"})
@@ -238,11 +254,21 @@ def exit_with_parent():
     os._exit(0)
 
 
+class Server(ThreadingHTTPServer):
+    # All the tests connect at once: socketserver's backlog of 5 overflowed, the kernel
+    # dropped their SYNs, and clients waited out the retransmission backoff (runs stalled
+    # for 95 s; netstat -s counted "SYNs to LISTEN sockets dropped").
+    request_queue_size = 1024
+
+
 def main():
     threading.Thread(target=exit_with_parent, daemon=True).start()
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server = Server(("127.0.0.1", 0), Handler)
     server.daemon_threads = True
-    print(server.server_address[1], flush=True)
+    other = Server(("127.0.0.1", 0), Handler)
+    other.daemon_threads = True
+    threading.Thread(target=other.serve_forever, daemon=True).start()
+    print(server.server_address[1], other.server_address[1], flush=True)
     server.serve_forever()
 
 

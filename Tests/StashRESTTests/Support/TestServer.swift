@@ -11,8 +11,9 @@ import Foundation
 /// One process rather than one per test: starting and killing a child per test while Swift
 /// Testing's exit tests wait for their own children stalled whole runs.
 struct TestServer: Sendable {
-    let port: Int
     let base: URL
+    /// The same server and prefix on its second port: another origin.
+    let otherOrigin: URL
 
     static let fixtures = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
@@ -26,8 +27,11 @@ struct TestServer: Sendable {
 
     /// A fresh view of the shared server, starting it the first time.
     static func start() async throws -> TestServer {
-        let port = try await SharedServer.instance.port()
-        return TestServer(port: port, base: URL(string: "http://127.0.0.1:\(port)/t/\(UUID().uuidString)/")!)
+        let (port, otherPort) = try await SharedServer.instance.ports()
+        let prefix = "/t/\(UUID().uuidString)/"
+        return TestServer(
+            base: URL(string: "http://127.0.0.1:\(port)\(prefix)")!,
+            otherOrigin: URL(string: "http://127.0.0.1:\(otherPort)\(prefix)")!)
     }
 
     /// What this test asked the server so far: each request's path (without the prefix) and
@@ -44,16 +48,16 @@ struct TestServer: Sendable {
 /// The one server process, started on first use.
 private actor SharedServer {
     static let instance = SharedServer()
-    private var started: Task<Int, any Error>?
+    private var started: Task<(Int, Int), any Error>?
 
-    func port() async throws -> Int {
+    func ports() async throws -> (Int, Int) {
         if let started { return try await started.value }
         let task = Task { try await Self.launch() }
         started = task
         return try await task.value
     }
 
-    private static func launch() async throws -> Int {
+    private static func launch() async throws -> (Int, Int) {
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("Server/server.py")
         let process = Process()
@@ -82,8 +86,8 @@ private actor SharedServer {
                 continuation.resume(returning: line)
             }.start()
         }
-        guard let port = Int(String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
-        else { throw TestServer.ServerError.didNotStart }
-        return port
+        let ports = String(decoding: line, as: UTF8.self).split(whereSeparator: \.isWhitespace).compactMap { Int($0) }
+        guard ports.count == 2 else { throw TestServer.ServerError.didNotStart }
+        return (ports[0], ports[1])
     }
 }
