@@ -23,6 +23,7 @@ Routes (query parameters in brackets):
   /status/<code>             that status with a GitHub-style error body
   /truncated                 a Content-Length longer than the body, then the connection closes
   /slow [delay]              headers, then the body after `delay` seconds
+  /body [json]               `json` as the body, whatever it holds, with 200
   /stall [delay, count]      nothing for `delay` seconds, then /items
   /html                      an HTML page with 200
   /endless                   a body that never ends; when the client hangs up, a request
@@ -210,6 +211,9 @@ class Handler(BaseHTTPRequestHandler):
             self.wfile.write(body)
         except OSError:
             pass
+
+    def route_body(self, parts, query, url):
+        return self.send(200, query.get("json", ""))
 
     def route_stall(self, parts, query, url):
         time.sleep(float(query.get("delay", "3")))

@@ -1,0 +1,100 @@
+import Foundation
+import Stash
+import StashREST
+import Testing
+
+/// What a hostile user tries: imports racing each other, another process holding the store,
+/// payloads that are not what the model says.
+@Suite struct RESTAttackTests {
+    @Test func twoImportsOfOverlappingItemsAtOnce() async throws {
+        let server = try await TestServer.start()
+        let store = try TemporaryStore()
+        let container = try store.container()
+        let api = testClient(server)
+        // Items 1…200 and 101…300, each in its own context, at the same time: the second
+        // save finds the first's rows and updates them instead of breaking the unique index.
+        async let first = api.fetch([Item].self, from: "items?count=200", into: ManagedObjectContext(container))
+        async let second = api.fetch(
+            [Item].self, from: "items?count=200&start=101", into: ManagedObjectContext(container))
+        let (a, b) = try await (first, second)
+        #expect(a.map(\.id) == Array(1...200))
+        #expect(b.map(\.id) == Array(101...300))
+        #expect(try store.count("Item") == 300)
+    }
+
+    @Test func aPayloadThatNamesAnObjectTwiceStoresItOnce() async throws {
+        let server = try await TestServer.start()
+        let store = try TemporaryStore()
+        let context = ManagedObjectContext(try store.container())
+        let json = #"[{"id": 1, "title": "first"}, {"id": 2, "title": "two"}, {"id": 1, "title": "again"}]"#
+        let result = try await testClient(server).fetchReporting(
+            [Item].self, from: "body?json=" + json.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!,
+            into: context)
+        #expect(result.report.inserted == 2)
+        #expect(try store.count("Item") == 2)
+        let stored = try ManagedObjectContext(try store.container()).fetch(
+            FetchDescriptor<Item>(sortBy: [SortDescriptor(\.id)]))
+        #expect(stored.map(\.title) == ["again", "two"])
+    }
+
+    @Test(arguments: [
+        (#"{"id": 1, "title": "an object, not a list"}"#, ""),
+        (#"[{"id": 1, "title": "one"}, {"id": "two", "title": "two"}]"#, "[1].id"),
+        (#"[{"id": 1, "title": "one"}, {"id": 2, "title": "#, ""),
+        ("", ""),
+    ])
+    func aMalformedPayloadSavesNothingAndSaysWhere(json: String, path: String) async throws {
+        let server = try await TestServer.start()
+        let store = try TemporaryStore()
+        let context = ManagedObjectContext(try store.container())
+        let url = "body?json=" + json.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+        await #expect {
+            _ = try await testClient(server).fetch([Item].self, from: url, into: context)
+        } throws: { error in
+            guard let error = error as? RESTError, error.code == .decoding else { return false }
+            return error.url?.path.hasSuffix("/body") == true && (path.isEmpty || error.message.contains(path))
+        }
+        #expect(try store.count("Item") == 0)
+        #expect(!context.hasChanges)
+    }
+
+    @Test func anotherProcessHoldingTheStoreFailsTheSaveAndLosesNothing() async throws {
+        let server = try await TestServer.start()
+        let store = try TemporaryStore()
+        let context = ManagedObjectContext(try store.container())
+        let api = testClient(server)
+        _ = try await api.fetch([Item].self, from: "items?count=2", into: context)
+        // The sqlite3 shell takes the write lock and keeps it.
+        let shell = Process()
+        shell.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        shell.arguments = ["sqlite3", store.file.path]
+        let input = Pipe()
+        let output = Pipe()
+        shell.standardInput = input
+        shell.standardOutput = output
+        shell.standardError = FileHandle.nullDevice
+        try shell.run()
+        defer { kill(shell.processIdentifier, SIGKILL) }
+        input.fileHandleForWriting.write(Data("BEGIN IMMEDIATE;\nSELECT 'locked';\n".utf8))
+        let said = await withCheckedContinuation { continuation in
+            Thread { continuation.resume(returning: output.fileHandleForReading.availableData) }.start()
+        }
+        #expect(String(decoding: said, as: UTF8.self).contains("locked"))
+        let shortWait = try PersistentContainer(
+            for: Item.self, Issue.self, GitHubUser.self, HTTPValidator.self, storeURL: store.file,
+            busyTimeout: .milliseconds(200))
+        let blocked = ManagedObjectContext(shortWait)
+        await #expect {
+            _ = try await api.fetch([Item].self, from: "items?count=5", into: blocked)
+        } throws: { error in
+            (error as? StashError)?.code == .storeFailed && "\(error)".contains("locked")
+        }
+        input.fileHandleForWriting.write(Data("ROLLBACK;\n.quit\n".utf8))
+        #expect(try store.count("Item") == 2)
+        #expect(!blocked.hasChanges)
+        // Once the lock is gone, the same call goes through.
+        let items = try await api.fetch([Item].self, from: "items?count=5", into: blocked)
+        #expect(items.count == 5)
+        #expect(try store.count("Item") == 5)
+    }
+}
