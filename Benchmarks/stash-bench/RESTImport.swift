@@ -18,6 +18,8 @@ enum RESTImport {
         var stash: [Double] = []
         /// The longest main-actor stall of each Stash run, in seconds.
         var stalls: [Double] = []
+        /// How long the main actor was held in all, each Stash run, in seconds.
+        var held: [Double] = []
     }
 
     /// Runs the measurement as a main-actor task, turning the main run loop until it is done
@@ -65,7 +67,9 @@ enum RESTImport {
             start = ContinuousClock.now
             let articles = try await api.fetch([Article].self, from: "articles", into: container.mainContext)
             measurements.stash.append(seconds(ContinuousClock.now - start))
-            measurements.stalls.append(await meter.stop())
+            let (longest, held) = await meter.stop()
+            measurements.stalls.append(longest)
+            measurements.held.append(held)
             precondition(articles.count == payload.count, "Stash returned \(articles.count) articles")
         }
         return measurements
@@ -77,11 +81,12 @@ enum RESTImport {
         return """
             REST import over loopback HTTP (\(records) records, one call into the main context)
               baseline \(format(baseline)) s (download \(format(median(measurements.download))) s)   stash \(format(stash)) s   stash/baseline \(String(format: "%.2fx", stash / baseline))
-              longest main-actor stall during Stash's call: \(String(format: "%.1f", (measurements.stalls.max() ?? 0) * 1_000)) ms
+              longest main-actor stall during Stash's call: \(String(format: "%.1f", (measurements.stalls.max() ?? 0) * 1_000)) ms, \
+            held \(String(format: "%.0f", median(measurements.held) * 1_000)) ms in all
             """
     }
 
-    private static func seconds(_ duration: Duration) -> Double {
+    static func seconds(_ duration: Duration) -> Double {
         Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
     }
 
@@ -93,10 +98,12 @@ enum RESTImport {
     private static func format(_ value: Double) -> String { String(format: "%.3f", value) }
 }
 
-/// Notes the longest time the main actor could not run a task that wants to wake every 2 ms.
+/// Notes the longest time the main actor could not run a task that wants to wake every 2 ms,
+/// and the sum of those delays beyond 1 ms (about how long the main actor was held in all).
 @MainActor
 final class StallMeter {
     private var longest: Duration = .zero
+    private var held: Duration = .zero
     private var running = false
     private var task: Task<Void, Never>?
 
@@ -106,15 +113,17 @@ final class StallMeter {
             while running {
                 let before = ContinuousClock.now
                 try? await Task.sleep(for: .milliseconds(2))
-                longest = max(longest, ContinuousClock.now - before - .milliseconds(2))
+                let late = ContinuousClock.now - before - .milliseconds(2)
+                longest = max(longest, late)
+                if late > .milliseconds(1) { held += late }
             }
         }
     }
 
-    /// Stops and answers the longest stall, in seconds.
-    func stop() async -> Double {
+    /// Stops and answers the longest stall and the time held in all, in seconds.
+    func stop() async -> (longest: Double, held: Double) {
         running = false
         await task?.value
-        return Double(longest.components.seconds) + Double(longest.components.attoseconds) / 1e18
+        return (RESTImport.seconds(longest), RESTImport.seconds(held))
     }
 }

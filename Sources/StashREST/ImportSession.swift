@@ -18,8 +18,8 @@ struct ImportSession<T: ManagedObject & Decodable> {
     private let background: ManagedObjectContext
     private let decoded = DecodedObjects()
     private(set) var report = ImportReport()
-    /// The objects decoded, by ID once saved, in payload order.
-    private(set) var objectIDs: [ObjectID] = []
+    /// The objects decoded, once saved, in payload order: for the caller's context.
+    private(set) var handover: [HandedOver] = []
 
     init(
         client: RESTClient, container: PersistentContainer, options: FetchOptions, many: Bool,
@@ -66,7 +66,7 @@ struct ImportSession<T: ManagedObject & Decodable> {
             report.bytes += data.count
             if response.statusCode == 304, report.pages == 1, let stored {
                 report.notModified = true
-                objectIDs = stored.objects
+                handover = stored.objects.map { HandedOver(id: $0, snapshot: nil) }
                 return
             }
             try Self.checkJSON(response, data, url)
@@ -129,13 +129,13 @@ struct ImportSession<T: ManagedObject & Decodable> {
                 }
             }
         }
-        try await save()
-        objectIDs += await background.perform { decoded.takeIDs() }
+        let inserted = try await save()
+        handover += await background.perform { decoded.take(inserted: inserted, from: background) }
         if keepsValidators, let validators, validators.etag != nil || validators.lastModified != nil {
             // A transaction of its own, once the objects have row ids: if it fails, the
             // next fetch is a full one, nothing worse.
             let key = firstURL.absoluteString
-            let rows = objectIDs.compactMap(\.rowID)
+            let rows = handover.compactMap(\.id.rowID)
             try? await background.perform {
                 try Self.keep(validators, for: key, rows: rows, in: background)
                 try background.save()
@@ -145,7 +145,8 @@ struct ImportSession<T: ManagedObject & Decodable> {
     }
 
     /// Saves what is decoded so far, unless the task was cancelled; counts it in the report.
-    private mutating func save() async throws {
+    /// Answers what the save inserted.
+    private mutating func save() async throws -> Set<ObjectID> {
         try Task.checkCancellation()
         let background = self.background
         let decoded = self.decoded
@@ -160,14 +161,16 @@ struct ImportSession<T: ManagedObject & Decodable> {
         report.updated += updated
         report.deleted += changes.deleted.filter { $0.entityName == entity }.count
         report.unchanged += max(0, distinct - inserted - updated)
+        return changes.inserted
     }
 
     /// Saves one page (`FetchOptions.Saving.perPage`): from here on only its objects' IDs
     /// are kept.
     private mutating func savePage() async throws {
-        try await save()
+        let inserted = try await save()
         let decoded = self.decoded
-        objectIDs += await background.perform { decoded.takeIDs() }
+        let background = self.background
+        handover += await background.perform { decoded.take(inserted: inserted, from: background) }
     }
 
     // MARK: Pages
@@ -270,11 +273,34 @@ final class DecodedObjects: @unchecked Sendable {
         Set(saved).union(objects.map(\.objectID))
     }
 
-    /// The IDs of the objects decoded since the last save (now saved), letting them go.
-    func takeIDs() -> [ObjectID] {
-        let taken = objects.map(\.objectID)
-        saved += taken
+    /// The objects decoded since the last save (now saved), letting them go: their IDs, and
+    /// a snapshot of each that `inserted` holds, when it can have one (see `ObjectSnapshot`).
+    func take(inserted: Set<ObjectID>, from context: ManagedObjectContext) -> [HandedOver] {
+        let snapshots = context.snapshots(of: objects) { inserted.contains($0.objectID) }
+        let taken = zip(objects, snapshots).map { HandedOver(id: $0.objectID, snapshot: $1) }
+        saved += taken.map(\.id)
         objects = []
         return taken
     }
+}
+
+/// The saved objects on their way to the caller's context, in batches, the first batch
+/// last (taken with `popLast()`, so that each is freed once used).
+struct HandOver: Sendable {
+    var batches: [[HandedOver]]
+    let count: Int
+
+    init(_ objects: [HandedOver], batch: Int) {
+        count = objects.count
+        batches = stride(from: 0, to: objects.count, by: batch).reversed().map {
+            Array(objects[$0..<min($0 + batch, objects.count)])
+        }
+    }
+}
+
+/// A saved object on its way to the caller's context: its ID, and its values when they can
+/// travel (`ObjectSnapshot`), so that the caller's context need not read its row back.
+struct HandedOver: Sendable {
+    let id: ObjectID
+    let snapshot: ObjectSnapshot?
 }

@@ -60,8 +60,9 @@ public final class RESTClient: Sendable {
         var options = options
         options.conditional = false
         options.pagination = .none
-        let (ids, _) = try await run(T.self, many: false, path: path, container: context.container, options, nil)
-        guard let object = try context.existingObjects(with: ids).first as? T else {
+        let (handover, _) = try await run(
+            T.self, many: false, path: path, container: context.container, options, nil)
+        guard let object = try await Self.objects(T.self, from: handover, in: context).first else {
             throw RESTError(.decoding, "the response held no \(T.self)", url: try url(for: path, options))
         }
         return object
@@ -75,30 +76,43 @@ public final class RESTClient: Sendable {
         options: FetchOptions = FetchOptions(), deletingMissing scope: SyncScope<T>? = nil,
         isolation: isolated (any Actor)? = #isolation
     ) async throws -> FetchResult<[T]> {
-        let (ids, report) = try await run(T.self, many: true, path: path, container: context.container, options, scope)
-        let objects = try await Self.objects(T.self, with: ids, in: context)
+        let (handover, report) = try await run(
+            T.self, many: true, path: path, container: context.container, options, scope)
+        let objects = try await Self.objects(T.self, from: handover, in: context)
         return FetchResult(value: objects, report: report)
     }
 
-    /// How many objects the caller's context reads between two yields of its executor: the
-    /// main actor is held for one batch at a time (about 10 ms), not for the whole payload
-    /// (390 ms for 100,000 objects, stash-bench).
+    /// How many objects the caller's context takes between two yields of its executor: the
+    /// main actor is held for one batch at a time, not for the whole payload (390 ms for
+    /// 100,000 objects read back at once, stash-bench).
     static let handoverBatch = 2_000
 
-    /// `context`'s objects for `ids`, read in batches with the caller's executor given up in
-    /// between, so that a large import does not hold the main actor at its end either.
+    /// `context`'s objects for what the import handed over, a batch at a time with the
+    /// caller's executor given up in between, so that a large import does not hold the main
+    /// actor at its end either. Objects with a snapshot are made from it; the others' rows
+    /// are read. Each batch is let go once used: freeing 100,000 snapshots at once held the
+    /// main actor 50 ms.
     private static func objects<T: ManagedObject>(
-        _ type: T.Type, with ids: [ObjectID], in context: ManagedObjectContext,
+        _ type: T.Type, from handover: consuming HandOver, in context: ManagedObjectContext,
         isolation: isolated (any Actor)? = #isolation
     ) async throws -> [T] {
         var objects: [T] = []
-        objects.reserveCapacity(ids.count)
-        var start = 0
-        while start < ids.count {
-            if start > 0 { await Task.yield() }
-            let end = min(start + handoverBatch, ids.count)
-            objects += try context.existingObjects(with: Array(ids[start..<end])).compactMap { $0 as? T }
-            start = end
+        objects.reserveCapacity(handover.count)
+        var first = true
+        while let batch = handover.batches.popLast() {
+            if !first { await Task.yield() }
+            first = false
+            let snapshots = batch.compactMap(\.snapshot)
+            if snapshots.count == batch.count {
+                objects += try context.objects(from: snapshots).compactMap { $0 as? T }
+            } else if snapshots.isEmpty {
+                objects += try context.existingObjects(with: batch.map(\.id)).compactMap { $0 as? T }
+            } else {
+                let made = try context.objects(from: snapshots)
+                let read = try context.existingObjects(with: batch.filter { $0.snapshot == nil }.map(\.id))
+                let byID = Dictionary((made + read).map { ($0.objectID, $0) }) { first, _ in first }
+                objects += batch.compactMap { byID[$0.id] as? T }
+            }
         }
         return objects
     }
@@ -110,7 +124,7 @@ public final class RESTClient: Sendable {
     private func run<T: ManagedObject & Decodable>(
         _ type: T.Type, many: Bool, path: String, container: PersistentContainer, _ options: FetchOptions,
         _ scope: SyncScope<T>?
-    ) async throws -> ([ObjectID], ImportReport) {
+    ) async throws -> (HandOver, ImportReport) {
         let started = ContinuousClock.now
         defer { options.progress?.finish() }
         var session = ImportSession<T>(
@@ -119,7 +133,7 @@ public final class RESTClient: Sendable {
         try await session.run()
         var report = session.report
         report.duration = ContinuousClock.now - started
-        return (session.objectIDs, report)
+        return (HandOver(session.handover, batch: Self.handoverBatch), report)
     }
 
     /// `path` against the base URL, with the options' query items and the first page's.

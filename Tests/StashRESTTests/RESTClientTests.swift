@@ -119,6 +119,41 @@ import Testing
         }
     }
 
+    @Test func newPlainObjectsComeBackByValueAndTheOthersByRow() async throws {
+        let server = try await TestServer.start()
+        let store = try TemporaryStore()
+        let container = try store.container()
+        let context = ManagedObjectContext(container)
+        let api = testClient(server)
+        func body(_ json: String) -> String {
+            "body?json=" + json.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+        }
+        let first = try await api.fetch(
+            [Note].self,
+            from: body(
+                #"[{"id": 1, "title": "one", "writtenAt": "2026-11-30T10:00:00.123456Z", "link": "https://a.example/1"},"#
+                    + #"{"id": 2, "title": "two", "writtenAt": "2026-11-30T11:00:00Z"}]"#),
+            into: context)
+        // What the caller holds is what the store holds: the date to the millisecond.
+        let read = try ManagedObjectContext(container).fetch(FetchDescriptor<Note>(sortBy: [SortDescriptor(\.id)]))
+        #expect(first.map(\.id) == [1, 2])
+        #expect(first.map(\.writtenAt) == read.map(\.writtenAt))
+        #expect(first.map(\.link) == read.map(\.link))
+        #expect(first[0].writtenAt.timeIntervalSince1970 == 1_796_032_800.123)
+        // Note 2 again (an update, read back) between two new ones, in payload order.
+        let second = try await api.fetch(
+            [Note].self,
+            from: body(
+                #"[{"id": 3, "title": "three", "writtenAt": "2026-11-30T12:00:00Z"},"#
+                    + #"{"id": 2, "title": "two again", "writtenAt": "2026-11-30T11:00:00Z"},"#
+                    + #"{"id": 4, "title": "four", "writtenAt": "2026-11-30T13:00:00Z"}]"#),
+            into: context)
+        #expect(second.map(\.id) == [3, 2, 4])
+        #expect(second.map(\.title) == ["three", "two again", "four"])
+        #expect(second[1] === first[1])
+        #expect(try context.fetchCount(FetchDescriptor<Note>()) == 4)
+    }
+
     @Test func aSyncDeletesWhatNoPageReturned() async throws {
         let server = try await TestServer.start()
         let store = try TemporaryStore()

@@ -6,6 +6,9 @@
 /// reflection and no type lookup.
 protocol AttributeCodec: Sendable {
     var storedType: StoredType { get }
+    /// Whether every value is a plain value: one of the value types `StorableValue` covers,
+    /// optional or not, which may be copied to another context (`ObjectSnapshot`).
+    var holdsPlainValues: Bool { get }
     var isOptional: Bool { get }
     /// `Optional<Wrapped>.none` boxed, for an optional attribute never set.
     var nilValue: Any { get }
@@ -30,6 +33,8 @@ protocol AttributeCodec: Sendable {
 }
 
 extension AttributeCodec {
+    var holdsPlainValues: Bool { false }
+
     func read(_ row: any StoreRow, column: Int) throws -> Any {
         try value(from: row.value(column))
     }
@@ -106,6 +111,7 @@ private func makeRawValueCodec<Value: Codable, Representable: RawRepresentable>(
 /// A column of a type stores keep natively (see `StorableValue`).
 struct PrimitiveCodec<Value: StorableValue>: AttributeCodec {
     var storedType: StoredType { Value.storedType }
+    var holdsPlainValues: Bool { true }
     var isOptional: Bool { false }
     var typeName: String { String(describing: Value.self) }
     var valueType: Any.Type { Value.self }
@@ -146,6 +152,7 @@ struct PrimitiveCodec<Value: StorableValue>: AttributeCodec {
 struct OptionalCodec<Wrapped>: AttributeCodec {
     let base: any AttributeCodec
     var storedType: StoredType { base.storedType }
+    var holdsPlainValues: Bool { base.holdsPlainValues }
     var isOptional: Bool { true }
     var nilValue: Any { Wrapped?.none as Any }
     var typeName: String { base.typeName + "?" }

@@ -24,6 +24,9 @@ final class EntityDescription: Sendable {
     let relationshipsBySlot: [Int: RelationshipDescription]
     /// The entity as a store sees it.
     let schema: EntitySchema
+    /// Whether its objects' values may be copied to another context (`ObjectSnapshot`): no
+    /// relationships, and plain values only.
+    let valuesTravel: Bool
     /// Which attribute each key path used in a query names (see `attribute(for:)`).
     let keyPathSlots = Locked<[AnyKeyPath: Int]>([:])
     /// `compositeUniques()`, once resolved.
@@ -81,6 +84,7 @@ final class EntityDescription: Sendable {
         self.attributes = attributes
         self.relationships = relationships
         self.toManyRelationships = relationships.filter(\.isToMany)
+        self.valuesTravel = relationships.isEmpty && attributes.allSatisfy { $0.codec.holdsPlainValues }
         self.relationshipsBySlot = Dictionary(
             uniqueKeysWithValues: relationships.compactMap { relationship in
                 relationship.slot.map { ($0, relationship) }

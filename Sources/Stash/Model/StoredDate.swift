@@ -9,6 +9,14 @@ enum StoredDate {
         daysFromCivil(year: 1, month: 1, day: 1) * 86_400_000...daysFromCivil(year: 10_000, month: 1, day: 1)
         * 86_400_000 - 1
 
+    /// `date` as the store gives it back, rounded to the millisecond: what `string(from:)`
+    /// then `date(from:)` make, without the text; `nil` outside the years 1 to 9999.
+    static func rounded(_ date: Date) -> Date? {
+        let milliseconds = (date.timeIntervalSince1970 * 1000).rounded()
+        guard let total = Int64(exactly: milliseconds), range.contains(total) else { return nil }
+        return Date(timeIntervalSince1970: Double(total) / 1000)
+    }
+
     static func string(from date: Date) throws -> String {
         let milliseconds = (date.timeIntervalSince1970 * 1000).rounded()
         guard let total = Int64(exactly: milliseconds) else {

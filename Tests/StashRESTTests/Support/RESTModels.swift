@@ -9,6 +9,14 @@ final class Item: ManagedObject, Decodable {
     @Attribute var tags: [String] = []
 }
 
+/// Plain values only: what an import hands to the caller's context by value.
+final class Note: ManagedObject, Decodable {
+    @Attribute(.unique) var id: Int
+    @Attribute var title: String
+    @Attribute var writtenAt: Date
+    @Attribute var link: URL?
+}
+
 /// GitHub issues with their nested `user`, as the recorded scenarios have them.
 final class Issue: ManagedObject, Decodable {
     @Attribute(.unique) var id: Int
@@ -38,7 +46,8 @@ final class TemporaryStore {
     }
 
     func container() throws -> PersistentContainer {
-        try PersistentContainer(for: Item.self, Issue.self, GitHubUser.self, HTTPValidator.self, storeURL: file)
+        try PersistentContainer(
+            for: Item.self, Issue.self, GitHubUser.self, Note.self, HTTPValidator.self, storeURL: file)
     }
 
     /// The rows of a table, counted in another connection.
