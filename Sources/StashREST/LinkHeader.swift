@@ -10,18 +10,23 @@ struct LinkHeader {
         while let open = rest.firstIndex(of: "<"), let close = rest[open...].firstIndex(of: ">") {
             let target = String(rest[rest.index(after: open)..<close])
             rest = rest[rest.index(after: close)...]
-            // The parameters run to the next comma outside quotes.
-            var parameters = ""
+            // The parameters run to the next comma outside quotes, and split at semicolons
+            // outside quotes: `title="a; rel=next"` is a title, not a relation.
+            var parameters: [String] = [""]
             var quoted = false
             while let character = rest.first {
                 if character == "\"" { quoted.toggle() }
-                if character == ",", !quoted { break }
-                parameters.append(character)
+                if !quoted, character == "," { break }
+                if !quoted, character == ";" {
+                    parameters.append("")
+                } else {
+                    parameters[parameters.count - 1].append(character)
+                }
                 rest = rest.dropFirst()
             }
             rest = rest.dropFirst()
             var relations: [String] = []
-            for parameter in parameters.split(separator: ";") {
+            for parameter in parameters {
                 let pair = parameter.split(separator: "=", maxSplits: 1)
                 guard pair.count == 2, pair[0].trimmingCharacters(in: .whitespaces).lowercased() == "rel" else {
                     continue
