@@ -109,7 +109,7 @@ final class HTTPTransport: NSObject, URLSessionDataDelegate, Sendable {
         guard let to = URL(string: location, relativeTo: from)?.absoluteURL else {
             throw RESTError(.invalidURL, "the redirect's Location \"\(location)\" is no URL", url: from, status: status)
         }
-        if from.scheme?.lowercased() == "https", to.scheme?.lowercased() == "http" {
+        if from.downgrades(to: to) {
             throw RESTError(
                 .insecureRedirect, "a redirect from https to http (\(to.absoluteString)) is not followed", url: from,
                 status: status)
@@ -126,12 +126,7 @@ final class HTTPTransport: NSObject, URLSessionDataDelegate, Sendable {
             next.httpBody = nil
         }
         // Credentials go to the origin they were given for, not to wherever it redirects.
-        if to.scheme?.lowercased() != from.scheme?.lowercased() || to.host?.lowercased() != from.host?.lowercased()
-            || to.port != from.port
-        {
-            next.setValue(nil, forHTTPHeaderField: "Authorization")
-            next.setValue(nil, forHTTPHeaderField: "Cookie")
-        }
+        if !to.hasSameOrigin(as: from) { next.removeCredentials() }
         return next
     }
 

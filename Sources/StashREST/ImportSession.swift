@@ -54,7 +54,7 @@ struct ImportSession<T: ManagedObject & Decodable> {
                     url: url)
             }
             visited.insert(url)
-            var request = client.request(url, options)
+            var request = client.request(url, options, origin: firstURL)
             if report.pages == 0, let stored {
                 if let etag = stored.etag { request.setValue(etag, forHTTPHeaderField: "If-None-Match") }
                 if let modified = stored.lastModified {
@@ -80,6 +80,7 @@ struct ImportSession<T: ManagedObject & Decodable> {
             if options.saving == .perPage { try await savePage() }
             guard let next = nextURL(after: url, response, data, itemsOnPage: count), !visited.contains(next)
             else { break }
+            try checkNext(next, after: url)
             url = next
         }
         try await finish(validators: responseValidators)
@@ -195,6 +196,19 @@ struct ImportSession<T: ManagedObject & Decodable> {
         case .offset(let parameter, _, let limit):
             guard itemsOnPage >= limit else { return nil }
             return Self.replacing(parameter, with: String(report.pages * limit), in: url)
+        }
+    }
+
+    /// A page names the next as it likes: its URL gets the checks a redirect gets.
+    private func checkNext(_ next: URL, after url: URL) throws {
+        guard let scheme = next.scheme?.lowercased(), client.configuration.allowedSchemes.contains(scheme) else {
+            throw RESTError(
+                .schemeNotAllowed, "the next page's URL \(next.absoluteString) has a scheme that is not allowed",
+                url: url)
+        }
+        if url.downgrades(to: next) {
+            throw RESTError(
+                .insecureRedirect, "the next page's URL \(next.absoluteString) leaves https for http", url: url)
         }
     }
 

@@ -168,14 +168,17 @@ public final class RESTClient: Sendable {
 
     // MARK: Requests
 
-    /// The request for `url`: the client's headers, authorization, then the call's.
-    func request(_ url: URL, _ options: FetchOptions) -> URLRequest {
+    /// The request for `url`: the client's headers, authorization, then the call's; without
+    /// credentials (`Authorization`, `Cookie`) if `url` is not on `origin`, the origin of the
+    /// call's first URL, as for a redirect: a page may name any URL as the next.
+    func request(_ url: URL, _ options: FetchOptions, origin: URL) -> URLRequest {
         var request = URLRequest(url: url)
         for (name, value) in configuration.headers { request.setValue(value, forHTTPHeaderField: name) }
         if let authorization = configuration.authorization {
             request.setValue(authorization.headerValue, forHTTPHeaderField: "Authorization")
         }
         for (name, value) in options.headers { request.setValue(value, forHTTPHeaderField: name) }
+        if !url.hasSameOrigin(as: origin) { request.removeCredentials() }
         return request
     }
 
@@ -233,4 +236,12 @@ public enum SyncScope<T: ManagedObject>: Sendable {
     case all
     /// The objects of `T` the predicate matches (one feed's entries).
     case matching(Predicate<T>)
+}
+
+extension URLRequest {
+    /// Takes out what must not reach another origin.
+    mutating func removeCredentials() {
+        setValue(nil, forHTTPHeaderField: "Authorization")
+        setValue(nil, forHTTPHeaderField: "Cookie")
+    }
 }

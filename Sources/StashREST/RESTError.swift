@@ -20,11 +20,12 @@ public struct RESTError: Error, Sendable, CustomStringConvertible {
         case notJSON
         /// The body could not be decoded into the models.
         case decoding
-        /// A URL with a scheme outside `RESTConfiguration.allowedSchemes`.
+        /// A URL (the call's, a redirect's, a next page's) with a scheme outside
+        /// `RESTConfiguration.allowedSchemes`.
         case schemeNotAllowed
         /// More redirects than `RESTConfiguration.maximumRedirects`.
         case tooManyRedirects
-        /// A redirect from https to http.
+        /// A redirect, or a next page's URL, from https to http.
         case insecureRedirect
         /// A path that makes no URL against the base URL.
         case invalidURL

@@ -58,6 +58,49 @@ import Testing
         #expect(!context.hasChanges)
     }
 
+    /// `body?json=…` for `json`.
+    func body(_ json: String) -> String {
+        "body?json=" + json.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+    }
+
+    @Test func aNextPageOnAnotherSchemeIsRefusedAndNothingIsSaved() async throws {
+        let server = try await TestServer.start()
+        let store = try TemporaryStore()
+        let context = ManagedObjectContext(try store.container())
+        var options = FetchOptions()
+        options.itemsKey = "data"
+        options.pagination = .nextURL(key: "next")
+        await #expect {
+            _ = try await testClient(server).fetch(
+                [Item].self, from: body(#"{"data": [{"id": 1, "title": "one"}], "next": "file:///etc/passwd"}"#),
+                into: context, options: options)
+        } throws: { error in
+            guard let error = error as? RESTError else { return false }
+            return error.code == .schemeNotAllowed && error.message.contains("file:///etc/passwd")
+        }
+        #expect(try store.count("Item") == 0)
+    }
+
+    @Test func credentialsAreNotSentToANextPageOnAnotherOrigin() async throws {
+        let server = try await TestServer.start()
+        let store = try TemporaryStore()
+        let context = ManagedObjectContext(try store.container())
+        var options = FetchOptions()
+        options.itemsKey = "data"
+        options.pagination = .nextURL(key: "next")
+        options.headers["Cookie"] = "session=secret"
+        let last = server.otherOrigin.absoluteString + body(#"{"data": [{"id": 3, "title": "three"}]}"#)
+        let second = server.base.absoluteString + body(#"{"data": [{"id": 2, "title": "two"}], "next": "\#(last)"}"#)
+        let items = try await testClient(server) { $0.authorization = .basic(user: "me", password: "pw") }.fetch(
+            [Item].self, from: body(#"{"data": [{"id": 1, "title": "one"}], "next": "\#(second)"}"#),
+            into: context, options: options)
+        #expect(items.map(\.id) == [1, 2, 3])
+        let requests = try await server.requests()
+        #expect(requests.count == 3)
+        #expect(requests.map { $0.headers["authorization"] != nil } == [true, true, false])
+        #expect(requests.map { $0.headers["cookie"] } == ["session=secret", "session=secret", nil])
+    }
+
     @Test func anotherProcessHoldingTheStoreFailsTheSaveAndLosesNothing() async throws {
         let server = try await TestServer.start()
         let store = try TemporaryStore()
