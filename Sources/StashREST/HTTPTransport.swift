@@ -65,7 +65,8 @@ final class HTTPTransport: NSObject, URLSessionDataDelegate, Sendable {
             + Double(configuration.timeout.components.attoseconds) / 1e18
         // The session's own timeout backs the idle timeout up: it ends a task left to run
         // after its caller was answered. Whole seconds, as FoundationNetworking rounds down.
-        sessionConfiguration.timeoutIntervalForRequest = max(1, seconds.rounded(.up))
+        // At most a year: FoundationNetworking overflows on more (it counts milliseconds in Int).
+        sessionConfiguration.timeoutIntervalForRequest = min(max(1, seconds.rounded(.up)), 365 * 86_400)
         sessionConfiguration.requestCachePolicy = .reloadIgnoringLocalCacheData
         sessionConfiguration.urlCache = nil
         let session = URLSession(configuration: sessionConfiguration, delegate: self, delegateQueue: nil)
@@ -142,7 +143,7 @@ final class HTTPTransport: NSObject, URLSessionDataDelegate, Sendable {
         let watchdog = DispatchSource.makeTimerSource(queue: timerQueue)
         let period = min(configuration.timeout, .seconds(1))
         let interval = DispatchTimeInterval.milliseconds(
-            Int(period.components.seconds * 1_000 + period.components.attoseconds / 1_000_000_000_000_000))
+            max(1, Int(period.components.seconds * 1_000 + period.components.attoseconds / 1_000_000_000_000_000)))
         watchdog.schedule(deadline: .now() + interval, repeating: interval)
         watchdog.setEventHandler { [weak self] in
             guard let self else { return watchdog.cancel() }

@@ -130,18 +130,25 @@ struct ImportSession<T: ManagedObject & Decodable> {
                 }
             }
         }
-        let inserted = try await save()
-        handover += await background.perform { decoded.take(inserted: inserted, from: background) }
+        var inserted = try await save()
         if keepsValidators, let validators, validators.etag != nil || validators.lastModified != nil {
             // A transaction of its own, once the objects have row ids: if it fails, the
             // next fetch is a full one, nothing worse.
             let key = firstURL.absoluteString
-            let rows = handover.compactMap(\.id.rowID)
-            try? await background.perform {
-                try Self.keep(validators, for: key, rows: rows, in: background)
-                try background.save()
+            let earlier = handover.compactMap(\.id.rowID)
+            let chained = await background.perform { () -> Bool in
+                let imported = background.lastSaveGenerations?.after
+                let rows = earlier + decoded.pendingIDs().compactMap(\.rowID)
+                try? Self.keep(validators, for: key, rows: rows, in: background)
+                guard (try? background.save()) != nil else { return false }
+                return background.lastSaveGenerations?.before == imported
             }
+            // The snapshots are taken after this save; if another save came between the
+            // two, the objects may be stale: none get one.
+            if !chained { inserted = [] }
         }
+        let snapshotting = inserted
+        handover += await background.perform { decoded.take(inserted: snapshotting, from: background) }
         options.progress?.yield(.saved(inserted: report.inserted, updated: report.updated, deleted: report.deleted))
     }
 
@@ -285,6 +292,11 @@ final class DecodedObjects: @unchecked Sendable {
     /// What a sync keeps: every object decoded, by ID (a new one's is temporary, and its own).
     func kept() -> Set<ObjectID> {
         Set(saved).union(objects.map(\.objectID))
+    }
+
+    /// The IDs of the objects decoded since the last save.
+    func pendingIDs() -> [ObjectID] {
+        objects.map(\.objectID)
     }
 
     /// The objects decoded since the last save (now saved), letting them go: their IDs, and

@@ -154,6 +154,14 @@ import Testing
         #expect(try context.fetchCount(FetchDescriptor<Note>()) == 4)
     }
 
+    @Test func anUnreasonableTimeoutDoesNotCrash() async throws {
+        let server = try await TestServer.start()
+        let store = try TemporaryStore()
+        let context = ManagedObjectContext(try store.container())
+        let api = testClient(server) { $0.timeout = .seconds(Int64.max / 4) }
+        #expect(try await api.fetch([Item].self, from: "items?count=2", into: context).count == 2)
+    }
+
     @Test func aSyncDeletesWhatNoPageReturned() async throws {
         let server = try await TestServer.start()
         let store = try TemporaryStore()

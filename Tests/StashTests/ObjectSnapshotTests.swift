@@ -101,6 +101,49 @@ import Testing
         #expect(zip(handed, existing).allSatisfy { $0 === $1 })
     }
 
+    @Test func aSaveSinceTheSnapshotsAndTheRowsAreReadInstead() throws {
+        let directory = try TemporaryDirectory()
+        let container = try PersistentContainer(for: Reading.self, storeURL: directory.file())
+        let (writer, readings) = try saved(container)
+        let snapshots = writer.snapshots(of: readings) { _ in true }.compactMap { $0 }
+        // Another context changes one row and deletes the other.
+        let other = ManagedObjectContext(container)
+        let stored = try other.fetch(FetchDescriptor<Reading>(sortBy: [SortDescriptor(\.id)]))
+        stored[0].title = "changed elsewhere"
+        other.delete(stored[1])
+        try other.save()
+        let handed = try ManagedObjectContext(container).objects(from: snapshots).map { $0 as! Reading }
+        #expect(handed.map(\.title) == ["changed elsewhere"])
+        // Another process's commit counts too.
+        let (writer2, readings2) = try saved(container)
+        let fresh = writer2.snapshots(of: readings2) { _ in true }.compactMap { $0 }
+        _ = try sqliteShellWriting(directory.file(), "UPDATE Reading SET title = 'by the shell' WHERE id = 1")
+        let read = try ManagedObjectContext(container).objects(from: fresh).map { $0 as! Reading }
+        #expect(read.map(\.title) == ["by the shell", "é"])
+    }
+
+    @Test func noSnapshotOfANumberTheStoreChanges() throws {
+        final class Measure: ManagedObject, Codable {
+            @Attribute(.unique) var id: Int
+            @Attribute var value: Double
+            @Attribute var spare: Float?
+        }
+        let container = try PersistentContainer(for: Measure.self, inMemory: true)
+        let context = ManagedObjectContext(container)
+        let values: [(Double, Float?)] = [(1.5, 2), (-0.0, nil), (0, .nan)]
+        let measures = values.enumerated().map { index, pair in
+            let measure = Measure(context: context)
+            measure.id = index
+            measure.value = pair.0
+            measure.spare = pair.1
+            return measure
+        }
+        try context.save()
+        let snapshots = context.snapshots(of: measures) { _ in true }
+        // SQLite keeps -0.0 as 0.0 and NaN as NULL: those objects are read back.
+        #expect(snapshots.map { $0 != nil } == [true, false, false])
+    }
+
     @Test func noSnapshotOfWhatCannotTravel() throws {
         let container = try PersistentContainer(
             for: Reading.self, Writer.self, Book.self, Review.self, Publisher.self, Sample.self, inMemory: true)

@@ -41,6 +41,8 @@ extension ManagedObjectContext {
                 container.broadcast(note, from: self)
                 notifyObservers(of: [note])
                 let token = (try? container.store.changeToken()) ?? 0
+                lastSave = (generation.after, token)
+                lastSaveGenerations = generation
                 for (position, state) in states.enumerated() {
                     let deleted = plan.deleted[position].compactMap(\.rowID)
                     for index in state.storedKeys {

@@ -12,6 +12,9 @@ import Foundation
 package struct ObjectSnapshot: @unchecked Sendable {
     package let objectID: ObjectID
     let values: ContiguousArray<Any?>
+    /// The container's save generation and the store's change token it is true for: any
+    /// later save, here or by another process, and the row is read instead.
+    let savedAt: (generation: UInt64, token: Int64)
 }
 
 extension ManagedObjectContext {
@@ -33,7 +36,8 @@ extension ManagedObjectContext {
 
     private func snapshot(of object: ManagedObject) -> ObjectSnapshot? {
         let entity = object.entity
-        guard entity.valuesTravel, object.managedObjectContext === self, object.state == .persisted,
+        guard entity.valuesTravel, let savedAt = lastSave, object.managedObjectContext === self,
+            object.state == .persisted,
             let rowID = object.rowID, object.unloaded.isEmpty, !object.rowIsGone,
             state(for: entity).updated[ObjectIdentifier(object)] == nil
         else { return nil }
@@ -44,6 +48,13 @@ extension ManagedObjectContext {
             // Never set: the insert left the column to its default, which for an optional
             // without one is NULL (a non-optional one is always set).
             guard var value = stored[attribute.index] ?? nilValue(of: attribute) else { return nil }
+            // SQLite keeps NaN as NULL and -0.0 as 0.0: such a value is read back.
+            if attribute.codec.queryKind == .real || attribute.codec.queryKind == .float,
+                let number = (value as? Double) ?? (value as? Float).map(Double.init),
+                number.isNaN || (number == 0 && number.sign == .minus)
+            {
+                return nil
+            }
             // Dates are kept to the millisecond: the snapshot holds what a read gives.
             if attribute.codec.queryKind == .date, let date = value as? Date {
                 guard let rounded = StoredDate.rounded(date) else { return nil }
@@ -51,7 +62,9 @@ extension ManagedObjectContext {
             }
             values.append(value)
         }
-        return ObjectSnapshot(objectID: ObjectID(entityName: entity.name, rowID: rowID, temporaryID: 0), values: values)
+        return ObjectSnapshot(
+            objectID: ObjectID(entityName: entity.name, rowID: rowID, temporaryID: 0), values: values,
+            savedAt: savedAt)
     }
 
     private func nilValue(of attribute: AttributeDescription) -> Any? {
@@ -59,11 +72,22 @@ extension ManagedObjectContext {
     }
 
     /// This context's objects for `snapshots`, in their order: the ones it holds as they
-    /// are, the others made from the snapshots without reading the store. Where this context
-    /// has new objects of the entity (which a row may turn out to be), the rows are read as
-    /// `existingObjects(with:)` reads them.
+    /// are, the others made from the snapshots without reading the store. After any save
+    /// since the snapshots (in this process or another), or where this context has new
+    /// objects of the entity (which a row may turn out to be), the rows are read as
+    /// `existingObjects(with:)` reads them, in one query.
     package func objects(from snapshots: [ObjectSnapshot]) throws -> [ManagedObject] {
         try entering {
+            // Read instead, all at once: after another save (the snapshot may be stale), or
+            // while this context has new objects of an entity (a row may be one of them).
+            let token = try container.store.changeToken()
+            let generation = container.saveGeneration
+            if snapshots.contains(where: {
+                $0.savedAt.generation != generation || $0.savedAt.token != token
+                    || state(named: $0.objectID.entityName)?.inserted.isEmpty == false
+            }) {
+                return try existingObjects(with: snapshots.map(\.objectID))
+            }
             var objects: [ManagedObject] = []
             objects.reserveCapacity(snapshots.count)
             for snapshot in snapshots {
@@ -75,10 +99,6 @@ extension ManagedObjectContext {
                 }
                 if let object = state.byRowID[rowID], !object.rowIsGone {
                     objects.append(object)
-                    continue
-                }
-                if !state.inserted.isEmpty {
-                    objects += try existingObjects(with: [objectID])
                     continue
                 }
                 let entity = state.entity
