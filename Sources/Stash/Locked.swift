@@ -1,21 +1,22 @@
 import Foundation
 
-/// A value behind a lock, for state that several threads share.
+/// A value behind a lock, for state that several threads share (StashREST's transport too:
+/// `package`, not public API).
 ///
 /// What the toolchain's `Mutex` is, but on a pthread mutex (`NSLock`), which
 /// ThreadSanitizer understands: on Linux, `Mutex` gives it false reports of races on the
 /// value it guards (a ten-line program with four threads incrementing under `withLock` is
 /// reported, and loses no update), and `swift test --sanitize=thread` runs in CI.
 // `@unchecked`: `value` is touched only inside `withLock`, under `lock`.
-final class Locked<Value>: @unchecked Sendable {
+package final class Locked<Value>: @unchecked Sendable {
     private let lock = NSLock()
     private var value: Value
 
-    init(_ value: Value) {
+    package init(_ value: Value) {
         self.value = value
     }
 
-    func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+    package func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
         lock.lock()
         defer { lock.unlock() }
         return try body(&value)

@@ -1,4 +1,5 @@
 import Foundation
+import Stash
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -17,9 +18,9 @@ import Foundation
 /// is left to end, its bytes dropped.
 final class HTTPTransport: NSObject, URLSessionDataDelegate, Sendable {
     private let configuration: RESTConfiguration
-    private let transfers = Guarded<[Int: Transfer]>([:])
+    private let transfers = Locked<[Int: Transfer]>([:])
     // Set once in `init`, before any task runs; the session is thread-safe.
-    private let sessionBox = Guarded<URLSession?>(nil)
+    private let sessionBox = Locked<URLSession?>(nil)
     /// Where the idle timeouts' timers fire.
     private let timerQueue = DispatchQueue(label: "StashREST.timeouts")
     /// Where tasks are cancelled (see `cancel(_:)`).
