@@ -22,24 +22,6 @@ enum RESTImport {
         var held: [Double] = []
     }
 
-    /// Runs the measurement as a main-actor task, turning the main run loop until it is done
-    /// (see `ReadWhileWriting.measureOnMainActor`).
-    @MainActor
-    static func measureOnMainActor(_ payload: Payload, iterations: Int, in directory: URL) throws -> Measurements {
-        var outcome: Result<Measurements, any Error>?
-        Task { @MainActor in
-            do {
-                outcome = .success(try await measure(payload, iterations: iterations, in: directory))
-            } catch {
-                outcome = .failure(error)
-            }
-        }
-        while outcome == nil {
-            _ = RunLoop.main.run(mode: .default, before: Date(timeIntervalSinceNow: 0.01))
-        }
-        return try outcome!.get()
-    }
-
     @MainActor
     static func measure(_ payload: Payload, iterations: Int, in directory: URL) async throws -> Measurements {
         let server = try LoopbackServer(body: payload.data)

@@ -15,25 +15,6 @@ enum ReadWhileWriting {
         var busy: [Double] = []
     }
 
-    /// Runs `measure` as a main-actor task and turns the main run loop until it is done:
-    /// the benchmark's top-level code stays synchronous (an `async` one does not start under
-    /// valgrind, which the instruction counts come from).
-    @MainActor
-    static func measureOnMainActor(_ payload: Payload, in directory: URL) throws -> Latencies {
-        var outcome: Result<Latencies, any Error>?
-        Task { @MainActor in
-            do {
-                outcome = .success(try await measure(payload, in: directory))
-            } catch {
-                outcome = .failure(error)
-            }
-        }
-        while outcome == nil {
-            _ = RunLoop.main.run(mode: .default, before: Date(timeIntervalSinceNow: 0.01))
-        }
-        return try outcome!.get()
-    }
-
     @MainActor
     static func measure(_ payload: Payload, in directory: URL) async throws -> Latencies {
         let container = try StashRun.createStore(at: directory.appendingPathComponent("read-while-writing.sqlite").path)

@@ -83,12 +83,14 @@ do {
     if options.readWhileWriting {
         let directory = root.appendingPathComponent("read-while-writing")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        readWhileWriting = try ReadWhileWriting.measureOnMainActor(payload, in: directory)
+        readWhileWriting = try runOnMainActor { try await ReadWhileWriting.measure(payload, in: directory) }
     }
     if options.rest {
         let directory = root.appendingPathComponent("rest")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        restImport = try RESTImport.measureOnMainActor(payload, iterations: options.iterations, in: directory)
+        restImport = try runOnMainActor {
+            try await RESTImport.measure(payload, iterations: options.iterations, in: directory)
+        }
     }
     try? FileManager.default.removeItem(at: root)
 } catch {
