@@ -111,16 +111,7 @@ final class HTTPTransport: NSObject, URLSessionDataDelegate, Sendable {
         guard let to = URL(string: location, relativeTo: from)?.absoluteURL else {
             throw RESTError(.invalidURL, "the redirect's Location \"\(location)\" is no URL", url: from, status: status)
         }
-        if from.downgrades(to: to) {
-            throw RESTError(
-                .insecureRedirect, "a redirect from https to http (\(to.absoluteString)) is not followed", url: from,
-                status: status)
-        }
-        guard let scheme = to.scheme?.lowercased(), configuration.allowedSchemes.contains(scheme) else {
-            throw RESTError(
-                .schemeNotAllowed, "a redirect to the scheme \(to.scheme ?? "(none)") is not allowed", url: from,
-                status: status)
-        }
+        try configuration.checkStep(from: from, to: to, "a redirect", status: status)
         var next = request
         next.url = to
         if status == 303 || (request.httpMethod == "POST" && (status == 301 || status == 302)) {

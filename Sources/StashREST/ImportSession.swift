@@ -80,7 +80,8 @@ struct ImportSession<T: ManagedObject & Decodable> {
             if options.saving == .perPage { try await savePage() }
             guard let next = nextURL(after: url, response, data, itemsOnPage: count), !visited.contains(next)
             else { break }
-            try checkNext(next, after: url)
+            // A page names the next as it likes: its URL gets the checks a redirect gets.
+            try client.configuration.checkStep(from: url, to: next, "the next page's URL")
             url = next
         }
         try await finish(validators: responseValidators)
@@ -137,11 +138,11 @@ struct ImportSession<T: ManagedObject & Decodable> {
             let key = firstURL.absoluteString
             let earlier = handover.compactMap(\.id.rowID)
             let chained = await background.perform { () -> Bool in
-                let imported = background.lastSaveGenerations?.after
+                let imported = background.lastSave?.after
                 let rows = earlier + decoded.pendingIDs().compactMap(\.rowID)
                 try? Self.keep(validators, for: key, rows: rows, in: background)
                 guard (try? background.save()) != nil else { return false }
-                return background.lastSaveGenerations?.before == imported
+                return background.lastSave?.before == imported
             }
             // The snapshots are taken after this save; if another save came between the
             // two, the objects may be stale: none get one.
@@ -203,19 +204,6 @@ struct ImportSession<T: ManagedObject & Decodable> {
         case .offset(let parameter, _, let limit):
             guard itemsOnPage >= limit else { return nil }
             return Self.replacing(parameter, with: String(report.pages * limit), in: url)
-        }
-    }
-
-    /// A page names the next as it likes: its URL gets the checks a redirect gets.
-    private func checkNext(_ next: URL, after url: URL) throws {
-        guard let scheme = next.scheme?.lowercased(), client.configuration.allowedSchemes.contains(scheme) else {
-            throw RESTError(
-                .schemeNotAllowed, "the next page's URL \(next.absoluteString) has a scheme that is not allowed",
-                url: url)
-        }
-        if url.downgrades(to: next) {
-            throw RESTError(
-                .insecureRedirect, "the next page's URL \(next.absoluteString) leaves https for http", url: url)
         }
     }
 

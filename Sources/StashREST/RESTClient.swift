@@ -160,7 +160,7 @@ public final class RESTClient: Sendable {
         guard let url = components.url else {
             throw RESTError(.invalidURL, "\"\(path)\" makes no URL against \(baseURL)", url: baseURL)
         }
-        guard let scheme = url.scheme?.lowercased(), configuration.allowedSchemes.contains(scheme) else {
+        guard configuration.allows(url) else {
             throw RESTError(.schemeNotAllowed, "the scheme \(url.scheme ?? "(none)") is not allowed", url: url)
         }
         return url

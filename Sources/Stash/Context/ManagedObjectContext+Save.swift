@@ -41,8 +41,7 @@ extension ManagedObjectContext {
                 container.broadcast(note, from: self)
                 notifyObservers(of: [note])
                 let token = (try? container.store.changeToken()) ?? 0
-                lastSave = (generation.after, token)
-                lastSaveGenerations = generation
+                lastSave = (generation.before, generation.after, token)
                 for (position, state) in states.enumerated() {
                     let deleted = plan.deleted[position].compactMap(\.rowID)
                     for index in state.storedKeys {

@@ -82,12 +82,11 @@ public final class ManagedObjectContext: @unchecked Sendable {
     /// context's save merged, a rollback, a refresh, an undone decode): a list loaded before
     /// is loaded again when next read (see `relatedObjects(of:toMany:)`).
     var graphGeneration: UInt64 = 0
-    /// The container's save generation and the store's change token right after this
-    /// context's last save: a snapshot taken then is true while both stay (`ObjectSnapshot`).
-    var lastSave: (generation: UInt64, token: Int64)?
-    /// The container's save generations before and after this context's last save: two
-    /// saves in a row with none between have the first's `after` as the second's `before`.
-    package internal(set) var lastSaveGenerations: (before: UInt64, after: UInt64)?
+    /// The container's save generations before and after this context's last save, and the
+    /// store's change token right after it. A snapshot taken then is true while `after` and
+    /// `token` stay (`ObjectSnapshot`); two saves in a row with none between have the first's
+    /// `after` as the second's `before`.
+    package internal(set) var lastSave: (before: UInt64, after: UInt64, token: Int64)?
     /// The objects whose many-to-many or ordered one-to-many lists changed
     /// (`ManagedObject.changedLists`).
     var listOwners: [ObjectIdentifier: ManagedObject] = [:]

@@ -36,7 +36,7 @@ extension ManagedObjectContext {
 
     private func snapshot(of object: ManagedObject) -> ObjectSnapshot? {
         let entity = object.entity
-        guard entity.valuesTravel, let savedAt = lastSave, object.managedObjectContext === self,
+        guard entity.valuesTravel, let lastSave, object.managedObjectContext === self,
             object.state == .persisted,
             let rowID = object.rowID, object.unloaded.isEmpty, !object.rowIsGone,
             state(for: entity).updated[ObjectIdentifier(object)] == nil
@@ -64,7 +64,7 @@ extension ManagedObjectContext {
         }
         return ObjectSnapshot(
             objectID: ObjectID(entityName: entity.name, rowID: rowID, temporaryID: 0), values: values,
-            savedAt: savedAt)
+            savedAt: (lastSave.after, lastSave.token))
     }
 
     private func nilValue(of attribute: AttributeDescription) -> Any? {
