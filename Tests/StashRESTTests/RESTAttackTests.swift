@@ -28,7 +28,7 @@ import Testing
         let context = ManagedObjectContext(try store.container())
         let json = #"[{"id": 1, "title": "first"}, {"id": 2, "title": "two"}, {"id": 1, "title": "again"}]"#
         let result = try await testClient(server).fetchReporting(
-            [Item].self, from: "body?json=" + json.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!,
+            [Item].self, from: bodyPath(json),
             into: context)
         #expect(result.report.inserted == 2)
         #expect(try store.count("Item") == 2)
@@ -47,7 +47,7 @@ import Testing
         let server = try await TestServer.start()
         let store = try TemporaryStore()
         let context = ManagedObjectContext(try store.container())
-        let url = "body?json=" + json.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+        let url = bodyPath(json)
         await #expect {
             _ = try await testClient(server).fetch([Item].self, from: url, into: context)
         } throws: { error in
@@ -58,21 +58,14 @@ import Testing
         #expect(!context.hasChanges)
     }
 
-    /// `body?json=…` for `json`.
-    func body(_ json: String) -> String {
-        "body?json=" + json.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
-    }
-
     @Test func aNextPageOnAnotherSchemeIsRefusedAndNothingIsSaved() async throws {
         let server = try await TestServer.start()
         let store = try TemporaryStore()
         let context = ManagedObjectContext(try store.container())
-        var options = FetchOptions()
-        options.itemsKey = "data"
-        options.pagination = .nextURL(key: "next")
+        let options = nextURLOptions()
         await #expect {
             _ = try await testClient(server).fetch(
-                [Item].self, from: body(#"{"data": [{"id": 1, "title": "one"}], "next": "file:///etc/passwd"}"#),
+                [Item].self, from: bodyPath(#"{"data": [{"id": 1, "title": "one"}], "next": "file:///etc/passwd"}"#),
                 into: context, options: options)
         } throws: { error in
             guard let error = error as? RESTError else { return false }
@@ -85,14 +78,13 @@ import Testing
         let server = try await TestServer.start()
         let store = try TemporaryStore()
         let context = ManagedObjectContext(try store.container())
-        var options = FetchOptions()
-        options.itemsKey = "data"
-        options.pagination = .nextURL(key: "next")
+        var options = nextURLOptions()
         options.headers["Cookie"] = "session=secret"
-        let last = server.otherOrigin.absoluteString + body(#"{"data": [{"id": 3, "title": "three"}]}"#)
-        let second = server.base.absoluteString + body(#"{"data": [{"id": 2, "title": "two"}], "next": "\#(last)"}"#)
+        let last = server.otherOrigin.absoluteString + bodyPath(#"{"data": [{"id": 3, "title": "three"}]}"#)
+        let second =
+            server.base.absoluteString + bodyPath(#"{"data": [{"id": 2, "title": "two"}], "next": "\#(last)"}"#)
         let items = try await testClient(server) { $0.authorization = .basic(user: "me", password: "pw") }.fetch(
-            [Item].self, from: body(#"{"data": [{"id": 1, "title": "one"}], "next": "\#(second)"}"#),
+            [Item].self, from: bodyPath(#"{"data": [{"id": 1, "title": "one"}], "next": "\#(second)"}"#),
             into: context, options: options)
         #expect(items.map(\.id) == [1, 2, 3])
         let requests = try await server.requests()

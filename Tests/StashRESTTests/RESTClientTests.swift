@@ -125,12 +125,9 @@ import Testing
         let container = try store.container()
         let context = ManagedObjectContext(container)
         let api = testClient(server)
-        func body(_ json: String) -> String {
-            "body?json=" + json.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
-        }
         let first = try await api.fetch(
             [Note].self,
-            from: body(
+            from: bodyPath(
                 #"[{"id": 1, "title": "one", "writtenAt": "2026-11-30T10:00:00.123456Z", "link": "https://a.example/1"},"#
                     + #"{"id": 2, "title": "two", "writtenAt": "2026-11-30T11:00:00Z"}]"#),
             into: context)
@@ -143,7 +140,7 @@ import Testing
         // Note 2 again (an update, read back) between two new ones, in payload order.
         let second = try await api.fetch(
             [Note].self,
-            from: body(
+            from: bodyPath(
                 #"[{"id": 3, "title": "three", "writtenAt": "2026-11-30T12:00:00Z"},"#
                     + #"{"id": 2, "title": "two again", "writtenAt": "2026-11-30T11:00:00Z"},"#
                     + #"{"id": 4, "title": "four", "writtenAt": "2026-11-30T13:00:00Z"}]"#),

@@ -127,7 +127,7 @@ import Testing
         let context = ManagedObjectContext(try store.container())
         let target = server.base.absoluteString + "items?count=2"
         let items = try await testClient(server).fetch(
-            [Item].self, from: "redirect?to=" + target.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!,
+            [Item].self, from: "redirect?to=" + queryValue(target),
             into: context)
         #expect(items.count == 2)
         #expect(try store.count("Item") == 2)
@@ -150,7 +150,7 @@ import Testing
         for target in [elsewhere, sameOrigin] {
             _ = try await api.fetch(
                 [Item].self,
-                from: "redirect?to=" + target.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!,
+                from: "redirect?to=" + queryValue(target),
                 into: context)
         }
         let requests = try await server.requests()

@@ -71,3 +71,21 @@ func testClient(_ server: TestServer, _ change: (inout RESTConfiguration) -> Voi
     change(&configuration)
     return RESTClient(baseURL: server.base, configuration: configuration)
 }
+
+/// The test server's path that answers `json` as it is (`/body`).
+func bodyPath(_ json: String) -> String {
+    "body?json=" + queryValue(json)
+}
+
+/// `text` encoded for a query parameter's value.
+func queryValue(_ text: String) -> String {
+    text.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+}
+
+/// Options for an envelope `{"data": […], "next": url}`.
+func nextURLOptions() -> FetchOptions {
+    var options = FetchOptions()
+    options.itemsKey = "data"
+    options.pagination = .nextURL(key: "next")
+    return options
+}
