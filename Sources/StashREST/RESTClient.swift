@@ -60,6 +60,8 @@ public final class RESTClient: Sendable {
         var options = options
         options.conditional = false
         options.pagination = .none
+        // A caller that may not use `context` here learns it now, not after the download.
+        context.checkCaller()
         let (handover, _) = try await run(
             T.self, many: false, path: path, container: context.container, options, nil)
         guard let object = try await Self.objects(T.self, from: handover, in: context).first else {
@@ -76,6 +78,7 @@ public final class RESTClient: Sendable {
         options: FetchOptions = FetchOptions(), deletingMissing scope: SyncScope<T>? = nil,
         isolation: isolated (any Actor)? = #isolation
     ) async throws -> FetchResult<[T]> {
+        context.checkCaller()
         let (handover, report) = try await run(
             T.self, many: true, path: path, container: context.container, options, scope)
         let objects = try await Self.objects(T.self, from: handover, in: context)

@@ -239,6 +239,12 @@ public final class ManagedObjectContext: @unchecked Sendable {
     // MARK: Bookkeeping
 
     @inline(__always)
+    /// Traps, as any use would, if the caller may not use the context here: for work that
+    /// ends by using it (StashREST checks before the download, not after).
+    package func checkCaller() {
+        entering {}
+    }
+
     func entering<Result>(_ body: () throws -> Result) rethrows -> Result {
         switch confinement {
         case .main:

@@ -23,6 +23,7 @@ Routes (query parameters in brackets):
   /status/<code>             that status with a GitHub-style error body
   /truncated                 a Content-Length longer than the body, then the connection closes
   /slow [delay]              headers, then the body after `delay` seconds
+  /notes [count, start]      generated notes {"id", "title", "writtenAt"}
   /body [json]               `json` as the body, whatever it holds, with 200
   /stall [delay, count]      nothing for `delay` seconds, then /items
   /html                      an HTML page with 200
@@ -211,6 +212,12 @@ class Handler(BaseHTTPRequestHandler):
             self.wfile.write(body)
         except OSError:
             pass
+
+    def route_notes(self, parts, query, url):
+        start = int(query.get("start", "1"))
+        total = int(query.get("count", "10"))
+        notes = [{"id": i, "title": "n%d" % i, "writtenAt": "2026-12-01T00:00:00Z"} for i in range(start, start + total)]
+        return self.send(200, notes)
 
     def route_body(self, parts, query, url):
         return self.send(200, query.get("json", ""))

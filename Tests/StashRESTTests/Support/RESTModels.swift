@@ -17,6 +17,27 @@ final class Note: ManagedObject, Decodable {
     @Attribute var link: URL?
 }
 
+/// The Core Data idiom: a hand-written `init(from:)` that inserts itself into the decoder's
+/// context and sets its own attributes.
+final class HandNote: ManagedObject, Decodable {
+    @Attribute(.unique) var id: Int
+    @Attribute var title: String
+
+    enum CodingKeys: String, CodingKey {
+        case id, title
+    }
+
+    required convenience init(from decoder: any Decoder) throws {
+        guard let context = decoder.userInfo[.managedObjectContext] as? ManagedObjectContext else {
+            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "no context"))
+        }
+        self.init(context: context)
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        id = try container.decode(Int.self, forKey: .id)
+        title = try container.decode(String.self, forKey: .title)
+    }
+}
+
 /// GitHub issues with their nested `user`, as the recorded scenarios have them.
 final class Issue: ManagedObject, Decodable {
     @Attribute(.unique) var id: Int
@@ -47,7 +68,7 @@ final class TemporaryStore {
 
     func container() throws -> PersistentContainer {
         try PersistentContainer(
-            for: Item.self, Issue.self, GitHubUser.self, Note.self, HTTPValidator.self, storeURL: file)
+            for: Item.self, Issue.self, GitHubUser.self, Note.self, HandNote.self, HTTPValidator.self, storeURL: file)
     }
 
     /// The rows of a table, counted in another connection.
@@ -57,6 +78,7 @@ final class TemporaryStore {
         case "Item": return try context.fetchCount(FetchDescriptor<Item>())
         case "Issue": return try context.fetchCount(FetchDescriptor<Issue>())
         case "GitHubUser": return try context.fetchCount(FetchDescriptor<GitHubUser>())
+        case "Note": return try context.fetchCount(FetchDescriptor<Note>())
         default: return try context.fetchCount(FetchDescriptor<HTTPValidator>())
         }
     }
