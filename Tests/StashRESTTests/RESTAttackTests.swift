@@ -33,24 +33,39 @@ import Testing
     }
 
     /// Two calls into `mainContext` at once, each handing over in batches: the overlap is
-    /// one object per row, whichever call made it.
+    /// one object per row, whichever call made it. The calls' objects are kept alive while
+    /// they are compared: the context holds its objects weakly (as Core Data does), so a row
+    /// whose object nobody holds gets a new one when next fetched, and comparing only
+    /// `ObjectIdentifier`s of released objects would fail whenever the first call ends
+    /// before the second hands its overlap over.
     @MainActor static func twoFetchesOnMain(
         _ server: TestServer, _ container: PersistentContainer
     ) async throws -> ([Int], [Int]) {
         let api = testClient(server)
+        let kept = KeptNotes()
         // Two main-actor tasks (an `async let` would run the call off the main actor, where
         // `mainContext` may not be used: that traps before the download, see
         // `aCallIntoTheMainContextOffTheMainActorTrapsBeforeTheDownload`).
-        @Sendable @MainActor func call(_ path: String) async throws -> [Int: ObjectIdentifier] {
-            let notes = try await api.fetch([Note].self, from: path, into: container.mainContext)
-            return Dictionary(uniqueKeysWithValues: notes.map { ($0.id, ObjectIdentifier($0)) })
+        let first = Task { @MainActor in
+            kept.first = try await api.fetch([Note].self, from: "notes?count=3000", into: container.mainContext)
         }
-        let first = Task { @MainActor in try await call("notes?count=3000") }
-        let second = Task { @MainActor in try await call("notes?count=3000&start=2001") }
-        let (a, b) = try await (first.value, second.value)
-        #expect((2_001...3_000).allSatisfy { a[$0] == b[$0] })
+        let second = Task { @MainActor in
+            kept.second = try await api.fetch(
+                [Note].self, from: "notes?count=3000&start=2001", into: container.mainContext)
+        }
+        try await first.value
+        try await second.value
+        let a = Dictionary(uniqueKeysWithValues: kept.first.map { ($0.id, $0) })
+        let b = Dictionary(uniqueKeysWithValues: kept.second.map { ($0.id, $0) })
+        #expect((2_001...3_000).allSatisfy { a[$0] != nil && a[$0] === b[$0] })
         #expect(try container.mainContext.fetchCount(FetchDescriptor<Note>()) == 5_000)
         return (a.keys.sorted(), b.keys.sorted())
+    }
+
+    /// What the two main-actor calls return, held until they are compared.
+    @MainActor final class KeptNotes {
+        var first: [Note] = []
+        var second: [Note] = []
     }
 
     @Test func aCallIntoTheMainContextOffTheMainActorTrapsBeforeTheDownload() async throws {
