@@ -51,6 +51,10 @@ struct Iteration {
         if compareStores {
             try StoreComparison.assertSame(table: Baseline.table, baselinePath, stashPath)
         }
+        try runEdit(database, baselinePath, container, stashPath, &results)
+        if compareStores {
+            try StoreComparison.assertSame(table: Baseline.table, baselinePath, stashPath)
+        }
         try runQueries(database, container, &results)
         try runGraph(&results)
     }
@@ -76,6 +80,38 @@ struct Iteration {
                 side == .stash ? try GraphRun.fetchAll(from: container) : try GraphBaseline.fetchAll(from: database)
             results.add(.graphFetch, side, start.elapsed)
             precondition(checksum == graph.checksum, "graph fetch read \(checksum), not \(graph.checksum)")
+        }
+    }
+
+    /// An edit of every stored object, as a screen that counts views writes it: one value
+    /// changes, and one is set to what it already is (as a form, or the hand-written
+    /// `init(from:)`, sets every field). The fetch is not timed; the edit and the save are.
+    private func runEdit(
+        _ database: RawDatabase, _ baselinePath: String, _ container: PersistentContainer, _ stashPath: String,
+        _ results: inout Results
+    ) throws {
+        let views = #"SELECT sum("views") FROM "Article""#
+        let before = try RawDatabase(path: baselinePath, readOnly: true).integer(views)
+        for side in order {
+            switch side {
+            case .baseline:
+                let records = try Baseline.fetchAll(from: database)
+                let start = Instant()
+                try Baseline.addView(to: records, in: database)
+                results.add(.edit, .baseline, start.elapsed)
+            case .stash:
+                let (context, articles) = try StashRun.fetchAll(from: container)
+                let start = Instant()
+                try StashRun.addView(to: articles, in: context)
+                results.add(.edit, .stash, start.elapsed)
+                precondition(!context.hasChanges, "Stash's context still has changes after the edit")
+            }
+        }
+        for path in [baselinePath, stashPath] {
+            let after = try RawDatabase(path: path, readOnly: true).integer(views)
+            precondition(
+                after == before + payload.count,
+                "\(path): \(after) views after the edit, not \(before) + \(payload.count)")
         }
     }
 

@@ -66,9 +66,14 @@ final class RawDatabase {
 
     /// The rows of `table`, counted by SQLite.
     func count(_ table: String) throws -> Int {
-        let statement = try prepare("SELECT count(*) FROM \"\(table)\"")
+        try integer("SELECT count(*) FROM \"\(table)\"")
+    }
+
+    /// The one integer a query such as `SELECT sum(…)` answers.
+    func integer(_ sql: String) throws -> Int {
+        let statement = try prepare(sql)
         defer { sqlite3_finalize(statement) }
-        guard sqlite3_step(statement) == SQLITE_ROW else { throw failure("count(*)") }
+        guard sqlite3_step(statement) == SQLITE_ROW else { throw failure(sql) }
         return Int(sqlite3_column_int64(statement, 0))
     }
 

@@ -9,6 +9,7 @@ enum Side: CaseIterable {
 /// whether a difference comes from decoding or from writing.
 enum Operation: CaseIterable {
     case importTotal, importDecode, importWrite, fetchAll, reimportTotal, reimportDecode, reimportWrite
+    case edit
     case lookUps, newestPages, filteredCounts
     case graphImport, graphFetch
 
@@ -21,6 +22,7 @@ enum Operation: CaseIterable {
         case .reimportTotal: "re-import (upsert)"
         case .reimportDecode: "  JSON decode"
         case .reimportWrite: "  write (one transaction)"
+        case .edit: "edit every object + save"
         case .lookUps: "\(QueryWorkload.lookUpCount) fetches by unique id"
         case .newestPages: "\(QueryWorkload.pageCount) fetches of 20 newest unread"
         case .filteredCounts: "\(QueryWorkload.countCount) filtered fetchCounts"
@@ -62,7 +64,8 @@ struct Results {
     /// One line per iteration's raw numbers: the medians hide the spread.
     func iterationLine(_ iteration: Int) -> String {
         let parts = [
-            Operation.importTotal, .fetchAll, .reimportTotal, .lookUps, .newestPages, .filteredCounts, .graphImport,
+            Operation.importTotal, .fetchAll, .reimportTotal, .edit, .lookUps, .newestPages, .filteredCounts,
+            .graphImport,
             .graphFetch,
         ].map {
             operation in
@@ -110,6 +113,7 @@ extension Operation {
         case .importTotal, .importDecode, .importWrite: "import"
         case .fetchAll: "fetch"
         case .reimportTotal, .reimportDecode, .reimportWrite: "re-import"
+        case .edit: "edit"
         case .lookUps: "by id"
         case .newestPages: "newest"
         case .filteredCounts: "count"
