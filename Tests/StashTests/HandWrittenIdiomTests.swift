@@ -62,6 +62,63 @@ import Testing
         #expect(stored.map(\.title) == ["New 1", "New 2"])
         #expect(stored[0].body == "edited")
     }
+
+    /// The idiom sets every attribute, as an edit would: setting a saved attribute to the
+    /// value it has is no change, whether the context had loaded it or not.
+    @Test func reDecodingAnUnchangedPayloadChangesNothing() throws {
+        let container = try PersistentContainer(for: HandPost.self, inMemory: true)
+        let writer = ManagedObjectContext(container)
+        _ = try recipeDecoder(writer).decode([HandPost].self, from: postsJSON(count: 3))
+        try writer.save()
+        // Loaded objects: compared as they are set.
+        _ = try recipeDecoder(writer).decode([HandPost].self, from: postsJSON(count: 3))
+        #expect(!writer.hasChanges)
+        #expect(try writer.saveChanges().updated.isEmpty)
+
+        // A fresh context finds the rows by id without loading them: the save compares.
+        let fresh = ManagedObjectContext(container)
+        let again = try recipeDecoder(fresh).decode([HandPost].self, from: postsJSON(count: 3))
+        _ = try recipeDecoder(fresh).decode([HandPost].self, from: postsJSON(count: 1, firstID: 2, titlePrefix: "New"))
+        let changes = try fresh.saveChanges()
+        #expect(changes.updated == [again[1].objectID])
+        let stored = try ManagedObjectContext(container).fetch(
+            FetchDescriptor<HandPost>(sortBy: [SortDescriptor(\.id)]))
+        #expect(stored.map(\.title) == ["Title 1", "New 2", "Title 3"])
+        #expect(stored.map(\.body) == (1...3).map { "Body of post \($0)\nline 2" })
+    }
+
+    /// Another context saved the row since this one loaded it: setting the value this one
+    /// last saw is compared with the merged value, so it is a change and is written.
+    @Test func settingTheValueAnotherContextReplacedIsAChange() throws {
+        let container = try PersistentContainer(for: HandPost.self, inMemory: true)
+        let context = ManagedObjectContext(container)
+        let post = try recipeDecoder(context).decode([HandPost].self, from: postsJSON(count: 1))[0]
+        try context.save()
+        let other = ManagedObjectContext(container)
+        try other.fetch(FetchDescriptor<HandPost>())[0].title = "from the other context"
+        try other.save()
+        post.title = "Title 1"
+        #expect(post.hasChanges)
+        try context.save()
+        #expect(try ManagedObjectContext(container).fetch(FetchDescriptor<HandPost>()).map(\.title) == ["Title 1"])
+    }
+
+    /// A change the context could not compare yet (its row not loaded) is still undone by
+    /// `rollback()`: the stored value reads back.
+    @Test func rollbackUndoesAnUncomparedChange() throws {
+        let container = try PersistentContainer(for: HandPost.self, inMemory: true)
+        let writer = ManagedObjectContext(container)
+        _ = try recipeDecoder(writer).decode([HandPost].self, from: postsJSON(count: 2))
+        try writer.save()
+        let fresh = ManagedObjectContext(container)
+        let changed = try recipeDecoder(fresh).decode([HandPost].self, from: postsJSON(count: 2, titlePrefix: "New"))
+        #expect(changed[0].title == "New 1")
+        fresh.rollback()
+        #expect(!fresh.hasChanges)
+        let stored = try fresh.fetch(FetchDescriptor<HandPost>(sortBy: [SortDescriptor(\.id)]))
+        #expect(stored.map(\.title) == ["Title 1", "Title 2"])
+        #expect(try fresh.saveChanges().updated.isEmpty)
+    }
 }
 
 /// The idiom with its unique attribute decoded last.

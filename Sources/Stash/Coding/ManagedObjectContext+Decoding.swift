@@ -145,7 +145,7 @@ extension ManagedObjectContext {
         }
         guard mergePolicy.kind == .incomingWins else { return }
         for (attribute, value) in values where !object.holds(value, for: attribute) {
-            object.setValue(value, of: attribute)
+            object.setValue(value, of: attribute, knownToDiffer: true)
         }
     }
 

@@ -36,7 +36,7 @@ extension ManagedObjectContext {
         if mergePolicy.kind == .incomingWins {
             for attribute in state.entity.attributes where object.changedAttributes.contains(attribute.index) {
                 guard let value = object.value(of: attribute), !holder.holds(value, for: attribute) else { continue }
-                holder.setValue(value, of: attribute)
+                holder.setValue(value, of: attribute, knownToDiffer: true)
             }
         }
         object.changedAttributes.removeAll()

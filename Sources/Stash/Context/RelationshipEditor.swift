@@ -11,12 +11,11 @@ struct RelationshipEditor {
     /// Sets `object`'s to-one `relationship` to `target`, and the inverse on both targets.
     func setTarget(_ target: ManagedObject?, of relationship: RelationshipDescription, in object: ManagedObject) {
         let slot = relationship.slot!
-        if object.unloaded.contains(slot), object.state == .persisted, let context {
+        if object.unloaded.contains(slot), object.state == .persisted, context != nil {
             // Decoded for a row not read yet: the stored target is not known, so the new one
             // is a change to compare with the row when it is read (as decoded attributes are);
             // no query per object. A list the object may still be in drops it when read.
-            write(target, of: relationship, in: object)
-            context.markUnverified(object, slot)
+            write(target, of: relationship, in: object)  // marked unverified by `setValue`
             if let target, let inverse = try? relationship.inverse(), case .toMany(let index) = inverse.kind {
                 appendToList(of: target, index, object)
             }
@@ -150,6 +149,7 @@ struct RelationshipEditor {
     /// Stores `target` in the to-one slot as a change, tracked like any attribute's.
     private func write(_ target: ManagedObject?, of relationship: RelationshipDescription, in object: ManagedObject) {
         let attribute = object.entity.attributes[relationship.slot!]
-        object.setValue(target.map(RelationshipTarget.object) ?? RelationshipTarget.none, of: attribute)
+        object.setValue(
+            target.map(RelationshipTarget.object) ?? RelationshipTarget.none, of: attribute, knownToDiffer: true)
     }
 }

@@ -27,21 +27,41 @@ extension ManagedObject {
     }
 
     /// Stores a value as a change: tracked for the next save and, for unique attributes,
-    /// in the context's unique index.
-    final func setValue(_ value: Any, of attribute: AttributeDescription) {
+    /// in the context's unique index. Setting a saved object's attribute to the value it
+    /// already has is no change: the hand-written `init(from:)` sets every attribute of the
+    /// object it upserts, and an unchanged row must stay unchanged (not written, not
+    /// reported updated, not merged into other contexts).
+    ///
+    /// `knownToDiffer: true` says the caller already compared (decoding, stand-ins, the
+    /// relationship editor), so the value is not compared twice.
+    final func setValue(_ value: Any, of attribute: AttributeDescription, knownToDiffer: Bool = false) {
         let context = managedObjectContext
         guard let context else { return setDetached(value, of: attribute) }
         context.entering {
+            if !knownToDiffer, isSettingItsSavedValue(value, of: attribute) { return }
             if (state != .inserted && changedAttributes.isEmpty) || context.activeJournal != nil {
                 context.objectWillChange(self)
             }
             observedChange(atSlot: attribute.index) { storage.values[attribute.index] = value }
             changedAttributes.insert(attribute.index)
-            unloaded.remove(attribute.index)
+            if unloaded.contains(attribute.index) {
+                // Its saved value was never read: the save compares it with the row.
+                if state == .persisted { context.markUnverified(self, attribute.index) }
+                unloaded.remove(attribute.index)
+            }
             if attribute.isUnique {
                 context.uniqueValueDidChange(self)
             }
         }
+    }
+
+    /// `true` if `value` is what the saved, loaded, not yet changed attribute holds. Only
+    /// saved objects compare: a new object's every value is a change anyway, so the
+    /// decoding of new rows pays nothing for it. An attribute not loaded is compared by the
+    /// save instead (see `markUnverified`).
+    private func isSettingItsSavedValue(_ value: Any, of attribute: AttributeDescription) -> Bool {
+        state == .persisted && !changedAttributes.contains(attribute.index) && !unloaded.contains(attribute.index)
+            && holds(value, for: attribute)
     }
 
     /// An object in no context: nothing to tell anyone.
