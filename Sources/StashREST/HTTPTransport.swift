@@ -262,7 +262,9 @@ final class HTTPTransport: NSObject, URLSessionDataDelegate, Sendable {
                         .transport, "the request failed: \(error.localizedDescription)", url: url,
                         status: transfer.response?.statusCode, underlying: error)))
         }
-        guard let response = transfer.response else {
+        // FoundationNetworking gives a 3xx without `Location` to no delegate method: it is
+        // only the task's own response, and its body is not delivered.
+        guard let response = transfer.response ?? task.response as? HTTPURLResponse else {
             return transfer.answer(.failure(RESTError(.transport, "no HTTP response", url: url)))
         }
         transfer.answer(.success((transfer.data, response)))

@@ -200,9 +200,11 @@ public final class RESTClient: Sendable {
                 let (data, response) = try await transport.send(request, progress: progress)
                 let status = response.statusCode
                 if (200..<300).contains(status) || status == 304 { return (data, response) }
+                // A 3xx comes back only when the transport had no `Location` to follow.
                 let error = RESTError(
                     .status,
-                    RESTError.summary(of: data) ?? HTTPURLResponse.localizedString(forStatusCode: status),
+                    (RESTError.summary(of: data) ?? HTTPURLResponse.localizedString(forStatusCode: status))
+                        + ((300..<400).contains(status) ? ", with no Location to follow" : ""),
                     url: response.url ?? request.url, status: status, body: data)
                 guard status == 429 || status >= 500, attempt < policy.maximumAttempts else { throw error }
                 delay =

@@ -41,6 +41,17 @@ import Testing
         #expect(missing.status == 404)
     }
 
+    /// A 3xx without `Location` leads nowhere: it is the answer, an error status, not retried.
+    @Test func aRedirectWithoutLocationFailsAtOnce() async throws {
+        let server = try await TestServer.start()
+        let error = try await failure("status/302", server: server)
+        #expect(error.code == .status)
+        #expect(error.status == 302)
+        #expect(error.url?.path.hasSuffix("/status/302") == true)
+        #expect(error.message == "Found, with no Location to follow")
+        #expect(try await server.requests().count == 1)
+    }
+
     @Test func serverErrorsAreRetriedThenSucceed() async throws {
         let server = try await TestServer.start()
         let store = try TemporaryStore()
