@@ -119,7 +119,7 @@ final class HTTPTransport: NSObject, URLSessionDataDelegate, Sendable {
             next.httpBody = nil
         }
         // Credentials go to the origin they were given for, not to wherever it redirects.
-        if !to.hasSameOrigin(as: from) { next.removeCredentials() }
+        if !to.hasSameOrigin(as: from) { next.removeHeaders(configuration.credentialHeaders) }
         return next
     }
 

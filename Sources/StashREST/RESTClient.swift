@@ -172,8 +172,8 @@ public final class RESTClient: Sendable {
     // MARK: Requests
 
     /// The request for `url`: the client's headers, authorization, then the call's; without
-    /// credentials (`Authorization`, `Cookie`) if `url` is not on `origin`, the origin of the
-    /// call's first URL, as for a redirect: a page may name any URL as the next.
+    /// credentials (`credentialHeaders`) if `url` is not on `origin`, the origin of the call's
+    /// first URL, as for a redirect: a page may name any URL as the next.
     func request(_ url: URL, _ options: FetchOptions, origin: URL) -> URLRequest {
         var request = URLRequest(url: url)
         for (name, value) in configuration.headers { request.setValue(value, forHTTPHeaderField: name) }
@@ -181,7 +181,7 @@ public final class RESTClient: Sendable {
             request.setValue(authorization.headerValue, forHTTPHeaderField: "Authorization")
         }
         for (name, value) in options.headers { request.setValue(value, forHTTPHeaderField: name) }
-        if !url.hasSameOrigin(as: origin) { request.removeCredentials() }
+        if !url.hasSameOrigin(as: origin) { request.removeHeaders(configuration.credentialHeaders) }
         return request
     }
 
@@ -244,9 +244,11 @@ public enum SyncScope<T: ManagedObject>: Sendable {
 }
 
 extension URLRequest {
-    /// Takes out what must not reach another origin.
-    mutating func removeCredentials() {
-        setValue(nil, forHTTPHeaderField: "Authorization")
-        setValue(nil, forHTTPHeaderField: "Cookie")
+    /// Takes out these headers, whatever the case of their names here or in the request.
+    mutating func removeHeaders(_ names: Set<String>) {
+        let lowercased = Set(names.map { $0.lowercased() })
+        for name in (allHTTPHeaderFields ?? [:]).keys where lowercased.contains(name.lowercased()) {
+            setValue(nil, forHTTPHeaderField: name)
+        }
     }
 }

@@ -7,6 +7,12 @@ public struct RESTConfiguration: Sendable {
     public var headers: [String: String] = ["Accept": "application/json", "User-Agent": "StashREST"]
     /// The `Authorization` header.
     public var authorization: Authorization?
+    /// Headers that carry credentials: sent only to the origin of the call's URL, never on to
+    /// another one by a redirect or a next page's URL. Names are matched case-insensitively;
+    /// add an API's own key header if it has another name.
+    public var credentialHeaders: Set<String> = [
+        "Authorization", "Proxy-Authorization", "Cookie", "X-API-Key", "X-Auth-Token",
+    ]
     /// How long a request may wait for the next bytes before it fails (and is retried).
     public var timeout: Duration = .seconds(60)
     /// The longest a body may be; a longer one is cut off with `RESTError.tooLarge`.

@@ -155,7 +155,13 @@ import Testing
         let server = try await TestServer.start()
         let store = try TemporaryStore()
         let context = ManagedObjectContext(try store.container())
-        let api = testClient(server) { $0.authorization = .bearer("secret") }
+        let api = testClient(server) {
+            $0.authorization = .bearer("secret")
+            $0.headers["x-api-key"] = "key"  // a default credential header, in another case
+            $0.headers["X-Team-Token"] = "team"  // the API's own, named below
+            $0.credentialHeaders.insert("x-team-token")
+            $0.headers["X-Client"] = "not a credential"
+        }
         let elsewhere = server.otherOrigin.absoluteString + "items?count=1"
         let sameOrigin = server.base.absoluteString + "items?count=2"
         for target in [elsewhere, sameOrigin] {
@@ -166,8 +172,10 @@ import Testing
         }
         let requests = try await server.requests()
         #expect(requests.map { $0.path.prefix { $0 != "?" } } == ["/redirect", "/items", "/redirect", "/items"])
-        #expect(
-            requests.map { $0.headers["authorization"] } == ["Bearer secret", nil, "Bearer secret", "Bearer secret"])
+        for (header, value) in [("authorization", "Bearer secret"), ("x-api-key", "key"), ("x-team-token", "team")] {
+            #expect(requests.map { $0.headers[header] } == [value, nil, value, value], "\(header)")
+        }
+        #expect(requests.map { $0.headers["x-client"] } == Array(repeating: "not a credential", count: 4))
         #expect(try store.count("Item") == 2)
     }
 
