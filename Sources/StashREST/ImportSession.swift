@@ -42,7 +42,7 @@ struct ImportSession<T: ManagedObject & Decodable> {
     mutating func run() async throws {
         let background = self.background
         let key = firstURL.absoluteString
-        let stored =
+        var stored =
             keepsValidators ? try await background.perform { try Self.validator(for: key, in: background) } : nil
         var url = firstURL
         var visited: Set<URL> = []
@@ -64,10 +64,18 @@ struct ImportSession<T: ManagedObject & Decodable> {
             let (data, response) = try await client.send(request, progress: options.progress)
             report.pages += 1
             report.bytes += data.count
-            if response.statusCode == 304, report.pages == 1, let stored {
-                report.notModified = true
-                handover = stored.objects.map { HandedOver(id: $0, snapshot: nil) }
-                return
+            if response.statusCode == 304, report.pages == 1, let validator = stored {
+                let objects = validator.objects
+                if try await background.perform({ try background.rowsExist(for: objects) }) {
+                    report.notModified = true
+                    handover = objects.map { HandedOver(id: $0, snapshot: nil) }
+                    return
+                }
+                // Rows of the last full answer were deleted since: the 304 cannot stand for
+                // them, so the same URL is asked again, in full.
+                stored = nil
+                report.pages = 0
+                continue
             }
             try Self.checkJSON(response, data, url)
             if report.pages == 1 {

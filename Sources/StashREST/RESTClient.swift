@@ -51,14 +51,13 @@ public final class RESTClient: Sendable {
         try await fetchReporting(type, from: path, into: context, options: options).value
     }
 
-    /// The object at `path`, decoded into the store and saved, as `context`'s object.
-    /// Conditional GET is for lists only.
+    /// The object at `path`, decoded into the store and saved, as `context`'s object. After
+    /// a 304, the object the last full answer held.
     public func fetch<T: ManagedObject & Decodable>(
         _ type: T.Type, from path: String, into context: ManagedObjectContext,
         options: FetchOptions = FetchOptions(), isolation: isolated (any Actor)? = #isolation
     ) async throws -> T {
         var options = options
-        options.conditional = false
         options.pagination = .none
         // A caller that may not use `context` here learns it now, not after the download.
         context.checkCaller()

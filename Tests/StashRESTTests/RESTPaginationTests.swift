@@ -91,6 +91,42 @@ import Testing
         #expect(third.report.unchanged == 3)
     }
 
+    @Test func conditionalGetOfOneObject() async throws {
+        let server = try await TestServer.start()
+        let store = try TemporaryStore()
+        let context = ManagedObjectContext(try store.container())
+        let api = testClient(server)
+        let first = try await api.fetch(Item.self, from: "items?count=1&start=7&etag=1&single=1", into: context)
+        let second = try await api.fetch(Item.self, from: "items?count=1&start=7&etag=1&single=1", into: context)
+        #expect(first.id == 7 && second === first)
+        let requests = try await server.requests()
+        #expect(requests.map { $0.headers["if-none-match"] } == [nil, #""items-7-1""#])
+        #expect(try store.count("Item") == 1)
+    }
+
+    /// A 304 answers with the rows of the last full answer; when some were deleted since,
+    /// it cannot, so the URL is asked again without validators and the rows come back.
+    @Test func a304AfterALocalDeleteAsksAgainInFull() async throws {
+        let server = try await TestServer.start()
+        let store = try TemporaryStore()
+        let first = try await fetch("items?count=3&etag=1", { _ in }, server: server, store: store)
+        #expect(first.value.map(\.id) == [1, 2, 3])
+        let context = ManagedObjectContext(try store.container())
+        context.delete(try context.fetch(FetchDescriptor<Item>(predicate: #Predicate { $0.id == 2 }))[0])
+        try context.save()
+        let second = try await fetch("items?count=3&etag=1", { _ in }, server: server, store: store)
+        #expect(!second.report.notModified)
+        #expect(second.report.inserted == 1 && second.report.unchanged == 2)
+        #expect(second.report.pages == 1)
+        #expect(second.value.map(\.id) == [1, 2, 3])
+        let requests = try await server.requests()
+        #expect(requests.map { $0.headers["if-none-match"] } == [nil, #""items-1-3""#, nil])
+        #expect(try store.count("Item") == 3)
+        // Whole again: the next answer is a 304.
+        let third = try await fetch("items?count=3&etag=1", { _ in }, server: server, store: store)
+        #expect(third.report.notModified && third.value.map(\.id) == [1, 2, 3])
+    }
+
     @Test(.enabled(if: TestServer.fixturesAvailable, "needs ../shared/fixtures (GitHub's recorded exchanges)"))
     func githubsRecordedPaginationOfIssues() async throws {
         let server = try await TestServer.start()

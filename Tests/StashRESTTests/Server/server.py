@@ -12,11 +12,12 @@ Routes (query parameters in brackets):
                              <fixtures>/github/scenarios/<name>.json, matched by path and
                              query, with its status, headers (Link rewritten to this server)
                              and body
-  /items [count, start, per_page, page, envelope, etag, cursor, bad]
+  /items [count, start, per_page, page, envelope, etag, cursor, bad, single]
                              generated items {"id", "title", "tags"}: a JSON array, or
                              {"data": [...], "next": url} with envelope=data; Link headers
                              when per_page is given; an ETag and 304s with etag=1; item
-                             `bad` with a number for its title
+                             `bad` with a number for its title; with single=1, the
+                             first item alone, as an object
   /flaky/<key> [fail, status]   `fail` times the status (500), then /items
   /limited/<key> [retry_after]  429 with Retry-After once, then /items
   /unavailable/<key> [date]     503 with an HTTP-date Retry-After once, then /items
@@ -143,6 +144,8 @@ class Handler(BaseHTTPRequestHandler):
             if self.headers.get("If-None-Match") == tag:
                 return self.send(304, b"", headers, content_type=None)
         body = items(start, total, int(query["bad"]) if "bad" in query else None)
+        if query.get("single"):
+            return self.send(200, body[0], headers)
         if "per_page" in query:
             per_page = int(query["per_page"])
             page = int(query.get("page", "1"))
