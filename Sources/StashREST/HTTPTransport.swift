@@ -25,6 +25,15 @@ final class HTTPTransport: NSObject, URLSessionDataDelegate, Sendable {
     private let timerQueue = DispatchQueue(label: "StashREST.timeouts")
     /// Where tasks are cancelled (see `cancel(_:)`).
     private let cancelQueue = DispatchQueue(label: "StashREST.cancel")
+    /// Where tasks are made and started: `dataTask(with:)` and `resume()` wait for the
+    /// session's work queue, and must not hold a thread of the cooperative pool meanwhile.
+    private let startQueue = DispatchQueue(label: "StashREST.start")
+
+    /// One exchange's task once made, and whether its caller was cancelled before then.
+    private struct Start {
+        var task: URLSessionDataTask?
+        var cancelled = false
+    }
 
     /// What one task has received so far. A class, changed in place under the lock: as a
     /// struct taken out of the dictionary, each chunk appended copied the whole body so far
@@ -128,7 +137,7 @@ final class HTTPTransport: NSObject, URLSessionDataDelegate, Sendable {
         Data, HTTPURLResponse
     ) {
         let url = request.url!
-        let task = session.dataTask(with: request)
+        let start = Locked(Start())
         // The idle timeout, kept here rather than left to the platform's URLSession, whose
         // timer did not always fire under load on Linux; on a dispatch timer of its own, so
         // that a busy cooperative thread pool cannot hold it up either.
@@ -139,20 +148,38 @@ final class HTTPTransport: NSObject, URLSessionDataDelegate, Sendable {
         watchdog.schedule(deadline: .now() + interval, repeating: interval)
         watchdog.setEventHandler { [weak self] in
             guard let self else { return watchdog.cancel() }
+            guard let task = start.withLock({ $0.task }) else { return }
             if timeOutIfIdle(task, url) { watchdog.cancel() }
         }
         watchdog.resume()
         defer { watchdog.cancel() }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
-                transfers.withLock {
-                    $0[task.taskIdentifier] = Transfer(continuation: continuation, url: url, progress: progress)
+                startQueue.async { [self] in
+                    if start.withLock({ $0.cancelled }) { return continuation.resume(throwing: CancellationError()) }
+                    let task = session.dataTask(with: request)
+                    transfers.withLock {
+                        $0[task.taskIdentifier] = Transfer(continuation: continuation, url: url, progress: progress)
+                    }
+                    let cancelled = start.withLock { start in
+                        start.task = task
+                        return start.cancelled
+                    }
+                    // Cancelled while the task was made: it never ran, so nothing can be pending.
+                    if cancelled {
+                        let transfer = transfers.withLock { $0.removeValue(forKey: task.taskIdentifier) }
+                        transfer?.answer(.failure(CancellationError()))
+                        return
+                    }
+                    task.resume()
                 }
-                task.resume()
-                if Task.isCancelled { stop(task, because: CancellationError()) }
             }
         } onCancel: {
-            stop(task, because: CancellationError())
+            let task = start.withLock { start in
+                start.cancelled = true
+                return start.task
+            }
+            if let task { stop(task, because: CancellationError()) }
         }
     }
 

@@ -231,6 +231,21 @@ import Testing
         #expect(stored == 0)
     }
 
+    /// A call made by a task already cancelled sends nothing.
+    @Test func aCancelledTaskSendsNoRequest() async throws {
+        let server = try await TestServer.start()
+        let store = try TemporaryStore()
+        let container = try store.container()
+        let api = testClient(server)
+        let result = await Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            _ = try await api.fetch([Item].self, from: "items?count=3", into: ManagedObjectContext(container))
+        }.result
+        #expect(throws: CancellationError.self) { try result.get() }
+        #expect(try await server.requests().isEmpty)
+        #expect(try store.count("Item") == 0)
+    }
+
     @Test func tooManyPagesSavesNothing() async throws {
         let server = try await TestServer.start()
         let store = try TemporaryStore()
