@@ -70,10 +70,10 @@ import Testing
         let writer = ManagedObjectContext(container)
         _ = try recipeDecoder(writer).decode([HandPost].self, from: postsJSON(count: 3))
         try writer.save()
-        // Loaded objects: compared as they are set.
+        // Loaded objects: compared with the rows by the save.
         _ = try recipeDecoder(writer).decode([HandPost].self, from: postsJSON(count: 3))
-        #expect(!writer.hasChanges)
         #expect(try writer.saveChanges().updated.isEmpty)
+        #expect(!writer.hasChanges)
 
         // A fresh context finds the rows by id without loading them: the save compares.
         let fresh = ManagedObjectContext(container)

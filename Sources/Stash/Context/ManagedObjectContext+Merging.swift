@@ -109,6 +109,11 @@ extension ManagedObjectContext {
                     object.changedAttributes.remove(index)
                 }
             }
+            // What a rollback puts back is what the object sees now.
+            if saved?.values != nil {
+                saved?.values?[index] = stored
+                saved?.unloaded.remove(index)
+            }
             if !object.unloaded.contains(index), object.holds(stored, for: attribute) { continue }
             object.observedChange(atSlot: index) { object.setPrimitiveValue(stored, of: attribute) }
             object.unloaded.remove(index)

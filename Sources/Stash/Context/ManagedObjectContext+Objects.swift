@@ -101,7 +101,6 @@ extension ManagedObjectContext {
         }
     }
 
-    /// The state of the entity named `name`, if the container has it.
     /// Whether every one of these saved objects still has its row, counted in the store
     /// (one query per entity) without making objects: StashREST asks it before answering a
     /// 304 with the objects of the last full answer.
@@ -121,6 +120,7 @@ extension ManagedObjectContext {
         }
     }
 
+    /// The state of the entity named `name`, if the container has it.
     func state(named name: String) -> EntityState? {
         states.first { $0.entity.name == name }
     }

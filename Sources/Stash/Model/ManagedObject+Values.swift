@@ -27,10 +27,15 @@ extension ManagedObject {
     }
 
     /// Stores a value as a change: tracked for the next save and, for unique attributes,
-    /// in the context's unique index. Setting a saved object's attribute to the value it
-    /// already has is no change: the hand-written `init(from:)` sets every attribute of the
-    /// object it upserts, and an unchanged row must stay unchanged (not written, not
-    /// reported updated, not merged into other contexts).
+    /// in the context's unique index.
+    ///
+    /// Setting a saved object's attribute to the value the context last saw for it is no
+    /// change, as in Core Data, whose saves write what differs from the object's snapshot:
+    /// the hand-written `init(from:)` and a form set every attribute, and only what they
+    /// changed is written (an unchanged row is not written, not reported updated, and
+    /// another writer's newer value of an attribute left as it was is not overwritten). An
+    /// attribute not loaded is compared with its row by the save (`markUnverified`), as
+    /// decoded values are.
     ///
     /// `knownToDiffer: true` says the caller already compared (decoding, stand-ins, the
     /// relationship editor), so the value is not compared twice.
@@ -38,16 +43,21 @@ extension ManagedObject {
         let context = managedObjectContext
         guard let context else { return setDetached(value, of: attribute) }
         context.entering {
-            if !knownToDiffer, isSettingItsSavedValue(value, of: attribute) { return }
+            let index = attribute.index
+            if !knownToDiffer, seemsToHold(value, attribute) {
+                // The same as stored, though maybe not identical (a date within the same
+                // millisecond): the object reads what it was given.
+                return observedChange(atSlot: index) { storage.values[index] = value }
+            }
             if (state != .inserted && changedAttributes.isEmpty) || context.activeJournal != nil {
                 context.objectWillChange(self)
             }
-            observedChange(atSlot: attribute.index) { storage.values[attribute.index] = value }
-            changedAttributes.insert(attribute.index)
-            if unloaded.contains(attribute.index) {
+            observedChange(atSlot: index) { storage.values[index] = value }
+            changedAttributes.insert(index)
+            if unloaded.contains(index) {
                 // Its saved value was never read: the save compares it with the row.
-                if state == .persisted { context.markUnverified(self, attribute.index) }
-                unloaded.remove(attribute.index)
+                if state == .persisted { context.markUnverified(self, index) }
+                unloaded.remove(index)
             }
             if attribute.isUnique {
                 context.uniqueValueDidChange(self)
@@ -55,13 +65,15 @@ extension ManagedObject {
         }
     }
 
-    /// `true` if `value` is what the saved, loaded, not yet changed attribute holds. Only
-    /// saved objects compare: a new object's every value is a change anyway, so the
-    /// decoding of new rows pays nothing for it. An attribute not loaded is compared by the
-    /// save instead (see `markUnverified`).
-    private func isSettingItsSavedValue(_ value: Any, of attribute: AttributeDescription) -> Bool {
-        state == .persisted && !changedAttributes.contains(attribute.index) && !unloaded.contains(attribute.index)
-            && holds(value, for: attribute)
+    /// `true` if `value` is, as the store would keep it, what this saved object's loaded
+    /// and not yet changed attribute holds. Only saved objects compare: a new object's every
+    /// value is a change anyway, so decoding new rows pays nothing for it. Only plain values
+    /// (`holdsPlainValues`): an instance of a class kept as JSON may have been changed in
+    /// place, and would compare equal to itself. Never for a row deleted elsewhere: any
+    /// change to it fails the save (`rowMissing`).
+    private func seemsToHold(_ value: Any, _ attribute: AttributeDescription) -> Bool {
+        state == .persisted && attribute.codec.holdsPlainValues && !changedAttributes.contains(attribute.index)
+            && !unloaded.contains(attribute.index) && !rowIsGone && holds(value, for: attribute)
     }
 
     /// An object in no context: nothing to tell anyone.
