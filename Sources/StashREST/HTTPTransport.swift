@@ -128,7 +128,7 @@ final class HTTPTransport: NSObject, URLSessionDataDelegate, Sendable {
             next.httpBody = nil
         }
         // Credentials go to the origin they were given for, not to wherever it redirects.
-        if !to.hasSameOrigin(as: from) { next.removeHeaders(configuration.credentialHeaders) }
+        if !to.hasSameOrigin(as: from) { next.removeHeaders(configuration.allCredentialHeaders) }
         return next
     }
 
@@ -165,11 +165,13 @@ final class HTTPTransport: NSObject, URLSessionDataDelegate, Sendable {
                         start.task = task
                         return start.cancelled
                     }
-                    // Cancelled while the task was made: it never ran, so nothing can be pending.
+                    // Cancelled while the task was made: it never ran, so no redirect can be
+                    // pending and it is cancelled at once (the session keeps a task it made
+                    // until it ends, and would not invalidate).
                     if cancelled {
                         let transfer = transfers.withLock { $0.removeValue(forKey: task.taskIdentifier) }
                         transfer?.answer(.failure(CancellationError()))
-                        return
+                        return cancel(task)
                     }
                     task.resume()
                 }

@@ -68,6 +68,11 @@ struct ImportSession<T: ManagedObject & Decodable> {
                 let objects = validator.objects
                 if try await background.perform({ try background.rowsExist(for: objects) }) {
                     report.notModified = true
+                    // A sync still deletes what the unchanged answer does not hold.
+                    if scope != nil {
+                        try await deleteMissing(keeping: Set(objects))
+                        _ = try await save()
+                    }
                     handover = objects.map { HandedOver(id: $0, snapshot: nil) }
                     return
                 }
@@ -122,22 +127,29 @@ struct ImportSession<T: ManagedObject & Decodable> {
         }
     }
 
+    /// The sync's deletions: the objects of the scope that are not `kept`, deleted in the
+    /// background context, saved with the rest.
+    private func deleteMissing(keeping kept: Set<ObjectID>) async throws {
+        guard let scope else { return }
+        let background = self.background
+        try await background.perform {
+            let descriptor: FetchDescriptor<T>
+            switch scope {
+            case .all: descriptor = FetchDescriptor<T>()
+            case .matching(let predicate): descriptor = FetchDescriptor<T>(predicate: predicate)
+            }
+            for object in try background.fetch(descriptor) where !kept.contains(object.objectID) {
+                background.delete(object)
+            }
+        }
+    }
+
     /// The sync's deletions, the save, the validators, the report.
     private mutating func finish(validators: (etag: String?, lastModified: String?)?) async throws {
         let background = self.background
         let decoded = self.decoded
-        if let scope {
-            try await background.perform {
-                let kept = decoded.kept()
-                let descriptor: FetchDescriptor<T>
-                switch scope {
-                case .all: descriptor = FetchDescriptor<T>()
-                case .matching(let predicate): descriptor = FetchDescriptor<T>(predicate: predicate)
-                }
-                for object in try background.fetch(descriptor) where !kept.contains(object.objectID) {
-                    background.delete(object)
-                }
-            }
+        if scope != nil {
+            try await deleteMissing(keeping: await background.perform { decoded.kept() })
         }
         var inserted = try await save()
         if keepsValidators, let validators, validators.etag != nil || validators.lastModified != nil {

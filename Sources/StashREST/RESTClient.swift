@@ -180,7 +180,7 @@ public final class RESTClient: Sendable {
             request.setValue(authorization.headerValue, forHTTPHeaderField: "Authorization")
         }
         for (name, value) in options.headers { request.setValue(value, forHTTPHeaderField: name) }
-        if !url.hasSameOrigin(as: origin) { request.removeHeaders(configuration.credentialHeaders) }
+        if !url.hasSameOrigin(as: origin) { request.removeHeaders(configuration.allCredentialHeaders) }
         return request
     }
 
@@ -199,11 +199,13 @@ public final class RESTClient: Sendable {
                 let (data, response) = try await transport.send(request, progress: progress)
                 let status = response.statusCode
                 if (200..<300).contains(status) || status == 304 { return (data, response) }
-                // A 3xx comes back only when the transport had no `Location` to follow.
+                // A 3xx comes back when the transport had no redirect to follow.
+                let unfollowed =
+                    (300..<400).contains(status) && response.value(forHTTPHeaderField: "Location") == nil
                 let error = RESTError(
                     .status,
                     (RESTError.summary(of: data) ?? HTTPURLResponse.localizedString(forStatusCode: status))
-                        + ((300..<400).contains(status) ? ", with no Location to follow" : ""),
+                        + (unfollowed ? ", with no Location to follow" : ""),
                     url: response.url ?? request.url, status: status, body: data)
                 guard status == 429 || status >= 500, attempt < policy.maximumAttempts else { throw error }
                 delay =

@@ -9,10 +9,18 @@ public struct RESTConfiguration: Sendable {
     public var authorization: Authorization?
     /// Headers that carry credentials: sent only to the origin of the call's URL, never on to
     /// another one by a redirect or a next page's URL. Names are matched case-insensitively;
-    /// add an API's own key header if it has another name.
+    /// add an API's own key header if it has another name. `Authorization`,
+    /// `Proxy-Authorization` and `Cookie` are kept from other origins even if this set is
+    /// replaced. (Headers of the `URLSessionConfiguration`, `httpAdditionalHeaders`, are added
+    /// by the session itself, to every request: give credentials here instead.)
     public var credentialHeaders: Set<String> = [
         "Authorization", "Proxy-Authorization", "Cookie", "X-API-Key", "X-Auth-Token",
     ]
+
+    /// `credentialHeaders` and the ones always kept from other origins.
+    var allCredentialHeaders: Set<String> {
+        credentialHeaders.union(["Authorization", "Proxy-Authorization", "Cookie"])
+    }
     /// How long a request may wait for the next bytes before it fails (and is retried).
     public var timeout: Duration = .seconds(60)
     /// The longest a body may be; a longer one is cut off with `RESTError.tooLarge`.

@@ -177,6 +177,13 @@ import Testing
         }
         #expect(requests.map { $0.headers["x-client"] } == Array(repeating: "not a credential", count: 4))
         #expect(try store.count("Item") == 2)
+        // A set of credential headers given in place of the default still keeps these.
+        let replaced = testClient(server) {
+            $0.authorization = .bearer("secret")
+            $0.credentialHeaders = ["X-Team-Token"]
+        }
+        _ = try await replaced.fetch([Item].self, from: "redirect?to=" + queryValue(elsewhere), into: context)
+        #expect(try await server.requests().suffix(2).map { $0.headers["authorization"] } == ["Bearer secret", nil])
     }
 
     @Test func onlyAllowedSchemes() async throws {
@@ -242,8 +249,10 @@ import Testing
             _ = try await api.fetch([Item].self, from: "items?count=3", into: ManagedObjectContext(container))
         }.result
         #expect(throws: CancellationError.self) { try result.get() }
-        #expect(try await server.requests().isEmpty)
         #expect(try store.count("Item") == 0)
+        // A call after it, on the same client: the server has that one only.
+        _ = try await api.fetch([Item].self, from: "items?count=1", into: ManagedObjectContext(container))
+        #expect(try await server.requests().map(\.path) == ["/items?count=1"])
     }
 
     @Test func tooManyPagesSavesNothing() async throws {

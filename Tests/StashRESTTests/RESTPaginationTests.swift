@@ -91,17 +91,52 @@ import Testing
         #expect(third.report.unchanged == 3)
     }
 
+    /// One object: the second answer is a 304, so a local edit made in between stays (a
+    /// 200 would have put the server's title back).
     @Test func conditionalGetOfOneObject() async throws {
         let server = try await TestServer.start()
         let store = try TemporaryStore()
-        let context = ManagedObjectContext(try store.container())
+        let container = try store.container()
+        let context = ManagedObjectContext(container)
         let api = testClient(server)
-        let first = try await api.fetch(Item.self, from: "items?count=1&start=7&etag=1&single=1", into: context)
-        let second = try await api.fetch(Item.self, from: "items?count=1&start=7&etag=1&single=1", into: context)
-        #expect(first.id == 7 && second === first)
+        let path = "items?count=1&start=7&etag=1&single=1"
+        let first = try await api.fetch(Item.self, from: path, into: context)
+        #expect(first.id == 7)
+        first.title = "edited here"
+        try context.save()
+        let second = try await api.fetch(Item.self, from: path, into: ManagedObjectContext(container))
+        #expect(second.id == 7 && second.title == "edited here")
         let requests = try await server.requests()
         #expect(requests.map { $0.headers["if-none-match"] } == [nil, #""items-7-1""#])
+        // Its row deleted: the 304 cannot stand for it, and the object comes back in full.
+        context.delete(first)
+        try context.save()
+        let third = try await api.fetch(Item.self, from: path, into: ManagedObjectContext(container))
+        #expect(third.id == 7 && third.title == "Item 7")
+        #expect(try await server.requests().count == 4)
         #expect(try store.count("Item") == 1)
+    }
+
+    /// A sync answered with a 304 still deletes the objects of its scope that the
+    /// unchanged answer does not hold.
+    @Test func aSyncAnsweredWith304DeletesWhatItDoesNotHold() async throws {
+        let server = try await TestServer.start()
+        let store = try TemporaryStore()
+        let container = try store.container()
+        let api = testClient(server)
+        _ = try await api.fetchReporting(
+            [Item].self, from: "items?count=3&etag=1", into: ManagedObjectContext(container), deletingMissing: .all)
+        let local = ManagedObjectContext(container)
+        let extra = Item(context: local)
+        extra.id = 99
+        extra.title = "only here"
+        try local.save()
+        let second = try await api.fetchReporting(
+            [Item].self, from: "items?count=3&etag=1", into: ManagedObjectContext(container), deletingMissing: .all)
+        #expect(second.report.notModified)
+        #expect(second.report.deleted == 1)
+        #expect(second.value.map(\.id) == [1, 2, 3])
+        #expect(try store.count("Item") == 3)
     }
 
     /// A 304 answers with the rows of the last full answer; when some were deleted since,
