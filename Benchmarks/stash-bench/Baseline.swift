@@ -47,63 +47,36 @@ enum Baseline {
     /// Writes `records` in one transaction; with `upsert`, a row whose `id` is stored is
     /// updated instead.
     static func write(_ records: [ArticleRecord], to database: RawDatabase, upsert: Bool) throws {
-        let sql = upsert ? self.upsert : insert
-        let statement = try database.prepare(sql)
-        defer { sqlite3_finalize(statement) }
         let date = UnsafeMutablePointer<UInt8>.allocate(capacity: Timestamp.length)
         defer { date.deallocate() }
-        try database.execute("BEGIN IMMEDIATE")
-        do {
-            for record in records {
-                var code = sqlite3_bind_int64(statement, 1, Int64(record.id))
-                code |= bindText(statement, 2, record.title)
-                if let subtitle = record.subtitle {
-                    code |= bindText(statement, 3, subtitle)
-                } else {
-                    code |= sqlite3_bind_null(statement, 3)
-                }
-                code |= bindText(statement, 4, record.body)
-                code |= bindText(statement, 5, record.url.absoluteString)
-                Timestamp.format(milliseconds: Timestamp.milliseconds(of: record.publishedAt), into: date)
-                code |= date.withMemoryRebound(to: CChar.self, capacity: Timestamp.length) {
-                    sqlite3_bind_text(statement, 6, $0, Int32(Timestamp.length), sqliteTransient)
-                }
-                code |= sqlite3_bind_double(statement, 7, record.score)
-                code |= sqlite3_bind_int64(statement, 8, record.read ? 1 : 0)
-                code |= bindText(statement, 9, record.authorName)
-                code |= sqlite3_bind_int64(statement, 10, Int64(record.views))
-                guard code == SQLITE_OK, sqlite3_step(statement) == SQLITE_DONE else {
-                    throw database.failure(sql)
-                }
-                sqlite3_reset(statement)
+        try database.run(upsert ? self.upsert : insert, forEach: records) { statement, record in
+            var code = sqlite3_bind_int64(statement, 1, Int64(record.id))
+            code |= bindText(statement, 2, record.title)
+            if let subtitle = record.subtitle {
+                code |= bindText(statement, 3, subtitle)
+            } else {
+                code |= sqlite3_bind_null(statement, 3)
             }
-            try database.execute("COMMIT")
-        } catch {
-            try? database.execute("ROLLBACK")
-            throw error
+            code |= bindText(statement, 4, record.body)
+            code |= bindText(statement, 5, record.url.absoluteString)
+            Timestamp.format(milliseconds: Timestamp.milliseconds(of: record.publishedAt), into: date)
+            code |= date.withMemoryRebound(to: CChar.self, capacity: Timestamp.length) {
+                sqlite3_bind_text(statement, 6, $0, Int32(Timestamp.length), sqliteTransient)
+            }
+            code |= sqlite3_bind_double(statement, 7, record.score)
+            code |= sqlite3_bind_int64(statement, 8, record.read ? 1 : 0)
+            code |= bindText(statement, 9, record.authorName)
+            code |= sqlite3_bind_int64(statement, 10, Int64(record.views))
+            return code
         }
     }
 
     /// One more view for every record, in one transaction: the hand-written code knows
     /// which column changed and writes only that one.
     static func addView(to records: [ArticleRecord], in database: RawDatabase) throws {
-        let sql = #"UPDATE "Article" SET "views" = ? WHERE "id" = ?"#
-        let statement = try database.prepare(sql)
-        defer { sqlite3_finalize(statement) }
-        try database.execute("BEGIN IMMEDIATE")
-        do {
-            for record in records {
-                var code = sqlite3_bind_int64(statement, 1, Int64(record.views + 1))
-                code |= sqlite3_bind_int64(statement, 2, Int64(record.id))
-                guard code == SQLITE_OK, sqlite3_step(statement) == SQLITE_DONE else {
-                    throw database.failure(sql)
-                }
-                sqlite3_reset(statement)
-            }
-            try database.execute("COMMIT")
-        } catch {
-            try? database.execute("ROLLBACK")
-            throw error
+        try database.run(#"UPDATE "Article" SET "views" = ? WHERE "id" = ?"#, forEach: records) { statement, record in
+            sqlite3_bind_int64(statement, 1, Int64(record.views + 1))
+                | sqlite3_bind_int64(statement, 2, Int64(record.id))
         }
     }
 

@@ -64,6 +64,26 @@ final class RawDatabase {
         BenchError("\(path): \(sql): \(String(cString: sqlite3_errmsg(handle)))")
     }
 
+    /// Runs `sql` once for each element, in one transaction, with one prepared statement
+    /// that `bind` fills (answering its binds' result codes, OR-ed together).
+    func run<Element>(_ sql: String, forEach elements: [Element], bind: (OpaquePointer, Element) -> Int32) throws {
+        let statement = try prepare(sql)
+        defer { sqlite3_finalize(statement) }
+        try execute("BEGIN IMMEDIATE")
+        do {
+            for element in elements {
+                guard bind(statement, element) == SQLITE_OK, sqlite3_step(statement) == SQLITE_DONE else {
+                    throw failure(sql)
+                }
+                sqlite3_reset(statement)
+            }
+            try execute("COMMIT")
+        } catch {
+            try? execute("ROLLBACK")
+            throw error
+        }
+    }
+
     /// The rows of `table`, counted by SQLite.
     func count(_ table: String) throws -> Int {
         try integer("SELECT count(*) FROM \"\(table)\"")
