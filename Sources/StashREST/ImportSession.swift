@@ -73,7 +73,7 @@ struct ImportSession<T: ManagedObject & Decodable> {
                         try await deleteMissing(keeping: Set(objects))
                         _ = try await save()
                     }
-                    handover = objects.map { HandedOver(id: $0, snapshot: nil) }
+                    handover = objects.map { HandedOver(id: $0, object: nil) }
                     return
                 }
                 // Rows of the last full answer were deleted since: the 304 cannot stand for
@@ -164,12 +164,12 @@ struct ImportSession<T: ManagedObject & Decodable> {
                 guard (try? background.save()) != nil else { return false }
                 return background.lastSave?.before == imported
             }
-            // The snapshots are taken after this save; if another save came between the
-            // two, the objects may be stale: none get one.
+            // The objects are detached after this save; if another save came between the
+            // two, they may be stale: none leave, their rows are read.
             if !chained { inserted = [] }
         }
-        let snapshotting = inserted
-        handover += await background.perform { decoded.take(inserted: snapshotting, from: background) }
+        let leaving = inserted
+        handover += await background.perform { decoded.take(inserted: leaving, from: background) }
         options.progress?.yield(.saved(inserted: report.inserted, updated: report.updated, deleted: report.deleted))
     }
 
@@ -308,10 +308,12 @@ final class DecodedObjects: @unchecked Sendable {
     }
 
     /// The objects decoded since the last save (now saved), letting them go: their IDs, and
-    /// a snapshot of each that `inserted` holds, when it can have one (see `ObjectSnapshot`).
+    /// each object that `inserted` holds itself, detached from the context, when it can
+    /// leave (see `DetachedObject`).
     func take(inserted: Set<ObjectID>, from context: ManagedObjectContext) -> [HandedOver] {
-        let snapshots = context.snapshots(of: objects) { inserted.contains($0.objectID) }
-        let taken = zip(objects, snapshots).map { HandedOver(id: $0.objectID, snapshot: $1) }
+        let ids = objects.map(\.objectID)
+        let detached = context.detach(objects) { inserted.contains($0.objectID) }
+        let taken = zip(ids, detached).map { HandedOver(id: $0, object: $1) }
         saved += taken.map(\.id)
         objects = []
         return taken
@@ -332,9 +334,10 @@ struct HandOver: Sendable {
     }
 }
 
-/// A saved object on its way to the caller's context: its ID, and its values when they can
-/// travel (`ObjectSnapshot`), so that the caller's context need not read its row back.
+/// A saved object on its way to the caller's context: its ID, and the object itself when it
+/// can leave the import's context (`DetachedObject`), so that the caller's context need not
+/// read its row back.
 struct HandedOver: Sendable {
     let id: ObjectID
-    let snapshot: ObjectSnapshot?
+    let object: DetachedObject?
 }

@@ -91,9 +91,9 @@ public final class RESTClient: Sendable {
 
     /// `context`'s objects for what the import handed over, a batch at a time with the
     /// caller's executor given up in between, so that a large import does not hold the main
-    /// actor at its end either. Objects with a snapshot are made from it; the others' rows
-    /// are read. Each batch is let go once used: freeing 100,000 snapshots at once held the
-    /// main actor 50 ms.
+    /// actor at its end either. Objects that left the import's context are adopted; the others'
+    /// rows are read. Each batch is let go once used: freeing 100,000 copies at once held
+    /// the main actor 50 ms.
     private static func objects<T: ManagedObject>(
         _ type: T.Type, from handover: consuming HandOver, in context: ManagedObjectContext,
         isolation: isolated (any Actor)? = #isolation
@@ -104,15 +104,15 @@ public final class RESTClient: Sendable {
         while let batch = handover.batches.popLast() {
             if !first { await Task.yield() }
             first = false
-            let snapshots = batch.compactMap(\.snapshot)
-            if snapshots.count == batch.count {
-                objects += try context.objects(from: snapshots).compactMap { $0 as? T }
-            } else if snapshots.isEmpty {
+            let detached = batch.compactMap(\.object)
+            if detached.count == batch.count {
+                objects += try context.adopt(detached).compactMap { $0 as? T }
+            } else if detached.isEmpty {
                 objects += try context.existingObjects(with: batch.map(\.id)).compactMap { $0 as? T }
             } else {
-                let made = try context.objects(from: snapshots)
-                let read = try context.existingObjects(with: batch.filter { $0.snapshot == nil }.map(\.id))
-                let byID = Dictionary((made + read).map { ($0.objectID, $0) }) { first, _ in first }
+                let adopted = try context.adopt(detached)
+                let read = try context.existingObjects(with: batch.filter { $0.object == nil }.map(\.id))
+                let byID = Dictionary((adopted + read).map { ($0.objectID, $0) }) { first, _ in first }
                 objects += batch.compactMap { byID[$0.id] as? T }
             }
         }

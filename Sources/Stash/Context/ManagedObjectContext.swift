@@ -84,7 +84,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
     var graphGeneration: UInt64 = 0
     /// The container's save generations before and after this context's last save, and the
     /// store's change token right after it. A snapshot taken then is true while `after` and
-    /// `token` stay (`ObjectSnapshot`); two saves in a row with none between have the first's
+    /// `token` stay (`DetachedObject`); two saves in a row with none between have the first's
     /// `after` as the second's `before`.
     package internal(set) var lastSave: (before: UInt64, after: UInt64, token: Int64)?
     /// The objects whose many-to-many or ordered one-to-many lists changed

@@ -7,7 +7,7 @@
 protocol AttributeCodec: Sendable {
     var storedType: StoredType { get }
     /// Whether every value is a plain value: one of the value types `StorableValue` covers,
-    /// optional or not, which may be copied to another context (`ObjectSnapshot`).
+    /// optional or not, which may move to another context with its object (`DetachedObject`).
     var holdsPlainValues: Bool { get }
     var isOptional: Bool { get }
     /// `Optional<Wrapped>.none` boxed, for an optional attribute never set.

@@ -24,9 +24,13 @@ final class EntityDescription: Sendable {
     let relationshipsBySlot: [Int: RelationshipDescription]
     /// The entity as a store sees it.
     let schema: EntitySchema
-    /// Whether its objects' values may be copied to another context (`ObjectSnapshot`): no
+    /// Whether its objects may move to another context (`DetachedObject`): no
     /// relationships, and plain values only.
     let valuesTravel: Bool
+    /// The attributes whose values the store keeps otherwise than given (floating-point
+    /// numbers: NaN and -0.0; dates: to the millisecond), which an object handed to another
+    /// context is checked for.
+    let storeAdjusted: [(index: Int, kind: QueryKind, isOptional: Bool)]
     /// Which attribute each key path used in a query names (see `attribute(for:)`).
     let keyPathSlots = Locked<[AnyKeyPath: Int]>([:])
     /// `compositeUniques()`, once resolved.
@@ -85,6 +89,11 @@ final class EntityDescription: Sendable {
         self.relationships = relationships
         self.toManyRelationships = relationships.filter(\.isToMany)
         self.valuesTravel = relationships.isEmpty && attributes.allSatisfy { $0.codec.holdsPlainValues }
+        self.storeAdjusted = attributes.compactMap { attribute in
+            let kind = attribute.codec.queryKind
+            guard kind == .real || kind == .float || kind == .date else { return nil }
+            return (attribute.index, kind, attribute.codec.isOptional)
+        }
         self.relationshipsBySlot = Dictionary(
             uniqueKeysWithValues: relationships.compactMap { relationship in
                 relationship.slot.map { ($0, relationship) }

@@ -3,10 +3,10 @@ import Testing
 
 @testable import Stash
 
-/// Saved objects handed to another context by their values (what StashREST does with an
-/// import's objects): the same object a read of the row makes, without the read.
-@Suite struct ObjectSnapshotTests {
-    /// Plain values of every kind a snapshot carries, a date finer than the store keeps.
+/// Saved objects moved to another context (what StashREST does with an import's objects):
+/// the object a read of the row makes, without the read.
+@Suite struct DetachedObjectTests {
+    /// Plain values of every kind, a date finer than the store keeps.
     final class Reading: ManagedObject, Codable {
         @Attribute(.unique) var id: Int
         @Attribute var title: String
@@ -34,8 +34,8 @@ import Testing
         return (writer, readings)
     }
 
-    func snapshot(_ object: ManagedObject, in context: ManagedObjectContext) -> ObjectSnapshot? {
-        context.snapshots(of: [object]) { _ in true }[0]
+    func detach(_ object: ManagedObject, from context: ManagedObjectContext) -> DetachedObject? {
+        context.detach([object]) { _ in true }[0]
     }
 
     func values(_ reading: Reading) -> [String] {
@@ -47,23 +47,26 @@ import Testing
         ]
     }
 
-    @Test func aSnapshotMakesTheObjectAReadMakesWithoutReadingTheStore() throws {
+    @Test func anAdoptedObjectIsTheObjectAReadMakesWithoutReadingTheStore() throws {
         let directory = try TemporaryDirectory()
         let container = try PersistentContainer(for: Reading.self, storeURL: directory.file())
         let (writer, readings) = try saved(container)
-        let snapshots = writer.snapshots(of: readings) { _ in true }.compactMap { $0 }
-        #expect(snapshots.count == 2)
+        let decodedDate = readings[0].takenAt
+        let detached = writer.detach(readings) { _ in true }.compactMap { $0 }
+        #expect(detached.count == 2)
         let store = container.store as! SQLiteStore
         let context = ManagedObjectContext(container)
         let before = store.statementsRun
-        let handed = try context.objects(from: snapshots).map { $0 as! Reading }
+        let handed = try context.adopt(detached).map { $0 as! Reading }
         #expect(store.statementsRun == before)
         #expect(handed.map(\.id) == [1, 2])
+        // Moved, not copied.
+        #expect(zip(handed, readings).allSatisfy { $0 === $1 })
         #expect(handed.allSatisfy { $0.managedObjectContext === context && !$0.objectID.isTemporary })
         let read = try ManagedObjectContext(container).fetch(FetchDescriptor<Reading>(sortBy: [SortDescriptor(\.id)]))
         #expect(handed.map(values) == read.map(values))
         // The date as the store keeps it (to the millisecond), not as it was decoded.
-        #expect(handed[0].takenAt != readings[0].takenAt)
+        #expect(handed[0].takenAt != decodedDate && handed[0].takenAt == read[0].takenAt)
         // They are the context's objects from now on: a fetch finds them, not copies.
         let fetched = try context.fetch(FetchDescriptor<Reading>(sortBy: [SortDescriptor(\.id)]))
         #expect(zip(fetched, handed).allSatisfy { $0 === $1 })
@@ -75,11 +78,11 @@ import Testing
     @Test func anObjectTheContextHoldsStaysAsItIs() throws {
         let container = try PersistentContainer(for: Reading.self, inMemory: true)
         let (writer, readings) = try saved(container)
-        let snapshots = writer.snapshots(of: readings) { _ in true }.compactMap { $0 }
+        let detached = writer.detach(readings) { _ in true }.compactMap { $0 }
         let context = ManagedObjectContext(container)
         let held = try context.fetch(FetchDescriptor<Reading>(predicate: #Predicate { $0.id == 2 }))[0]
         held.note = "unsaved"
-        let handed = try context.objects(from: snapshots)
+        let handed = try context.adopt(detached)
         #expect(handed[1] === held)
         #expect(held.note == "unsaved")
     }
@@ -88,41 +91,41 @@ import Testing
         let directory = try TemporaryDirectory()
         let container = try PersistentContainer(for: Reading.self, storeURL: directory.file())
         let (writer, readings) = try saved(container)
-        let snapshots = writer.snapshots(of: readings) { _ in true }.compactMap { $0 }
+        let detached = writer.detach(readings) { _ in true }.compactMap { $0 }
         let context = ManagedObjectContext(container)
         let pending = Reading(context: context)
         pending.id = 1
         let store = container.store as! SQLiteStore
         let before = store.statementsRun
-        let handed = try context.objects(from: snapshots)
+        let handed = try context.adopt(detached)
         #expect(store.statementsRun > before)
         #expect(handed.map { ($0 as! Reading).id } == [1, 2])
-        let existing = try context.existingObjects(with: snapshots.map(\.objectID))
+        let existing = try context.existingObjects(with: detached.map(\.objectID))
         #expect(zip(handed, existing).allSatisfy { $0 === $1 })
     }
 
-    @Test func aSaveSinceTheSnapshotsAndTheRowsAreReadInstead() throws {
+    @Test func aSaveSinceTheyLeftAndTheRowsAreReadInstead() throws {
         let directory = try TemporaryDirectory()
         let container = try PersistentContainer(for: Reading.self, storeURL: directory.file())
         let (writer, readings) = try saved(container)
-        let snapshots = writer.snapshots(of: readings) { _ in true }.compactMap { $0 }
+        let detached = writer.detach(readings) { _ in true }.compactMap { $0 }
         // Another context changes one row and deletes the other.
         let other = ManagedObjectContext(container)
         let stored = try other.fetch(FetchDescriptor<Reading>(sortBy: [SortDescriptor(\.id)]))
         stored[0].title = "changed elsewhere"
         other.delete(stored[1])
         try other.save()
-        let handed = try ManagedObjectContext(container).objects(from: snapshots).map { $0 as! Reading }
+        let handed = try ManagedObjectContext(container).adopt(detached).map { $0 as! Reading }
         #expect(handed.map(\.title) == ["changed elsewhere"])
         // Another process's commit counts too.
         let (writer2, readings2) = try saved(container)
-        let fresh = writer2.snapshots(of: readings2) { _ in true }.compactMap { $0 }
+        let fresh = writer2.detach(readings2) { _ in true }.compactMap { $0 }
         _ = try sqliteShellWriting(directory.file(), "UPDATE Reading SET title = 'by the shell' WHERE id = 1")
-        let read = try ManagedObjectContext(container).objects(from: fresh).map { $0 as! Reading }
+        let read = try ManagedObjectContext(container).adopt(fresh).map { $0 as! Reading }
         #expect(read.map(\.title) == ["by the shell", "é"])
     }
 
-    @Test func noSnapshotOfANumberTheStoreChanges() throws {
+    @Test func anObjectWithANumberTheStoreChangesStays() throws {
         final class Measure: ManagedObject, Codable {
             @Attribute(.unique) var id: Int
             @Attribute var value: Double
@@ -139,32 +142,60 @@ import Testing
             return measure
         }
         try context.save()
-        let snapshots = context.snapshots(of: measures) { _ in true }
-        // SQLite keeps -0.0 as 0.0 and NaN as NULL: those objects are read back.
-        #expect(snapshots.map { $0 != nil } == [true, false, false])
+        let detached = context.detach(measures) { _ in true }
+        // SQLite keeps -0.0 as 0.0 and NaN as NULL: those objects stay, their rows are read.
+        #expect(detached.map { $0 != nil } == [true, false, false])
+        #expect(measures.map { $0.managedObjectContext === context } == [false, true, true])
     }
 
-    @Test func noSnapshotOfWhatCannotTravel() throws {
+    @Test func whatCannotLeaveStays() throws {
         let container = try PersistentContainer(
             for: Reading.self, Writer.self, Book.self, Review.self, Publisher.self, Sample.self, inMemory: true)
         let context = ManagedObjectContext(container)
         let readings = try recipeDecoder(context).decode([Reading].self, from: Self.payload)
         // Not saved yet.
-        #expect(snapshot(readings[0], in: context) == nil)
+        #expect(detach(readings[0], from: context) == nil)
         let writer = Writer(context: context)
         writer.id = 1
         writer.name = "has relationships"
         let everything = Sample(context: context)
         everything.id = 1
         try context.save()
-        #expect(snapshot(readings[0], in: context) != nil)
         // Relationships, or a value kept as JSON text or as an enum's raw value.
-        #expect(snapshot(writer, in: context) == nil)
-        #expect(snapshot(everything, in: context) == nil)
+        #expect(detach(writer, from: context) == nil)
+        #expect(detach(everything, from: context) == nil)
         // Changed since the save.
-        readings[0].title = "changed"
-        #expect(snapshot(readings[0], in: context) == nil)
+        readings[1].title = "changed"
+        #expect(detach(readings[1], from: context) == nil)
         // Another context's object.
-        #expect(snapshot(readings[1], in: ManagedObjectContext(container)) == nil)
+        #expect(detach(readings[0], from: ManagedObjectContext(container)) == nil)
+        #expect([writer, everything, readings[1], readings[0]].allSatisfy { $0.managedObjectContext === context })
+        #expect(detach(readings[0], from: context) != nil)
+    }
+
+    /// The context an object left forgets it: its row gets a new object there, by fetch or
+    /// by decoding, and the object that left is not touched.
+    @Test func theContextItLeftMakesANewObjectForTheRow() throws {
+        let container = try PersistentContainer(for: Reading.self, inMemory: true)
+        let (writer, readings) = try saved(container)
+        let gone = readings[0]
+        _ = writer.detach([gone]) { _ in true }
+        let fetched = try writer.fetch(FetchDescriptor<Reading>(predicate: #Predicate { $0.id == 1 }))[0]
+        #expect(fetched !== gone && fetched.title == "first")
+        let decoded = try recipeDecoder(writer).decode(
+            Reading.self,
+            from: json(#"{"id": 1, "title": "again", "takenAt": 1, "link": "https://example.com/a"}"#))
+        #expect(decoded === fetched && decoded.title == "again")
+        #expect(gone.title == "first" && gone.managedObjectContext == nil)
+        // Decoded with no fetch first: the unique value names the row.
+        let other = readings[1]
+        _ = writer.detach([other]) { _ in true }
+        let second = try recipeDecoder(writer).decode(
+            Reading.self,
+            from: json(#"{"id": 2, "title": "two", "takenAt": 1, "link": "https://example.com/b"}"#))
+        #expect(second !== other && other.title == "é")
+        try writer.save()
+        let stored = try ManagedObjectContext(container).fetch(FetchDescriptor<Reading>(sortBy: [SortDescriptor(\.id)]))
+        #expect(stored.map(\.title) == ["again", "two"])
     }
 }
