@@ -169,7 +169,7 @@ struct ImportSession<T: ManagedObject & Decodable> {
             if !chained { inserted = [] }
         }
         let leaving = inserted
-        handover += await background.perform { decoded.take(inserted: leaving, from: background) }
+        handover += await background.perform { decoded.take(inserted: leaving, from: background, detaching: true) }
         options.progress?.yield(.saved(inserted: report.inserted, updated: report.updated, deleted: report.deleted))
     }
 
@@ -199,7 +199,9 @@ struct ImportSession<T: ManagedObject & Decodable> {
         let inserted = try await save()
         let decoded = self.decoded
         let background = self.background
-        handover += await background.perform { decoded.take(inserted: inserted, from: background) }
+        handover += await background.perform {
+            decoded.take(inserted: inserted, from: background, detaching: false)
+        }
     }
 
     // MARK: Pages
@@ -309,10 +311,12 @@ final class DecodedObjects: @unchecked Sendable {
 
     /// The objects decoded since the last save (now saved), letting them go: their IDs, and
     /// each object that `inserted` holds itself, detached from the context, when it can
-    /// leave (see `DetachedObject`).
-    func take(inserted: Set<ObjectID>, from context: ManagedObjectContext) -> [HandedOver] {
+    /// leave (see `DetachedObject`). Only once decoding is over (`detaching`): a page
+    /// decoded later might name a detached object's row, and its save would make the
+    /// detached objects stale anyway.
+    func take(inserted: Set<ObjectID>, from context: ManagedObjectContext, detaching: Bool) -> [HandedOver] {
         let ids = objects.map(\.objectID)
-        let detached = context.detach(objects) { inserted.contains($0.objectID) }
+        let detached = context.detach(objects) { detaching && inserted.contains($0.objectID) }
         let taken = zip(ids, detached).map { HandedOver(id: $0, object: $1) }
         saved += taken.map(\.id)
         objects = []

@@ -59,6 +59,33 @@ import Testing
         #expect(cursor.report.pages == 3)
     }
 
+    /// Page by page, a later page naming an earlier page's object with the same values
+    /// leaves its row unchanged (the earlier pages' objects stay in the import's context
+    /// until the end).
+    @Test func pageByPageAnObjectOnTwoPagesIsWrittenOnce() async throws {
+        let server = try await TestServer.start()
+        let store = try TemporaryStore()
+        // A row stored before: the import's context learns the stored ids at its start.
+        let existing = ManagedObjectContext(try store.container())
+        let earlier = Item(context: existing)
+        earlier.id = 99
+        earlier.title = "stored before"
+        try existing.save()
+        var options = nextURLOptions()
+        options.saving = .perPage
+        let second =
+            server.base.absoluteString
+            + bodyPath(#"{"data": [{"id": 2, "title": "two"}, {"id": 3, "title": "three"}]}"#)
+        let result = try await testClient(server).fetchReporting(
+            [Item].self,
+            from: bodyPath(#"{"data": [{"id": 1, "title": "one"}, {"id": 2, "title": "two"}], "next": "\#(second)"}"#),
+            into: ManagedObjectContext(try store.container()), options: options)
+        #expect(result.report.inserted == 3)
+        #expect(result.report.updated == 0 && result.report.unchanged == 1)
+        #expect(Set(result.value.map(\.id)) == [1, 2, 3])
+        #expect(try store.count("Item") == 4)
+    }
+
     @Test func pageNumbersAndOffsets() async throws {
         let server = try await TestServer.start()
         let store = try TemporaryStore()

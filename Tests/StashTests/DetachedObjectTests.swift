@@ -198,4 +198,57 @@ import Testing
         let stored = try ManagedObjectContext(container).fetch(FetchDescriptor<Reading>(sortBy: [SortDescriptor(\.id)]))
         #expect(stored.map(\.title) == ["again", "two"])
     }
+
+    /// Unique by two values together, all of them plain: such objects may leave.
+    final class Edition: ManagedObject, Decodable, CompositeUniqueModel {
+        @Attribute var isbn: String
+        @Attribute var year: Int
+
+        static var uniqueConstraints: [[PartialKeyPath<Edition>]] { [[\.isbn, \.year]] }
+    }
+
+    /// A model with a stored property of its own besides Stash's wrappers.
+    final class Cached: ManagedObject, Decodable {
+        @Attribute(.unique) var id: Int
+        var memo: [String] = []
+    }
+
+    @Test func anObjectThatLeavesIsInNoIndexOfTheContext() throws {
+        let container = try PersistentContainer(for: Edition.self, inMemory: true)
+        let context = ManagedObjectContext(container)
+        let edition = try recipeDecoder(context).decode(Edition.self, from: json(#"{"isbn": "a", "year": 2001}"#))
+        try context.save()
+        #expect(detach(edition, from: context) != nil)
+        let state = context.state(for: edition.entity)
+        let entries = state.compositeIndexes.flatMap(\.values) + state.uniqueIndexes.flatMap(\.values)
+        #expect(!entries.contains { if case .new(let object) = $0 { object === edition } else { false } })
+        #expect(!state.byRowID.values.contains { $0 === edition })
+        let again = try recipeDecoder(context).decode(Edition.self, from: json(#"{"isbn": "a", "year": 2001}"#))
+        #expect(again !== edition)
+        try context.save()
+        #expect(try context.fetchCount(FetchDescriptor<Edition>()) == 1)
+    }
+
+    @Test func aModelWithStoredPropertiesOfItsOwnStays() throws {
+        let container = try PersistentContainer(for: Cached.self, inMemory: true)
+        let context = ManagedObjectContext(container)
+        let cached = try recipeDecoder(context).decode(Cached.self, from: json(#"{"id": 1}"#))
+        try context.save()
+        #expect(detach(cached, from: context) == nil)
+        #expect(cached.managedObjectContext === context)
+    }
+
+    @Test func aDetachedObjectIsAdoptedOnce() async {
+        await #expect(processExitsWith: .failure) {
+            let container = try PersistentContainer(for: Reading.self, inMemory: true)
+            let writer = ManagedObjectContext(container)
+            _ = try recipeDecoder(writer).decode(
+                Reading.self, from: json(#"{"id": 1, "title": "t", "takenAt": 1, "link": "https://example.com"}"#))
+            try writer.save()
+            let readings = try writer.fetch(FetchDescriptor<Reading>())
+            let detached = writer.detach(readings) { _ in true }.compactMap { $0 }
+            _ = try ManagedObjectContext(container).adopt(detached)
+            _ = try ManagedObjectContext(container).adopt(detached)
+        }
+    }
 }

@@ -7,9 +7,10 @@ import Foundation
 /// 100,000 rows back cost 28k instructions an object (most of it parsing URLs and dates
 /// again); copying the values into a new object cost 20k; moving the object itself costs 13k
 /// (stash-bench under callgrind, 20,000 records), and holds the main actor half as long.
-// Unchecked: the object left its context (`detach` took it out of every table of the
-// context, which never touches it again) and holds plain values only (the Sendable value
-// types `StorableValue` covers): until a context adopts it, nothing else refers to it.
+// Unchecked: the object left its context (`detach` took it out of the row map and the
+// unique indexes, the only tables that hold saved objects, so the context never reaches it
+// again), holds plain values only (the Sendable value types `StorableValue` covers) and no
+// stored properties but Stash's wrappers: until a context adopts it, nothing refers to it.
 package struct DetachedObject: @unchecked Sendable {
     package let objectID: ObjectID
     let object: ManagedObject
@@ -38,15 +39,10 @@ extension ManagedObjectContext {
             for state in states {
                 // Unique values name the rows from now on, not the objects.
                 for index in state.uniqueIndexes.indices {
-                    var position = state.uniqueIndexes[index].values.startIndex
-                    while position != state.uniqueIndexes[index].values.endIndex {
-                        if case .new(let object) = state.uniqueIndexes[index].values[position],
-                            leaving.contains(ObjectIdentifier(object)), let rowID = object.rowID
-                        {
-                            state.uniqueIndexes[index].values[position] = .row(rowID)
-                        }
-                        state.uniqueIndexes[index].values.formIndex(after: &position)
-                    }
+                    Self.nameRows(in: &state.uniqueIndexes[index], insteadOf: leaving)
+                }
+                for index in state.compositeIndexes.indices {
+                    Self.nameRows(in: &state.compositeIndexes[index], insteadOf: leaving)
                 }
             }
             for case let object? in detached.map({ $0?.object }) {
@@ -59,8 +55,24 @@ extension ManagedObjectContext {
         }
     }
 
+    /// Replaces the entries of `index` that name one of the `leaving` objects by its row.
+    private static func nameRows<Key>(in index: inout [Key: UniqueEntry], insteadOf leaving: Set<ObjectIdentifier>) {
+        // Stepped by hand: `indices` would hold a copy of the dictionary (see
+        // `EntityState.releaseUnreferencedObjects`).
+        var position = index.values.startIndex
+        while position != index.values.endIndex {
+            if case .new(let object) = index.values[position], leaving.contains(ObjectIdentifier(object)),
+                let rowID = object.rowID
+            {
+                index.values[position] = .row(rowID)
+            }
+            index.values.formIndex(after: &position)
+        }
+    }
+
     /// `object` made ready to leave: its unset optionals nil and its dates rounded, as a
-    /// read of its row would give them; `nil` if it cannot leave (see `detach`).
+    /// read of its row would give them; `nil`, and left as it is, if it cannot leave (see
+    /// `detach`).
     private func prepareToLeave(_ object: ManagedObject) -> DetachedObject? {
         let entity = object.entity
         guard entity.valuesTravel, let lastSave, object.managedObjectContext === self,
@@ -69,24 +81,29 @@ extension ManagedObjectContext {
             state(for: entity).updated[ObjectIdentifier(object)] == nil
         else { return nil }
         let storage = object.storage
-        // SQLite keeps NaN as NULL and -0.0 as 0.0: such an object's row is read instead.
-        for (index, kind, _) in entity.storeAdjusted where kind != .date {
-            guard let value = storage.values[index],
-                let number = (value as? Double) ?? (value as? Float).map(Double.init)
-            else { continue }
-            if number.isNaN || (number == 0 && number.sign == .minus) { return nil }
-        }
         // Never set: the insert left the column to its default, which for an optional
         // without one is NULL (a non-optional one is always set).
+        var unset: [AttributeDescription] = []
         for attribute in entity.attributes where storage.values[attribute.index] == nil {
             guard attribute.codec.isOptional else { return nil }
-            storage.values[attribute.index] = attribute.codec.nilValue
+            unset.append(attribute)
         }
-        for (index, kind, isOptional) in entity.storeAdjusted where kind == .date {
-            guard let date = storage.values[index] as? Date else { continue }
-            guard let rounded = StoredDate.rounded(date) else { return nil }
-            storage.values[index] = isOptional ? Date?.some(rounded) as Any : rounded
+        var dates: [(index: Int, value: Any)] = []
+        for (index, kind, isOptional) in entity.storeAdjusted {
+            guard let value = storage.values[index] else { continue }
+            if kind == .date {
+                guard let date = value as? Date else { continue }
+                guard let rounded = StoredDate.rounded(date) else { return nil }
+                dates.append((index, isOptional ? Date?.some(rounded) as Any : rounded))
+            } else if let number = (value as? Double) ?? (value as? Float).map(Double.init),
+                number.isNaN || (number == 0 && number.sign == .minus)
+            {
+                // SQLite keeps NaN as NULL and -0.0 as 0.0: such an object's row is read.
+                return nil
+            }
         }
+        for attribute in unset { storage.values[attribute.index] = attribute.codec.nilValue }
+        for (index, value) in dates { storage.values[index] = value }
         return DetachedObject(
             objectID: ObjectID(entityName: entity.name, rowID: rowID, temporaryID: 0), object: object,
             savedAt: (lastSave.after, lastSave.token))
@@ -120,6 +137,9 @@ extension ManagedObjectContext {
                     objects.append(object)
                     continue
                 }
+                precondition(
+                    each.object.managedObjectContext == nil && each.object.state == .transient,
+                    "\(objectID) was adopted already: a detached object goes to one context")
                 registerPersisted(each.object, rowID: rowID, in: state)
                 objects.append(each.object)
             }

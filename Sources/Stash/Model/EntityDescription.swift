@@ -25,7 +25,7 @@ final class EntityDescription: Sendable {
     /// The entity as a store sees it.
     let schema: EntitySchema
     /// Whether its objects may move to another context (`DetachedObject`): no
-    /// relationships, and plain values only.
+    /// relationships, plain values only, and no stored properties but Stash's wrappers.
     let valuesTravel: Bool
     /// The attributes whose values the store keeps otherwise than given (floating-point
     /// numbers: NaN and -0.0; dates: to the millisecond), which an object handed to another
@@ -88,7 +88,9 @@ final class EntityDescription: Sendable {
         self.attributes = attributes
         self.relationships = relationships
         self.toManyRelationships = relationships.filter(\.isToMany)
-        self.valuesTravel = relationships.isEmpty && attributes.allSatisfy { $0.codec.holdsPlainValues }
+        self.valuesTravel =
+            relationships.isEmpty && attributes.allSatisfy { $0.codec.holdsPlainValues }
+            && !layout.hasOtherStoredProperties
         self.storeAdjusted = attributes.compactMap { attribute in
             let kind = attribute.codec.queryKind
             guard kind == .real || kind == .float || kind == .date else { return nil }

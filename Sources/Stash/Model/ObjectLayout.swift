@@ -17,6 +17,10 @@ final class ObjectLayout: Sendable {
     /// The to-many relationship fields, in the same order: they keep no value in the box,
     /// only their index (see `Relationship`).
     let toManyFields: [Field]
+    /// Whether the class or a superclass below `ManagedObject` stores properties of its own
+    /// besides Stash wrappers (a cache, a formatter): what they hold is not Stash's to vouch
+    /// for, so its objects never move to another context (`DetachedObject`).
+    let hasOtherStoredProperties: Bool
 
     struct Field: Sendable {
         /// The property's name (the field's, without the wrapper's leading underscore).
@@ -38,14 +42,19 @@ final class ObjectLayout: Sendable {
         }
         var fields: [Field] = []
         var toManyFields: [Field] = []
+        var others = false
         for position in chain.indices {
             let someClass: AnyClass = chain[position]
             // `_forEachField` lists a class's fields after its superclasses'; keep its own.
-            let inherited = position + 1 < chain.count ? Self.fieldCount(of: chain[position + 1]) : 0
+            let inherited = Self.fieldCount(of: position + 1 < chain.count ? chain[position + 1] : ManagedObject.self)
             var index = 0
             _ = _forEachField(of: someClass, options: classFields) { name, offset, fieldType, _ in
                 defer { index += 1 }
-                guard index >= inherited, let wrapperType = fieldType as? any ManagedProperty.Type else { return true }
+                guard index >= inherited else { return true }
+                guard let wrapperType = fieldType as? any ManagedProperty.Type else {
+                    others = true
+                    return true
+                }
                 let field = Field(
                     name: String(String(cString: name).dropFirst()), offset: offset, wrapperType: wrapperType)
                 if wrapperType.isToMany {
@@ -58,6 +67,7 @@ final class ObjectLayout: Sendable {
         }
         self.fields = fields
         self.toManyFields = toManyFields
+        self.hasOtherStoredProperties = others
     }
 
     private static func fieldCount(of someClass: AnyClass) -> Int {
