@@ -199,6 +199,17 @@ import Testing
         #expect(stored.map(\.title) == ["again", "two"])
     }
 
+    /// Decoded again unchanged in the context it left, its row is compared, not rewritten.
+    @Test func decodedAgainWhereItLeftItsRowIsCompared() throws {
+        let container = try PersistentContainer(for: Reading.self, inMemory: true)
+        let writer = ManagedObjectContext(container)
+        let readings = try recipeDecoder(writer).decode([Reading].self, from: Self.payload)
+        try writer.save()
+        _ = writer.detach(readings) { _ in true }
+        _ = try recipeDecoder(writer).decode([Reading].self, from: Self.payload)
+        #expect(try writer.saveChanges().isEmpty)
+    }
+
     /// Unique by two values together, all of them plain: such objects may leave.
     final class Edition: ManagedObject, Decodable, CompositeUniqueModel {
         @Attribute var isbn: String

@@ -69,4 +69,64 @@ import Testing
         try context.save()
         #expect(try context.fetchCount(FetchDescriptor<Post>()) == 10_000)
     }
+
+    /// Rows the context inserted itself, their objects let go: decoding them again finds the
+    /// rows and compares, as for any stored row (they were once rewritten, all 5,000, and
+    /// reported updated).
+    @Test func rowsTheContextInsertedAreComparedWhenDecodedAgain() throws {
+        let container = try PersistentContainer(for: Post.self, inMemory: true)
+        let context = ManagedObjectContext(container)
+        _ = try recipeDecoder(context).decode([Post].self, from: postsJSON(count: 5_000))
+        try context.save()
+        // Enough new objects that the first 5,000, held by no one, are let go.
+        _ = try recipeDecoder(context).decode([Post].self, from: postsJSON(count: 5_000, firstID: 10_001))
+        try context.save()
+        #expect(context.state(for: try EntityRegistry.shared.entity(for: Post.self)).byRowID[1] == nil)
+        _ = try recipeDecoder(context).decode([Post].self, from: postsJSON(count: 5_000))
+        #expect(try context.saveChanges().isEmpty)
+        let changed = try recipeDecoder(context).decode(
+            Post.self, from: json(#"{"id": 7, "userId": 0, "title": "changed", "body": "b"}"#))
+        #expect(try context.saveChanges().updated == [changed.objectID])
+        #expect(try context.fetchCount(FetchDescriptor<Post>()) == 10_000)
+    }
+
+    /// SQLite gives a deleted row's id to the next new row: the index, which had learned
+    /// that id as deleted, must still find the new row by its value.
+    @Test func aRowIdTakenAgainIsFoundByItsNewValue() throws {
+        let container = try PersistentContainer(for: Post.self, inMemory: true)
+        let context = ManagedObjectContext(container)
+        _ = try recipeDecoder(context).decode([Post].self, from: postsJSON(count: 2))
+        try context.save()
+        // A new value: the index reads the rows it has not seen.
+        let fifth = try recipeDecoder(context).decode(
+            Post.self, from: postsJSON(count: 1, firstID: 5).dropFirst().dropLast())
+        try context.save()
+        context.delete(fifth)
+        try context.save()
+        let sixth = try recipeDecoder(context).decode(
+            Post.self, from: postsJSON(count: 1, firstID: 6).dropFirst().dropLast())
+        try context.save()
+        #expect(sixth.objectID.rowID == fifth.objectID.rowID)  // the same row id
+        _ = context.detach([sixth]) { _ in true }  // the context lets go of its object
+        _ = try recipeDecoder(context).decode([Post].self, from: postsJSON(count: 1, firstID: 6))
+        #expect(try context.saveChanges().isEmpty)
+    }
+
+    /// A row moved to another unique value: its old value names no row any more.
+    @Test func aRowsOldValueNamesItNoMore() throws {
+        let container = try PersistentContainer(for: Post.self, inMemory: true)
+        let context = ManagedObjectContext(container)
+        let posts = try recipeDecoder(context).decode([Post].self, from: postsJSON(count: 2))
+        try context.save()
+        // A new value: the index reads the rows it has not seen, post 1's among them.
+        _ = try recipeDecoder(context).decode([Post].self, from: postsJSON(count: 1, firstID: 9))
+        try context.save()
+        posts[0].id = 50
+        try context.save()
+        _ = context.detach([posts[0]]) { _ in true }  // the context lets go of its object
+        _ = try recipeDecoder(context).decode([Post].self, from: postsJSON(count: 1))
+        try context.save()
+        let stored = try ManagedObjectContext(container).fetch(FetchDescriptor<Post>(sortBy: [SortDescriptor(\.id)]))
+        #expect(stored.map(\.id) == [1, 2, 9, 50])
+    }
 }

@@ -37,6 +37,12 @@ extension ManagedObjectContext {
                 let result = try container.store.save(changes)
                 let generation = container.noteSave()
                 let note = makeNote(result, plan)
+                // Before `apply` forgets which attributes changed.
+                let movedKeys = states.indices.map { position in
+                    states[position].entity.uniqueAttributes.map { unique in
+                        plan.updated[position].contains { $0.changedAttributes.contains(unique.index) }
+                    }
+                }
                 apply(result, plan)
                 container.broadcast(note, from: self)
                 notifyObservers(of: [note])
@@ -44,10 +50,13 @@ extension ManagedObjectContext {
                 lastSave = (generation.before, generation.after, token)
                 for (position, state) in states.enumerated() {
                     let deleted = plan.deleted[position].compactMap(\.rowID)
-                    for index in state.storedKeys {
-                        index.didSave(
-                            deleting: deleted, generationBefore: generation.before, after: generation.after,
-                            token: token)
+                    let inserted =
+                        state.storedKeys.contains(where: \.holdsWholeColumn)
+                        ? plan.inserted[position].compactMap(\.rowID) : []
+                    for (index, keys) in state.storedKeys.enumerated() {
+                        keys.didSave(
+                            deleting: deleted, inserting: inserted, movingKeys: movedKeys[position][index],
+                            generationBefore: generation.before, after: generation.after, token: token)
                     }
                 }
                 return note.changeSet(states.map(\.entity))
