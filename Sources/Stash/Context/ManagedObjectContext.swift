@@ -239,12 +239,6 @@ public final class ManagedObjectContext: @unchecked Sendable {
     // MARK: Bookkeeping
 
     @inline(__always)
-    /// Traps, as any use would, if the caller may not use the context here: for work that
-    /// ends by using it (StashREST checks before the download, not after).
-    package func checkCaller() {
-        entering {}
-    }
-
     func entering<Result>(_ body: () throws -> Result) rethrows -> Result {
         switch confinement {
         case .main:
@@ -276,9 +270,9 @@ public final class ManagedObjectContext: @unchecked Sendable {
         return try body()
     }
 
-    /// Checks an attribute write of one of the context's objects, as `entering` does.
-    @inline(__always)
-    func checkWrite() {
+    /// Traps, as any use would, if the caller may not use the context here: for work that
+    /// ends by using it (StashREST checks before the download, not after).
+    package func checkCaller() {
         entering {}
     }
 
