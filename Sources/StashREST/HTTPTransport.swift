@@ -65,6 +65,13 @@ final class HTTPTransport: NSObject, URLSessionDataDelegate, Sendable {
             continuation?.resume(with: result)
             continuation = nil
         }
+
+        /// Stops the transfer with `error`, the caller's answer; its bytes are dropped.
+        func fail(_ error: any Error) {
+            failure = error
+            data = Data()
+            answer(.failure(error))
+        }
     }
 
     init(configuration: RESTConfiguration, sessionConfiguration: URLSessionConfiguration) {
@@ -192,9 +199,7 @@ final class HTTPTransport: NSObject, URLSessionDataDelegate, Sendable {
     private func stop(_ task: URLSessionTask, because error: any Error) {
         let cancelNow = transfers.withLock { transfers -> Bool in
             guard let transfer = transfers[task.taskIdentifier], transfer.failure == nil else { return false }
-            transfer.failure = error
-            transfer.data = Data()
-            transfer.answer(.failure(error))
+            transfer.fail(error)
             return transfer.response != nil
         }
         if cancelNow { cancel(task) }
@@ -228,9 +233,7 @@ final class HTTPTransport: NSObject, URLSessionDataDelegate, Sendable {
             transfer.response = response as? HTTPURLResponse
             transfer.lastActivity = .now
             if transfer.failure == nil, response.expectedContentLength > configuration.maximumResponseSize {
-                let error = tooLargeError(response.url ?? transfer.url)
-                transfer.failure = error
-                transfer.answer(.failure(error))
+                transfer.fail(tooLargeError(response.url ?? transfer.url))
             } else if response.expectedContentLength > 0 {
                 transfer.data.reserveCapacity(Int(response.expectedContentLength))
             }
@@ -248,10 +251,7 @@ final class HTTPTransport: NSObject, URLSessionDataDelegate, Sendable {
             transfer.data.append(data)
             transfer.lastActivity = .now
             if transfer.data.count > configuration.maximumResponseSize {
-                let error = tooLargeError(transfer.response?.url ?? transfer.url)
-                transfer.failure = error
-                transfer.data = Data()
-                transfer.answer(.failure(error))
+                transfer.fail(tooLargeError(transfer.response?.url ?? transfer.url))
                 return true
             }
             let expected = transfer.response.map { $0.expectedContentLength >= 0 ? Int($0.expectedContentLength) : nil }
