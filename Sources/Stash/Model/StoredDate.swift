@@ -9,26 +9,28 @@ enum StoredDate {
         daysFromCivil(year: 1, month: 1, day: 1) * 86_400_000...daysFromCivil(year: 10_000, month: 1, day: 1)
         * 86_400_000 - 1
 
+    /// The milliseconds since 1970 the store keeps for `date`, rounded; `nil` outside the
+    /// years 1 to 9999.
+    static func milliseconds(of date: Date) -> Int64? {
+        let milliseconds = (date.timeIntervalSince1970 * 1000).rounded()
+        guard let total = Int64(exactly: milliseconds), range.contains(total) else { return nil }
+        return total
+    }
+
     /// `date` as the store gives it back, rounded to the millisecond: what `string(from:)`
     /// then `date(from:)` make, without the text; `nil` outside the years 1 to 9999.
     static func rounded(_ date: Date) -> Date? {
-        let milliseconds = (date.timeIntervalSince1970 * 1000).rounded()
-        guard let total = Int64(exactly: milliseconds), range.contains(total) else { return nil }
-        return Date(timeIntervalSince1970: Double(total) / 1000)
+        milliseconds(of: date).map { Date(timeIntervalSince1970: Double($0) / 1000) }
     }
 
     static func string(from date: Date) throws -> String {
-        let milliseconds = (date.timeIntervalSince1970 * 1000).rounded()
-        guard let total = Int64(exactly: milliseconds) else {
-            throw StashError(.invalidValue, "the date \(date.timeIntervalSince1970) is out of range")
-        }
-        let (days, millisecondOfDay) = floorDivide(total, 86_400_000)
-        let (year, month, day) = civilDate(fromDays: days)
-        guard (1...9999).contains(year) else {
+        guard let total = milliseconds(of: date) else {
             throw StashError(
                 .invalidValue,
                 "the date \(date.timeIntervalSince1970) (seconds since 1970) is outside the years 1 to 9999")
         }
+        let (days, millisecondOfDay) = floorDivide(total, 86_400_000)
+        let (year, month, day) = civilDate(fromDays: days)
         let second = millisecondOfDay / 1000
         return String(unsafeUninitializedCapacity: 24) { buffer in
             var position = 0
