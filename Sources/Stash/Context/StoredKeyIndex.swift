@@ -73,7 +73,7 @@ final class StoredKeyIndex {
             if let row = rows[key] {
                 found = row
             } else if !pendingRows.isEmpty {
-                found = try readPendingRows(column, of: entity, from: container.store)[key]
+                found = try readPendingRows(column, of: entity, from: container.store, then: key)
             } else {
                 found = nil
             }
@@ -137,11 +137,11 @@ final class StoredKeyIndex {
     }
 
     /// Adds the values of the rows this context inserted since the column was read; answers
-    /// the whole column as it now stands.
-    private func readPendingRows(_ column: Int, of entity: EntitySchema, from store: any Store) throws
-        -> [StoredValue: Int64]
+    /// the row that holds `key` now.
+    private func readPendingRows(_ column: Int, of entity: EntitySchema, from store: any Store, then key: StoredValue)
+        throws -> Int64?
     {
-        guard case .loaded(var rows) = mode else { return [:] }
+        guard case .loaded(var rows) = mode else { return nil }
         mode = .unknown  // so that `rows` is the dictionary's only reference, changed in place
         defer { mode = .loaded(rows) }
         try store.fetch(StoreQuery(entity, columns: [column], filter: .rowIDs(pendingRows.sorted()))) { row in
@@ -149,7 +149,7 @@ final class StoredKeyIndex {
             if value != .null { rows[value] = row.rowID }
         }
         pendingRows.removeAll()
-        return rows
+        return rows[key]
     }
 
     private func loadAll(_ column: Int, of entity: EntitySchema, from store: any Store) throws -> [StoredValue: Int64] {
