@@ -80,9 +80,7 @@ import Testing
     }
 
     @Test func aPayloadThatNamesAnObjectTwiceStoresItOnce() async throws {
-        let server = try await TestServer.start()
-        let store = try TemporaryStore()
-        let context = ManagedObjectContext(try store.container())
+        let (server, store, context) = try await serverAndEmptyStore()
         let json = #"[{"id": 1, "title": "first"}, {"id": 2, "title": "two"}, {"id": 1, "title": "again"}]"#
         let result = try await testClient(server).fetchReporting(
             [Item].self, from: bodyPath(json),
@@ -101,9 +99,7 @@ import Testing
         ("", ""),
     ])
     func aMalformedPayloadSavesNothingAndSaysWhere(json: String, path: String) async throws {
-        let server = try await TestServer.start()
-        let store = try TemporaryStore()
-        let context = ManagedObjectContext(try store.container())
+        let (server, store, context) = try await serverAndEmptyStore()
         let url = bodyPath(json)
         await #expect {
             _ = try await testClient(server).fetch([Item].self, from: url, into: context)
@@ -147,9 +143,7 @@ import Testing
     }
 
     @Test func aNextPageOnAnotherSchemeIsRefusedAndNothingIsSaved() async throws {
-        let server = try await TestServer.start()
-        let store = try TemporaryStore()
-        let context = ManagedObjectContext(try store.container())
+        let (server, store, context) = try await serverAndEmptyStore()
         let options = nextURLOptions()
         await #expect {
             _ = try await testClient(server).fetch(
@@ -163,9 +157,7 @@ import Testing
     }
 
     @Test func credentialsAreNotSentToANextPageOnAnotherOrigin() async throws {
-        let server = try await TestServer.start()
-        let store = try TemporaryStore()
-        let context = ManagedObjectContext(try store.container())
+        let (server, store, context) = try await serverAndEmptyStore()
         var options = nextURLOptions()
         options.headers["Cookie"] = "session=secret"
         let last = server.otherOrigin.absoluteString + bodyPath(#"{"data": [{"id": 3, "title": "three"}]}"#)
@@ -179,12 +171,11 @@ import Testing
         #expect(requests.count == 3)
         #expect(requests.map { $0.headers["authorization"] != nil } == [true, true, false])
         #expect(requests.map { $0.headers["cookie"] } == ["session=secret", "session=secret", nil])
+        #expect(try store.count("Item") == 3)
     }
 
     @Test func anotherProcessHoldingTheStoreFailsTheSaveAndLosesNothing() async throws {
-        let server = try await TestServer.start()
-        let store = try TemporaryStore()
-        let context = ManagedObjectContext(try store.container())
+        let (server, store, context) = try await serverAndEmptyStore()
         let api = testClient(server)
         _ = try await api.fetch([Item].self, from: "items?count=2", into: context)
         // The sqlite3 shell takes the write lock and keeps it.

@@ -6,9 +6,7 @@ import Testing
 /// One call against a real HTTP server on 127.0.0.1: request, decode, save; what it reports.
 @Suite struct RESTClientTests {
     @Test func anArrayIsFetchedDecodedAndSaved() async throws {
-        let server = try await TestServer.start()
-        let store = try TemporaryStore()
-        let context = ManagedObjectContext(try store.container())
+        let (server, store, context) = try await serverAndEmptyStore()
         let api = testClient(server)
         let result = try await api.fetchReporting([Item].self, from: "items?count=5", into: context)
         #expect(result.value.map(\.id) == [1, 2, 3, 4, 5])
@@ -31,9 +29,7 @@ import Testing
     }
 
     @Test func itemsInsideAnEnvelope() async throws {
-        let server = try await TestServer.start()
-        let store = try TemporaryStore()
-        let context = ManagedObjectContext(try store.container())
+        let (server, store, context) = try await serverAndEmptyStore()
         var options = FetchOptions()
         options.itemsKey = "data"
         let items = try await testClient(server).fetch(
@@ -43,9 +39,7 @@ import Testing
     }
 
     @Test func oneObject() async throws {
-        let server = try await TestServer.start()
-        let store = try TemporaryStore()
-        let context = ManagedObjectContext(try store.container())
+        let (server, store, context) = try await serverAndEmptyStore()
         var options = FetchOptions()
         options.itemsKey = "data"
         // The envelope's array is not one object: a decoding error, nothing saved.
@@ -57,9 +51,7 @@ import Testing
     }
 
     @Test func headersQueryItemsAndAuthorization() async throws {
-        let server = try await TestServer.start()
-        let store = try TemporaryStore()
-        let context = ManagedObjectContext(try store.container())
+        let (server, store, context) = try await serverAndEmptyStore()
         let api = testClient(server) { configuration in
             configuration.authorization = .bearer("s3cret")
             configuration.headers["User-Agent"] = "StashTests/1"
@@ -77,6 +69,7 @@ import Testing
         #expect(requests[0].headers["accept"] == "application/json")
         #expect(requests[0].headers["x-trace"] == "42")
         #expect(requests[1].headers["authorization"] == "Basic YWRhOnB3")
+        #expect(try store.count("Item") == 2)
     }
 
     @Test func intoTheMainContextWhileTheMainActorRuns() async throws {
@@ -152,17 +145,14 @@ import Testing
     }
 
     @Test func anUnreasonableTimeoutDoesNotCrash() async throws {
-        let server = try await TestServer.start()
-        let store = try TemporaryStore()
-        let context = ManagedObjectContext(try store.container())
+        let (server, store, context) = try await serverAndEmptyStore()
         let api = testClient(server) { $0.timeout = .seconds(Int64.max / 4) }
         #expect(try await api.fetch([Item].self, from: "items?count=2", into: context).count == 2)
+        #expect(try store.count("Item") == 2)
     }
 
     @Test func aSyncDeletesWhatNoPageReturned() async throws {
-        let server = try await TestServer.start()
-        let store = try TemporaryStore()
-        let context = ManagedObjectContext(try store.container())
+        let (server, store, context) = try await serverAndEmptyStore()
         let api = testClient(server)
         _ = try await api.fetch([Item].self, from: "items?count=6", into: context)
         // The server now has 2…4 only (a predicate scopes what may go: ids below 6).
@@ -172,12 +162,11 @@ import Testing
         #expect(result.report.deleted == 2)
         let left = try context.fetch(FetchDescriptor<Item>(sortBy: [SortDescriptor(\.id)])).map(\.id)
         #expect(left == [2, 3, 4, 6])
+        #expect(try store.count("Item") == 4)
     }
 
     @Test func progressEvents() async throws {
-        let server = try await TestServer.start()
-        let store = try TemporaryStore()
-        let context = ManagedObjectContext(try store.container())
+        let (server, store, context) = try await serverAndEmptyStore()
         let (events, continuation) = AsyncStream.makeStream(of: RESTProgress.self)
         var options = FetchOptions()
         options.progress = continuation
@@ -196,5 +185,6 @@ import Testing
         #expect(pages == [.page(number: 1, objects: 3), .page(number: 2, objects: 6), .page(number: 3, objects: 7)])
         #expect(bytes > 0)
         #expect(saved == .saved(inserted: 7, updated: 0, deleted: 0))
+        #expect(try store.count("Item") == 7)
     }
 }

@@ -53,11 +53,10 @@ import Testing
     }
 
     @Test func serverErrorsAreRetriedThenSucceed() async throws {
-        let server = try await TestServer.start()
-        let store = try TemporaryStore()
-        let context = ManagedObjectContext(try store.container())
+        let (server, store, context) = try await serverAndEmptyStore()
         let items = try await testClient(server).fetch([Item].self, from: "flaky/a?fail=2&count=3", into: context)
         #expect(items.count == 3)
+        #expect(try store.count("Item") == 3)
         #expect(try await server.requests().count == 3)
         // Too many failures: the last status, after `maximumAttempts` tries.
         let error = try await failure("flaky/b?fail=9", { $0.retry.maximumAttempts = 3 }, server: server)
@@ -66,9 +65,7 @@ import Testing
     }
 
     @Test func retryAfterIsHonouredInSecondsAndAsADate() async throws {
-        let server = try await TestServer.start()
-        let store = try TemporaryStore()
-        let context = ManagedObjectContext(try store.container())
+        let (server, store, context) = try await serverAndEmptyStore()
         let api = testClient(server)
         var start = ContinuousClock.now
         _ = try await api.fetch([Item].self, from: "limited/a?retry_after=1&count=2", into: context)
@@ -152,9 +149,7 @@ import Testing
     }
 
     @Test func credentialsStayWithTheirOrigin() async throws {
-        let server = try await TestServer.start()
-        let store = try TemporaryStore()
-        let context = ManagedObjectContext(try store.container())
+        let (server, store, context) = try await serverAndEmptyStore()
         let api = testClient(server) {
             $0.authorization = .bearer("secret")
             $0.headers["x-api-key"] = "key"  // a default credential header, in another case
@@ -187,9 +182,7 @@ import Testing
     }
 
     @Test func onlyAllowedSchemes() async throws {
-        let server = try await TestServer.start()
-        let store = try TemporaryStore()
-        let context = ManagedObjectContext(try store.container())
+        let (server, store, context) = try await serverAndEmptyStore()
         let api = testClient(server)
         await #expect {
             _ = try await api.fetch([Item].self, from: "file:///etc/passwd", into: context)
@@ -197,6 +190,7 @@ import Testing
             (error as? RESTError)?.code == .schemeNotAllowed
         }
         #expect(try await server.requests().isEmpty)
+        #expect(try store.count("Item") == 0)
     }
 
     /// Fetches `path` in a task and cancels it once the server has the request (not before
@@ -256,9 +250,7 @@ import Testing
     }
 
     @Test func tooManyPagesSavesNothing() async throws {
-        let server = try await TestServer.start()
-        let store = try TemporaryStore()
-        let context = ManagedObjectContext(try store.container())
+        let (server, store, context) = try await serverAndEmptyStore()
         var options = FetchOptions()
         options.pageLimit = 2
         await #expect {

@@ -191,9 +191,7 @@ import Testing
 
     @Test(.enabled(if: TestServer.fixturesAvailable, "needs ../shared/fixtures (GitHub's recorded exchanges)"))
     func githubsRecordedPaginationOfIssues() async throws {
-        let server = try await TestServer.start()
-        let store = try TemporaryStore()
-        let context = ManagedObjectContext(try store.container())
+        let (server, store, context) = try await serverAndEmptyStore()
         let result = try await testClient(server).fetchReporting(
             [Issue].self, from: "scenario/paginate-issues/repos/octokit-fixture-org/paginate-issues/issues?per_page=3",
             into: context)

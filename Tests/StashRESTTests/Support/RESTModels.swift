@@ -104,6 +104,13 @@ func queryValue(_ text: String) -> String {
     text.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
 }
 
+/// The test server, an empty store and a context of it: where most REST tests start.
+func serverAndEmptyStore() async throws -> (TestServer, TemporaryStore, ManagedObjectContext) {
+    let server = try await TestServer.start()
+    let store = try TemporaryStore()
+    return (server, store, ManagedObjectContext(try store.container()))
+}
+
 /// Options for an envelope `{"data": […], "next": url}`.
 func nextURLOptions() -> FetchOptions {
     var options = FetchOptions()
