@@ -112,10 +112,7 @@ import Testing
     }
 
     @Test func theHandWrittenInitFromIdiom() async throws {
-        let server = try await TestServer.start()
-        let store = try TemporaryStore()
-        let container = try store.container()
-        let context = ManagedObjectContext(container)
+        let (server, store, context) = try await serverAndEmptyStore()
         let api = testClient(server)
         let first = try await api.fetch(
             [HandNote].self, from: bodyPath(#"[{"id": 1, "title": "one"}, {"id": 2, "title": "two"}]"#), into: context)
@@ -136,7 +133,7 @@ import Testing
                 [HandNote].self, from: bodyPath(#"[{"id": 3, "title": "three"}, {"id": 1, "title": 1}]"#),
                 into: context)
         }
-        let stored = try ManagedObjectContext(container).fetch(
+        let stored = try ManagedObjectContext(try store.container()).fetch(
             FetchDescriptor<HandNote>(sortBy: [SortDescriptor(\.id)]))
         #expect(stored.map(\.title) == ["one", "two again"])
         #expect(!context.hasChanges)

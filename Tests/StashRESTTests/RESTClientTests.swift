@@ -113,10 +113,7 @@ import Testing
     }
 
     @Test func newPlainObjectsComeBackByValueAndTheOthersByRow() async throws {
-        let server = try await TestServer.start()
-        let store = try TemporaryStore()
-        let container = try store.container()
-        let context = ManagedObjectContext(container)
+        let (server, store, context) = try await serverAndEmptyStore()
         let api = testClient(server)
         let first = try await api.fetch(
             [Note].self,
@@ -125,7 +122,8 @@ import Testing
                     + #"{"id": 2, "title": "two", "writtenAt": "2026-11-30T11:00:00Z"}]"#),
             into: context)
         // What the caller holds is what the store holds: the date to the millisecond.
-        let read = try ManagedObjectContext(container).fetch(FetchDescriptor<Note>(sortBy: [SortDescriptor(\.id)]))
+        let read = try ManagedObjectContext(try store.container()).fetch(
+            FetchDescriptor<Note>(sortBy: [SortDescriptor(\.id)]))
         #expect(first.map(\.id) == [1, 2])
         #expect(first.map(\.writtenAt) == read.map(\.writtenAt))
         #expect(first.map(\.link) == read.map(\.link))

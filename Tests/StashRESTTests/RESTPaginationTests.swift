@@ -121,10 +121,8 @@ import Testing
     /// One object: the second answer is a 304, so a local edit made in between stays (a
     /// 200 would have put the server's title back).
     @Test func conditionalGetOfOneObject() async throws {
-        let server = try await TestServer.start()
-        let store = try TemporaryStore()
-        let container = try store.container()
-        let context = ManagedObjectContext(container)
+        let (server, store, context) = try await serverAndEmptyStore()
+        let container = context.container
         let api = testClient(server)
         let path = "items?count=1&start=7&etag=1&single=1"
         let first = try await api.fetch(Item.self, from: path, into: context)

@@ -79,7 +79,9 @@ final class TemporaryStore {
         case "Issue": return try context.fetchCount(FetchDescriptor<Issue>())
         case "GitHubUser": return try context.fetchCount(FetchDescriptor<GitHubUser>())
         case "Note": return try context.fetchCount(FetchDescriptor<Note>())
-        default: return try context.fetchCount(FetchDescriptor<HTTPValidator>())
+        case "HandNote": return try context.fetchCount(FetchDescriptor<HandNote>())
+        case "HTTPValidator": return try context.fetchCount(FetchDescriptor<HTTPValidator>())
+        default: preconditionFailure("\(table) is not one of the REST tests' models")
         }
     }
 }
