@@ -39,6 +39,18 @@ import Testing
         }
     }
 
+    /// Text is compared by its bytes, as the store keeps it: the other Unicode form of the
+    /// same word is a change.
+    @Test func theOtherUnicodeFormIsAChange() throws {
+        let (directory, _, context, post) = try savedPost()
+        post.title = "caf\u{E9}"
+        try context.save()
+        post.title = "cafe\u{301}"  // equal as Swift Strings
+        #expect(post.hasChanges)
+        try context.save()
+        #expect(try sqliteShell(directory.file(), "SELECT hex(title) FROM Post") == "63616665CC81\n")
+    }
+
     /// A date is kept to the millisecond: one within the same millisecond is no change, and
     /// the object reads the date it was given.
     @Test func aValueTheStoreKeepsAlikeIsNoChangeAndReadsAsGiven() throws {

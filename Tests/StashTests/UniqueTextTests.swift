@@ -1,6 +1,7 @@
 import Foundation
-import Stash
 import Testing
+
+@testable import Stash
 
 /// A label with a unique name: text whose Unicode forms differ.
 final class Label: ManagedObject, Decodable {
@@ -14,6 +15,24 @@ final class Label: ManagedObject, Decodable {
 @Suite struct UniqueTextTests {
     let composed = "caf\u{E9}"
     let decomposed = "cafe\u{301}"
+
+    /// Rows a context inserted and let go of are found again by their exact bytes: the other
+    /// form of the text is another row, and the same form is the row, compared.
+    @Test func aRowTheContextLetGoOfIsFoundByItsExactText() throws {
+        let directory = try TemporaryDirectory()
+        let context = ManagedObjectContext(try PersistentContainer(for: Label.self, storeURL: directory.file()))
+        let decoder = recipeDecoder(context)
+        let first = try decoder.decode(Label.self, from: json(#"{"name": "\#(composed)", "color": "red"}"#))
+        try context.save()
+        _ = context.detach([first]) { _ in true }  // the context lets go of its object
+        _ = try decoder.decode(Label.self, from: json(#"{"name": "\#(composed)", "color": "red"}"#))
+        #expect(try context.saveChanges().isEmpty)
+        _ = try decoder.decode(Label.self, from: json(#"{"name": "\#(decomposed)", "color": "blue"}"#))
+        #expect(try context.saveChanges().inserted.count == 1)
+        #expect(
+            try sqliteShell(directory.file(), "SELECT hex(name), color FROM Label ORDER BY _pk")
+                == "636166C3A9|red\n63616665CC81|blue\n")
+    }
 
     @Test func oneContextKeepsTheTwoFormsApart() throws {
         let directory = try TemporaryDirectory()
