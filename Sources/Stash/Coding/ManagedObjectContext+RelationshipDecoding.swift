@@ -9,8 +9,9 @@ extension ManagedObjectContext {
     /// unique value: a later payload fills it in, and a save while it lacks a required value
     /// fails naming it.
     ///
-    /// `null` clears a to-one relationship and empties a to-many one; an absent key leaves it
-    /// as it is. Under `.storedWins` and `.fail`, an object that was already there keeps its
+    /// `null` clears a to-one relationship and empties a to-many one that replaces
+    /// (`ListDecoding.replace`); a to-many one that merges only gains and updates members.
+    /// An absent key leaves it as it is. Under `.storedWins` and `.fail`, an object that was already there keeps its
     /// relationships, as it keeps its attributes.
     ///
     /// `decoded` holds, by slot, to-one targets already decoded (`decodeTargets(in:of:from:)`).
@@ -32,13 +33,35 @@ extension ManagedObjectContext {
                     if let inverse = try relationship.inverse(), inverse.slot != nil {
                         targets = try entering { try resolveNested(targets, in: object, through: inverse) }
                     }
-                    setObjects(targets, of: relationship, in: object)
+                    if relationship.decoding == .merge {
+                        mergeObjects(targets, into: relationship, of: object)
+                    } else {
+                        setObjects(targets, of: relationship, in: object)
+                    }
                 } else {
                     let target = try decodeTarget(of: relationship, forKey: key, reference: isReference, in: container)
                     setTarget(target, of: relationship, in: object)
                 }
             }
         }
+    }
+
+    /// Adds `targets` to `object`'s to-many `relationship` (`ListDecoding.merge`), removing
+    /// none. A one-to-many list is joined through each target's to-one, with no read of the
+    /// list; a many-to-many one is read and extended.
+    private func mergeObjects(
+        _ targets: [ManagedObject], into relationship: RelationshipDescription, of object: ManagedObject
+    ) {
+        guard !targets.isEmpty, case .toMany(let index) = relationship.kind else { return }
+        if let inverse = try? relationship.inverse(), inverse.slot != nil {
+            for target in targets { setTarget(object, of: inverse, in: target) }
+            return
+        }
+        let current = relatedObjects(of: object, toMany: index)
+        let present = Set(current.map(ObjectIdentifier.init))
+        let added = targets.filter { !present.contains(ObjectIdentifier($0)) }
+        guard !added.isEmpty else { return }
+        setObjects(current + added, of: relationship, in: object)
     }
 
     /// The targets the JSON gives the to-one relationships at `slots`, by slot (nil for

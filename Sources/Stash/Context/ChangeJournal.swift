@@ -4,6 +4,8 @@
 final class ChangeJournal {
     private var inserted: [ManagedObject] = []
     private var registered: [ManagedObject] = []
+    /// Objects deleted, and whether each was new.
+    private var deleted: [(object: ManagedObject, wasInserted: Bool)] = []
     private var snapshots: [ObjectIdentifier: Snapshot] = [:]
     private var lists: [ListKey: ListSnapshot] = [:]
     /// How many lists were waiting to be reconciled (`ManagedObjectContext.unreconciledLists`).
@@ -37,6 +39,11 @@ final class ChangeJournal {
 
     func recordInsert(_ object: ManagedObject) {
         inserted.append(object)
+    }
+
+    /// An object about to be deleted (a list that replaces dropped it: see `ListDecoding`).
+    func recordDelete(_ object: ManagedObject) {
+        deleted.append((object, object.state == .inserted))
     }
 
     /// An object the context took for a stored row (a fetch, or decoding a row's unique value).
@@ -83,6 +90,17 @@ final class ChangeJournal {
             context.unreconciledLists.removeLast(context.unreconciledLists.count - unreconciled)
         }
         context.graphGeneration &+= 1
+        for (object, wasInserted) in deleted.reversed() {
+            let state = context.state(for: object.entity)
+            if wasInserted {
+                object.state = .inserted
+                object.managedObjectContext = context
+            } else if object.state == .deleted {
+                object.state = .persisted
+                state.deleted[ObjectIdentifier(object)] = nil
+                state.index(object, in: context)
+            }
+        }
         for object in inserted where object.state == .inserted && object.managedObjectContext === context {
             object.state = .transient
             object.managedObjectContext = nil

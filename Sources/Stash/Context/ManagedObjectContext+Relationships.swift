@@ -84,7 +84,7 @@ extension ManagedObjectContext {
 
     /// Before a save: the lists set without being read (`setObjects`), compared with the
     /// store, one query per relationship for all their owners. A one-to-many list's stored
-    /// members it left out lose their owner; a many-to-many list the same as stored is no
+    /// members it left out lose their owner (or are deleted: `deletesDroppedMembers()`); a many-to-many list the same as stored is no
     /// change (nothing written), and the related objects it left out leave their loaded
     /// inverse lists.
     func reconcileLists() throws {
@@ -106,6 +106,7 @@ extension ManagedObjectContext {
                 continue
             }
             guard let slot = inverse.slot else { continue }
+            let deletesDropped = relationship.deletesDroppedMembers()
             let stored = try objects(pointingAt: owners, through: inverse)
             for (owner, members) in zip(owners, stored) {
                 let list = owner.loadedList(index)?.objects ?? []
@@ -117,7 +118,12 @@ extension ManagedObjectContext {
                 }
                 let kept = Set(list.map(ObjectIdentifier.init))
                 for member in members where !kept.contains(ObjectIdentifier(member)) {
-                    if Self.mayPoint(member, slot, at: owner) { editor.setTarget(nil, of: inverse, in: member) }
+                    guard Self.mayPoint(member, slot, at: owner) else { continue }
+                    if deletesDropped {
+                        delete(member)
+                    } else {
+                        editor.setTarget(nil, of: inverse, in: member)
+                    }
                 }
             }
         }

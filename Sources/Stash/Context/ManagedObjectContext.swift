@@ -163,6 +163,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
             else { return }
             let state = self.state(for: object.entity)
             let wasInserted = object.state == .inserted
+            activeJournal?.recordDelete(object)
             // Deleted first, so that a cascade that comes back to it stops here.
             object.state = .deleted
             applyDeleteRules(to: object)

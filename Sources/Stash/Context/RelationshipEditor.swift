@@ -51,7 +51,8 @@ struct RelationshipEditor {
     }
 
     /// Makes `objects`, in this order, the to-many `relationship` of `object`: each takes
-    /// `object` as its inverse to-one, and the ones it had and no longer has take `nil`.
+    /// `object` as its inverse to-one, and the ones it had and no longer has take `nil` (or
+    /// are deleted, when their identity holds it: `deletesDroppedMembers()`).
     func setObjects(
         _ objects: [ManagedObject], of relationship: RelationshipDescription, in object: ManagedObject,
         current: [ManagedObject]
@@ -64,16 +65,21 @@ struct RelationshipEditor {
             return setJoined(unique, of: relationship, at: index, join, in: object, current: current)
         }
         let reordered = unique.count != current.count || !zip(unique, current).allSatisfy { $0 === $1 }
+        journal(object, index)
         if let inverse = try? relationship.inverse(), let inverseSlot = inverse.slot {
+            let deletesDropped = relationship.deletesDroppedMembers()
             for old in current where !seen.contains(ObjectIdentifier(old)) {
-                setTarget(nil, of: inverse, in: old)
+                if deletesDropped, let context {
+                    context.delete(old)
+                } else {
+                    setTarget(nil, of: inverse, in: old)
+                }
             }
             for new in unique
             where registered(RelationshipTarget(slotValue: new.values[inverseSlot]), of: inverse) !== object {
                 setTarget(object, of: inverse, in: new)
             }
         }
-        journal(object, index)
         object.keepList(ToManyList(unique, generation: context?.graphGeneration ?? 0), at: index)
         // The same list again (a re-import) is no change; another order is saved as places.
         if reordered { context?.markListChanged(object, index) }

@@ -34,7 +34,10 @@ public struct Relationship<Value> {
         self.init(declaring: .nullify, inverse: nil, key: nil)
     }
 
-    init(declaring deleteRule: DeleteRule, inverse: AnyKeyPath?, key: String?, ordered: Bool = true) {
+    init(
+        declaring deleteRule: DeleteRule, inverse: AnyKeyPath?, key: String?, ordered: Bool = true,
+        decoding: ListDecoding = .replace
+    ) {
         let frame = ConstructionFrame.current
         let box = frame.currentBox()
         storage = box
@@ -50,7 +53,7 @@ public struct Relationship<Value> {
         if frame.isDescribing {
             let declaration = RelationshipDeclaration(
                 valueType: Value.self, deleteRule: deleteRule, inverse: inverse.map(SendableKeyPath.init), key: key,
-                ordered: ordered)
+                ordered: ordered, decoding: decoding)
             if isToOne {
                 frame.declare(AttributeDeclaration(key: key, relationship: declaration), in: box, at: slot)
             } else {
@@ -121,11 +124,14 @@ extension Relationship where Value: ToManyRelationship {
     ///     column, no place written, and the list reads in the order the rows were stored
     ///     (cheaper to import and to read; see the README). A many-to-many list keeps its
     ///     order in its join table either way.
+    ///   - decoding: what a list decoded from JSON means (`ListDecoding`): `.replace`, the
+    ///     default, makes it the list; `.merge` adds and updates members and removes none
+    ///     (a feed's window, a page of children).
     public init(
         deleteRule: DeleteRule = .nullify, inverse: PartialKeyPath<Value.Target>? = nil, key: String? = nil,
-        ordered: Bool = true
+        ordered: Bool = true, decoding: ListDecoding = .replace
     ) {
-        self.init(declaring: deleteRule, inverse: inverse, key: key, ordered: ordered)
+        self.init(declaring: deleteRule, inverse: inverse, key: key, ordered: ordered, decoding: decoding)
     }
 }
 

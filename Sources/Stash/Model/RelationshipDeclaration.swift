@@ -11,6 +11,8 @@ struct RelationshipDeclaration: Sendable {
     let key: String?
     /// For a to-many relationship: whether its order is kept.
     var ordered = true
+    /// For a to-many relationship: what a decoded list means for the stored one.
+    var decoding = ListDecoding.replace
 
     var isToMany: Bool { !_isOptional(valueType) }
 

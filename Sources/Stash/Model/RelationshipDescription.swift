@@ -25,6 +25,8 @@ final class RelationshipDescription: Sendable {
     let declaredInverse: SendableKeyPath?
     /// For a to-many relationship: whether its order is kept (`@Relationship(ordered:)`).
     let isOrdered: Bool
+    /// For a to-many relationship: what a decoded list means (`@Relationship(decoding:)`).
+    let decoding: ListDecoding
     private let resolvedInverse = Locked<Resolution?>(nil)
     private let resolvedJoin = Locked<JoinResolution?>(nil)
 
@@ -60,6 +62,7 @@ final class RelationshipDescription: Sendable {
         self.jsonKeys = keys
         self.declaredInverse = declaration.inverse
         self.isOrdered = declaration.ordered
+        self.decoding = declaration.decoding
     }
 
     var isToMany: Bool {
@@ -119,6 +122,22 @@ final class RelationshipDescription: Sendable {
     func positionColumn() throws -> String? {
         guard !isToMany, let inverse = try inverse(), inverse.isToMany, inverse.isOrdered else { return nil }
         return name + "_position"
+    }
+
+    /// Whether a member this one-to-many list drops is deleted rather than let go: the list
+    /// replaces (`ListDecoding.replace`) and the member's identity holds the inverse to-one
+    /// (a composite unique constraint with it), so once let go it could never be found again.
+    func deletesDroppedMembers() -> Bool {
+        guard isToMany, decoding == .replace, let inverse = try? inverse(), let slot = inverse.slot,
+            let constraints = try? inverse.entity.compositeUniques()
+        else { return false }
+        return constraints.contains { $0.contains(slot) }
+    }
+
+    /// The entity that has the relationship.
+    var entity: EntityDescription {
+        // `try!`: the container described every entity when it was created.
+        try! EntityRegistry.shared.entity(for: entityType)
     }
 
     // MARK: Join tables
