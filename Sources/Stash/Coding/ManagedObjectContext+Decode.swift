@@ -13,15 +13,79 @@ extension ManagedObjectContext {
     ///
     /// The recipe, `decoder.decode` with the context in `userInfo`, inserts each object as it
     /// is decoded; after a failure there, `rollback()` drops every unsaved change.
-    /// `decoder` is used as it is configured; its `userInfo` gets this context for the call.
+    /// `decoder` is used as it is configured and is not changed: the call decodes with a copy
+    /// whose `userInfo` holds this context, so one decoder can serve several contexts at once.
     public func decode<T: Decodable>(_ type: T.Type, from data: Data, using decoder: JSONDecoder = JSONDecoder())
         throws -> T
     {
-        let previous = decoder.userInfo[.managedObjectContext]
-        decoder.userInfo[.managedObjectContext] = self
-        defer { decoder.userInfo[.managedObjectContext] = previous }
-        // A decode inside another (from a hand-written `init(from:)`) shares its journal:
-        // its failure fails the outer one, which undoes both.
+        try withJournal { try decoder.copy(for: self).decode(type, from: data) }
+    }
+
+    /// Decodes a list of `parent`'s children: each object of `Child` decoded takes `parent` as
+    /// its `relationship` before it is matched by its unique values, so children unique per
+    /// parent (`[\.feed, \.guid]`) find their stored rows, and a re-import makes no second
+    /// row. All or nothing, as `decode(_:from:using:)`.
+    ///
+    /// ```swift
+    /// let entries = try context.decode([Entry].self, from: data, using: decoder, parent: feed, via: \.feed)
+    /// ```
+    ///
+    /// The decoded children join the parent's list and none leave it, whatever the list's
+    /// `ListDecoding`: a payload of children is a window, and pages come one at a time. (To
+    /// make the list the payload's, decode the parent with the list nested in it, or sync with
+    /// StashREST's `deletingMissing`, which is scoped to the parent.) The JSON's own value for
+    /// `relationship`, if it has one, is not read.
+    public func decode<Child: ManagedObject & Decodable, Parent: ManagedObject>(
+        _ type: [Child].Type, from data: Data, using decoder: JSONDecoder = JSONDecoder(), parent: Parent,
+        via relationship: ReferenceWritableKeyPath<Child, Parent?>
+    ) throws -> [Child] {
+        try decoding(asChildrenOf: parent, via: relationship) { try decode(type, from: data, using: decoder) }
+    }
+
+    /// One child of `parent`, as `decode(_:from:using:parent:via:)` decodes a list of them.
+    public func decode<Child: ManagedObject & Decodable, Parent: ManagedObject>(
+        _ type: Child.Type, from data: Data, using decoder: JSONDecoder = JSONDecoder(), parent: Parent,
+        via relationship: ReferenceWritableKeyPath<Child, Parent?>
+    ) throws -> Child {
+        try decoding(asChildrenOf: parent, via: relationship) { try decode(type, from: data, using: decoder) }
+    }
+
+    /// Runs `body`, a decode into this context, with every `Child` decoded meanwhile taking
+    /// `parent` as its `relationship` (see `decode(_:from:using:parent:via:)`). For StashREST,
+    /// which decodes pages inside envelopes.
+    package func decoding<Child: ManagedObject, Parent: ManagedObject, Result>(
+        asChildrenOf parent: Parent, via relationship: ReferenceWritableKeyPath<Child, Parent?>,
+        _ body: () throws -> Result
+    ) throws -> Result {
+        let scope = try entering { () -> DecodingParent in
+            let state = try self.state(forType: Child.self)
+            let description = try state.entity.relationship(for: relationship)
+            guard !description.isToMany else {
+                throw StashError(
+                    .invalidModel, "a parent is set through a to-one relationship", entity: state.entity.name,
+                    attribute: description.name)
+            }
+            let parent = parent.resolved
+            if parent.managedObjectContext == nil, parent.state == .transient { insert(parent) }
+            guard parent.managedObjectContext === self, parent.state != .deleted else {
+                throw StashError(
+                    .invalidModel,
+                    "the parent \(parent.entity.name) \(parent.objectID) is not an object of \(name): "
+                        + "use existingObject(with:) to get this context's object for it",
+                    entity: state.entity.name, attribute: description.name)
+            }
+            return DecodingParent(entity: state.entity, relationship: description, parent: parent)
+        }
+        let outer = entering { decodingParent }
+        entering { decodingParent = scope }
+        defer { entering { decodingParent = outer } }
+        return try body()
+    }
+
+    /// Runs a decode all or nothing: a decode inside another (from a hand-written
+    /// `init(from:)`) shares its journal, and its failure fails the outer one, which undoes
+    /// both.
+    private func withJournal<Result>(_ body: () throws -> Result) throws -> Result {
         let (journal, isOutermost) = entering { () -> (ChangeJournal, Bool) in
             if let active = activeJournal { return (active, false) }
             let journal = ChangeJournal(unreconciled: unreconciledLists.count)
@@ -30,10 +94,28 @@ extension ManagedObjectContext {
         }
         defer { if isOutermost { entering { activeJournal = nil } } }
         do {
-            return try decoder.decode(type, from: data)
+            return try body()
         } catch {
             if isOutermost { entering { journal.undo(in: self) } }
             throw error
         }
+    }
+}
+
+extension JSONDecoder {
+    /// A decoder configured as this one, with `context` in its `userInfo`: the caller's
+    /// decoder is never changed, so two contexts may decode with it at once.
+    func copy(for context: ManagedObjectContext) -> JSONDecoder {
+        let copy = JSONDecoder()
+        copy.dateDecodingStrategy = dateDecodingStrategy
+        copy.dataDecodingStrategy = dataDecodingStrategy
+        copy.keyDecodingStrategy = keyDecodingStrategy
+        copy.nonConformingFloatDecodingStrategy = nonConformingFloatDecodingStrategy
+        copy.allowsJSON5 = allowsJSON5
+        copy.assumesTopLevelDictionary = assumesTopLevelDictionary
+        var userInfo = self.userInfo
+        userInfo[.managedObjectContext] = context
+        copy.userInfo = userInfo
+        return copy
     }
 }

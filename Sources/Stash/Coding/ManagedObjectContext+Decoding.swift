@@ -15,9 +15,13 @@ extension ManagedObjectContext {
             let container = try decoder.container(keyedBy: AttributeKey.self)
             var object = try decodeAttributes(of: state, from: container)
             var decoded: [Int: ManagedObject?] = [:]
+            // Children of a given parent take it in place of anything the JSON says.
+            let parent = decodingParent.flatMap { $0.entity === entity ? $0 : nil }
+            if let parent, let slot = parent.relationship.slot { decoded[slot] = .some(parent.parent) }
             if !state.compositeUniques.isEmpty, object.state == .inserted {
                 // A composite key may hold a related object: decoded first, set below.
-                decoded = try decodeTargets(in: Set(state.compositeUniques.joined()), of: state, from: container)
+                let slots = Set(state.compositeUniques.joined()).subtracting(decoded.keys)
+                decoded.merge(try decodeTargets(in: slots, of: state, from: container)) { own, _ in own }
                 if let (holder, constraint) = try entering({
                     try compositeHolder(for: object, in: state, targets: decoded.compactMapValues { $0 })
                 }) {

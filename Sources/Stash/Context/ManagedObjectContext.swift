@@ -78,6 +78,8 @@ public final class ManagedObjectContext: @unchecked Sendable {
     private var policy = MergePolicy.incomingWins
     /// Set while `decode(_:from:using:)` runs, so a failure can undo what it did.
     var activeJournal: ChangeJournal?
+    /// Set while `decode(_:from:using:parent:via:)` runs: the children's parent.
+    var decodingParent: DecodingParent?
     /// Bumped when objects may have changed under the context's to-many lists (another
     /// context's save merged, a rollback, a refresh, an undone decode): a list loaded before
     /// is loaded again when next read (see `relatedObjects(of:toMany:)`).
