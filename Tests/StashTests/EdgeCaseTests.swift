@@ -88,10 +88,11 @@ final class Account: ManagedObject, Decodable {
 
     @Test func reimportingTheSamePayloadLeavesNothingToSave() throws {
         let context = ManagedObjectContext(try PersistentContainer(for: Post.self, inMemory: true))
-        _ = try recipeDecoder(context).decode([Post].self, from: postsJSON(count: 5))
+        let held = try recipeDecoder(context).decode([Post].self, from: postsJSON(count: 5))
         try context.save()
         _ = try recipeDecoder(context).decode([Post].self, from: postsJSON(count: 5))
         #expect(!context.hasChanges)
+        #expect(held.count == 5)
         _ = try recipeDecoder(context).decode([Post].self, from: postsJSON(count: 5, titlePrefix: "Other"))
         #expect(context.hasChanges)
     }

@@ -57,11 +57,12 @@ extension ManagedObjectContext {
 
     /// Replaces the entries of `index` that name one of the `leaving` objects by its row.
     private static func nameRows<Key>(in index: inout [Key: UniqueEntry], insteadOf leaving: Set<ObjectIdentifier>) {
-        // Stepped by hand: `indices` would hold a copy of the dictionary (see
-        // `EntityState.releaseUnreferencedObjects`).
+        // Stepped by hand: `indices` would hold a copy of the dictionary, and writing
+        // through it would copy every entry.
         var position = index.values.startIndex
         while position != index.values.endIndex {
-            if case .new(let object) = index.values[position], leaving.contains(ObjectIdentifier(object)),
+            if case .unsaved(let entry) = index.values[position], let object = entry.object,
+                leaving.contains(ObjectIdentifier(object)),
                 let rowID = object.rowID
             {
                 index.values[position] = .row(rowID)

@@ -4,13 +4,9 @@ final class EntityState {
     let entity: EntityDescription
     /// The context this state belongs to: an object is live in it only while it says so.
     unowned var context: ManagedObjectContext?
-    /// Every object of the entity that has a row, by `_pk`: one instance per row. The only
-    /// reference the context keeps to a stored object without unsaved changes (the other
-    /// lists name it by row id), so that one nobody else holds can be let go
-    /// (`releaseUnreferencedObjects`).
-    var byRowID: [Int64: ManagedObject] = [:]
-    /// `byRowID.count` at which `releaseUnreferencedObjects` runs next.
-    private var releaseThreshold = EntityState.minimumReleaseThreshold
+    /// Every object of the entity that has a row, by `_pk`: one instance per row, while
+    /// anyone holds it (see `RegisteredObjects`).
+    var byRowID = RegisteredObjects()
     /// For each unique attribute (in `entity.uniqueAttributes` order), the object that
     /// holds each value. Entries can go stale (a value changed, an object left); `lookup`
     /// checks an entry before trusting it, so nothing has to be removed eagerly.
@@ -88,7 +84,7 @@ final class EntityState {
         guard let entry = uniqueIndexes[index][key] else { return nil }
         let found: ManagedObject?
         switch entry {
-        case .new(let object): found = object
+        case .unsaved(let entry): found = entry.object
         case .row(let rowID): found = byRowID[rowID]
         }
         guard let object = found, object.managedObjectContext === context,
@@ -135,52 +131,16 @@ final class EntityState {
         if let rowID = object.rowID, byRowID[rowID] === object {
             uniqueIndexes[index][key] = .row(rowID)
         } else {
-            uniqueIndexes[index][key] = .new(object)
+            uniqueIndexes[index][key] = .unsaved(.init(object: object))
         }
     }
 
-    // MARK: Letting go
+    // MARK: Registering
 
-    static let minimumReleaseThreshold = 4_096
-
-    /// Registers the object of a stored row; once the registered objects have doubled since
-    /// the last time, lets go of the ones nobody holds.
+    /// Registers the object of a stored row.
+    @inline(__always)
     func register(_ object: ManagedObject, rowID: Int64) {
         byRowID[rowID] = object
-        if byRowID.count >= releaseThreshold { releaseUnreferencedObjects() }
-    }
-
-    /// Forgets the stored objects without unsaved changes that only the context holds, as
-    /// Core Data's contexts hold their registered objects weakly: a long-lived context that
-    /// fetches page after page keeps the pages its caller keeps, not every page. An object
-    /// the caller still holds stays the row's one instance; a row whose object was let go
-    /// gets a new one when next fetched or decoded. Objects with changes are held by
-    /// `updated`, `deleted` or `inserted`, so they are never let go.
-    func releaseUnreferencedObjects() {
-        // Indices are stepped by hand: `indices` would hold a copy of the dictionary, and
-        // writing through it would copy every entry (and count as a second reference).
-        // Saved objects still listed as new are named by row id from now on.
-        for index in uniqueIndexes.indices {
-            var position = uniqueIndexes[index].values.startIndex
-            while position != uniqueIndexes[index].values.endIndex {
-                if case .new(let object) = uniqueIndexes[index].values[position], let rowID = object.rowID,
-                    byRowID[rowID] === object
-                {
-                    uniqueIndexes[index].values[position] = .row(rowID)
-                }
-                uniqueIndexes[index].values.formIndex(after: &position)
-            }
-        }
-        var released: [Int64] = []
-        var position = byRowID.values.startIndex
-        while position != byRowID.values.endIndex {
-            if isKnownUniquelyReferenced(&byRowID.values[position]) { released.append(byRowID.keys[position]) }
-            byRowID.values.formIndex(after: &position)
-        }
-        for rowID in released {
-            byRowID[rowID] = nil
-        }
-        releaseThreshold = max(byRowID.count * 2, Self.minimumReleaseThreshold)
     }
 
     /// The unique key of `object` for the `index`th unique attribute, if it has a value.
@@ -195,10 +155,11 @@ final class EntityState {
     }
 }
 
-/// An entry of a unique index: a new object itself, or a stored one by its row (the object
-/// is `byRowID[rowID]` while the context holds it).
+/// An entry of a unique index: a new object itself (not kept alive by the index: the insert
+/// queue keeps it until saved), or a stored one by its row (the object is `byRowID[rowID]`
+/// while anyone holds it).
 enum UniqueEntry {
-    case new(ManagedObject)
+    case unsaved(RegisteredObjects.Entry)
     case row(Int64)
 }
 

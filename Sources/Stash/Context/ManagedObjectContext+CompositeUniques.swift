@@ -32,7 +32,7 @@ extension ManagedObjectContext {
             }
             keys.append((constraint, key))
         }
-        for (constraint, key) in keys { state.compositeIndexes[constraint][key] = .new(object) }
+        for (constraint, key) in keys { state.compositeIndexes[constraint][key] = .unsaved(.init(object: object)) }
         return nil
     }
 
@@ -72,7 +72,7 @@ extension ManagedObjectContext {
     private func liveObject(_ entry: UniqueEntry, in state: EntityState) -> ManagedObject? {
         let object: ManagedObject?
         switch entry {
-        case .new(let new): object = new
+        case .unsaved(let entry): object = entry.object
         case .row(let rowID): object = state.byRowID[rowID]
         }
         guard let object, object.managedObjectContext === self, object.state == .inserted || object.state == .persisted,

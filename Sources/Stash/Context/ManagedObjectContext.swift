@@ -64,7 +64,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
             entering {
                 reportsToObservation = newValue
                 for state in states {
-                    for object in state.byRowID.values { object.setObserved(newValue) }
+                    for object in state.byRowID.objects { object.setObserved(newValue) }
                     for object in state.inserted where state.isLive(object) { object.setObserved(newValue) }
                 }
             }
@@ -120,8 +120,8 @@ public final class ManagedObjectContext: @unchecked Sendable {
         set { entering { policy = newValue } }
     }
 
-    /// How many objects of stored rows the context holds now (see
-    /// `EntityState.releaseUnreferencedObjects`).
+    /// How many objects of stored rows the context holds now, alive (see
+    /// `RegisteredObjects`).
     var registeredObjectCount: Int {
         entering { states.reduce(0) { $0 + $1.byRowID.count } }
     }
@@ -226,7 +226,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
             graphGeneration &+= 1
             rollback()
             for state in states {
-                for object in state.byRowID.values {
+                for object in state.byRowID.objects {
                     object.managedObjectContext = nil
                     object.state = .transient
                 }

@@ -40,11 +40,21 @@ extension ManagedObjectContext {
                 missing.insert(rowID)
             }
         }
-        guard !missing.isEmpty else { return }
-        // Registered, the targets are found by row id when first read: no second pass over
-        // the objects (which cost more than it saved, stash-bench graph fetch).
-        try container.store.fetch(StoreQuery(targetState.entity.schema, filter: .rowIDs(missing.sorted()))) { row in
-            _ = try materialize(row, in: targetState)
+        var loaded: [Int64: ManagedObject] = [:]
+        if !missing.isEmpty {
+            try container.store.fetch(StoreQuery(targetState.entity.schema, filter: .rowIDs(missing.sorted()))) {
+                row in
+                let target = try materialize(row, in: targetState)
+                loaded[row.rowID] = target
+            }
+        }
+        // Each object keeps its target: the context holds objects only while someone does
+        // (`RegisteredObjects`), so a target named by row id alone could be gone by the read.
+        for object in objects {
+            guard case .row(let rowID) = RelationshipTarget(slotValue: object.values[slot]),
+                let target = loaded[rowID] ?? targetState.byRowID[rowID]
+            else { continue }
+            object.values[slot] = RelationshipTarget.object(target)
         }
     }
 

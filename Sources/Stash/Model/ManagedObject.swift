@@ -19,8 +19,10 @@ open class ManagedObject: SendableMetatype {
     final private(set) var storage: ObjectStorage
     final var cachedEntity: EntityDescription?
 
-    /// The context that tracks this object, if any.
-    public internal(set) final weak var managedObjectContext: ManagedObjectContext?
+    /// The context that tracks this object, if any. Kept alive by the object, so that its
+    /// relationships and attributes not loaded yet can always be read: an object outlives
+    /// the variable that held its context (see `RegisteredObjects`).
+    public internal(set) final var managedObjectContext: ManagedObjectContext?
     final var state = LifecycleState.transient
     /// The row's `_pk` once saved (or matched to a stored row).
     final var rowID: Int64?

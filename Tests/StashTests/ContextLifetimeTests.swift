@@ -1,0 +1,73 @@
+import Foundation
+import Testing
+
+@testable import Stash
+
+/// An object keeps its context: Swift code drops the context's variable and goes on using
+/// what it fetched.
+@Suite struct ContextLifetimeTests {
+    /// The case: relationships of objects whose context was a temporary read nothing.
+    @Test func objectsOfATemporaryContextStillReadTheirRelationships() throws {
+        let container = try graphContainer()
+        try seedLibrary(container)
+        let books = try ManagedObjectContext(container).fetch(
+            FetchDescriptor<Book>(sortBy: [SortDescriptor(\.id)]))
+        #expect(books.map(\.id) == [10, 11, 20])
+        #expect(books[0].writer?.name == "Ursula")
+        #expect(books[0].reviews.map(\.stars) == [5, 4])
+        let writer = try #require(
+            try ManagedObjectContext(container).fetch(FetchDescriptor<Writer>(predicate: #Predicate { $0.id == 1 }))
+                .first)
+        #expect(writer.books.map(\.id) == [10, 11])
+    }
+
+    /// A change to such an object is tracked by its context, which the object keeps, and
+    /// saved when that context is.
+    @Test func aChangeAfterTheContextVariableIsGoneIsSaved() throws {
+        let container = try graphContainer()
+        try seedLibrary(container)
+        let book = try #require(try ManagedObjectContext(container).fetch(FetchDescriptor<Book>()).first)
+        book.title = "Renamed"
+        let context = try #require(book.managedObjectContext)
+        #expect(context.hasChanges)
+        try context.save()
+        let titles = try ManagedObjectContext(container).fetch(FetchDescriptor<Book>()).map(\.title)
+        #expect(titles.contains("Renamed"))
+    }
+
+    /// The context lives as long as its objects, and no longer: letting go of both frees it.
+    @Test func aContextIsFreedWithItsLastObject() throws {
+        let container = try graphContainer()
+        try seedLibrary(container)
+        weak var released: ManagedObjectContext?
+        var books: [Book]? = []
+        do {
+            let context = ManagedObjectContext(container)
+            released = context
+            books = try context.fetch(FetchDescriptor<Book>())
+            _ = books?.first?.writer
+        }
+        #expect(released != nil)
+        #expect(books?.first?.writer?.name != nil)
+        books = nil
+        #expect(released == nil)
+        do {
+            let context = ManagedObjectContext(container)
+            released = context
+            _ = try context.fetch(FetchDescriptor<Book>())
+        }
+        #expect(released == nil)
+    }
+
+    /// Rows whose objects nobody holds are found again by decoding, and an unchanged payload
+    /// writes nothing.
+    @Test func anUnchangedPayloadForLetGoObjectsWritesNothing() throws {
+        let (container, context) = try savedPosts(50)
+        let watcher = container.store
+        let token = try watcher.changeToken()
+        _ = try recipeDecoder(context).decode([Post].self, from: postsJSON(count: 50))
+        #expect(try context.saveChanges().isEmpty)
+        #expect(try watcher.changeToken() == token)
+        #expect(try context.fetchCount(FetchDescriptor<Post>()) == 50)
+    }
+}
