@@ -45,6 +45,9 @@ public struct StashError: Error, Sendable, CustomStringConvertible {
         /// A deleted object still has related objects through a relationship whose delete
         /// rule is `.deny`.
         public static let deleteDenied = Code("delete denied")
+        /// A property read that loads from the store (a relationship, an attribute not loaded
+        /// yet) failed, and read as empty; thrown by the context's next throwing call.
+        public static let loadFailed = Code("load failed")
     }
 
     public let code: Code

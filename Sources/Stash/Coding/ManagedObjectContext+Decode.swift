@@ -86,8 +86,9 @@ extension ManagedObjectContext {
     /// `init(from:)`) shares its journal, and its failure fails the outer one, which undoes
     /// both.
     private func withJournal<Result>(_ body: () throws -> Result) throws -> Result {
-        let (journal, isOutermost) = entering { () -> (ChangeJournal, Bool) in
+        let (journal, isOutermost) = try entering { () -> (ChangeJournal, Bool) in
             if let active = activeJournal { return (active, false) }
+            try throwPendingLoadError()
             let journal = ChangeJournal(unreconciled: unreconciledLists.count)
             activeJournal = journal
             return (journal, true)

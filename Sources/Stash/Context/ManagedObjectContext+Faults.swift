@@ -3,8 +3,10 @@ extension ManagedObjectContext {
     /// other partly loaded object of its entity: one query per 500 rows, whichever object
     /// is read first. Called when an attribute that is not loaded is read.
     ///
-    /// Reading an attribute cannot throw, so a store that fails here is a trap with the
-    /// store's message, as a row that another context or process deleted in the meantime is.
+    /// Reading an attribute cannot throw: a store that fails here leaves the attributes
+    /// unloaded, and the error is thrown by the context's next throwing call
+    /// (`noteLoadFailure`). A row that another context or process deleted in the meantime
+    /// marks its object gone (`isRowDeleted`).
     func fulfill(_ object: ManagedObject) {
         entering {
             let state = self.state(for: object.entity)
@@ -16,7 +18,7 @@ extension ManagedObjectContext {
                 try fulfill(state.partial.compactMap { state.byRowID[$0] }, in: state)
                 state.partial.removeAll { state.byRowID[$0]?.unloaded.isEmpty ?? true }
             } catch {
-                fatalError("\(object.entity.name) \(object.objectID): its stored values cannot be loaded: \(error)")
+                noteLoadFailure(error, reading: "the stored values of \(object.objectID)", entity: object.entity.name)
             }
         }
     }
@@ -26,9 +28,15 @@ extension ManagedObjectContext {
     func fulfill(_ objects: [ManagedObject], in state: EntityState) throws {
         let rowIDs = Set(objects.compactMap { $0.managedObjectContext === self ? $0.rowID : nil })
         guard !rowIDs.isEmpty else { return }
+        var found = Set<Int64>()
         try container.store.fetch(StoreQuery(state.entity.schema, filter: .rowIDs(rowIDs.sorted()))) { row in
+            found.insert(row.rowID)
             guard let object = state.byRowID[row.rowID] else { return }
             try fill(object, from: row, in: state)
+        }
+        // Rows another context or process deleted: their objects know it now.
+        for object in objects where object.managedObjectContext === self && object.state == .persisted {
+            if let rowID = object.rowID, !found.contains(rowID) { object.rowIsGone = true }
         }
     }
 

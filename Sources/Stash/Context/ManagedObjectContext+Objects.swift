@@ -27,6 +27,7 @@ extension ManagedObjectContext {
     /// ```
     public func existingObject(with objectID: ObjectID) throws -> ManagedObject {
         try entering {
+            try throwPendingLoadError()
             guard let state = state(named: objectID.entityName) else {
                 throw StashError(
                     .unknownEntity, "\(objectID) is not an object of this container's models",
@@ -55,6 +56,7 @@ extension ManagedObjectContext {
     /// object. An ID whose row is gone is left out.
     public func existingObjects(with objectIDs: [ObjectID]) throws -> [ManagedObject] {
         try entering {
+            try throwPendingLoadError()
             var rowsByEntity: [String: [Int64]] = [:]
             for objectID in objectIDs where registeredObject(for: objectID) == nil {
                 guard let rowID = objectID.rowID else {

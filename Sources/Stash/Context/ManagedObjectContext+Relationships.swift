@@ -1,6 +1,7 @@
 extension ManagedObjectContext {
     /// The context's object for a related row: the registered one, or one loaded from the
-    /// row; `nil` if the row is gone (another context or process deleted it).
+    /// row; `nil` if the row is gone (another context or process deleted it) or cannot be
+    /// read (the error is thrown by the next throwing call: `noteLoadFailure`).
     func relatedObject(forRow rowID: Int64, of relationship: RelationshipDescription) -> ManagedObject? {
         entering {
             guard let state = try? state(forType: relationship.targetType) else { return nil }
@@ -12,8 +13,10 @@ extension ManagedObjectContext {
                 }
                 return found
             } catch {
-                fatalError(
-                    "\(relationship.entityName).\(relationship.name): the related row cannot be loaded: \(error)")
+                noteLoadFailure(
+                    error, reading: "the related \(relationship.targetName)", entity: relationship.entityName,
+                    attribute: relationship.name)
+                return nil
             }
         }
     }
@@ -219,7 +222,10 @@ extension ManagedObjectContext {
                 object.keepList(ToManyList(objects, generation: graphGeneration), at: index)
                 return objects
             } catch {
-                fatalError("\(relationship.entityName).\(relationship.name) cannot be loaded: \(error)")
+                noteLoadFailure(
+                    error, reading: "the related \(relationship.targetName) objects", entity: relationship.entityName,
+                    attribute: relationship.name)
+                return []
             }
         }
     }
@@ -353,8 +359,11 @@ extension ManagedObjectContext {
             do {
                 sources = try objects(pointingAt: object, through: incoming)
             } catch {
-                fatalError(
-                    "\(incoming.entityName).\(incoming.name): cannot read what points at a deleted object: \(error)")
+                // The save must not go ahead without the delete rules: it throws this first.
+                noteLoadFailure(
+                    error, reading: "the \(incoming.entityName) objects that point at a deleted \(object.entity.name)",
+                    entity: incoming.entityName, attribute: incoming.name)
+                continue
             }
             for source in sources where source.state != .deleted {
                 if rule == .cascade {

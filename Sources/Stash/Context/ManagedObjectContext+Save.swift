@@ -16,6 +16,7 @@ extension ManagedObjectContext {
     @discardableResult
     public func saveChanges() throws -> ChangeSet {
         try entering {
+            try throwPendingLoadError()
             guard !listOwners.isEmpty || states.contains(where: \.hasChanges) else { return ChangeSet() }
             // Merging duplicates changes objects before anything is written: if the save
             // fails, `undo` puts them back, so the context is left as it was.
@@ -29,6 +30,7 @@ extension ManagedObjectContext {
                     try checkDeniedDeletes(in: state)
                     try verifyPartialChanges(in: state)
                 }
+                try throwPendingLoadError()
                 let (changes, plan) = try makeStoreChanges()
                 guard !changes.isEmpty else {
                     apply(SaveResult(), plan)

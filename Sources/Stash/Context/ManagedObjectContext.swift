@@ -78,6 +78,9 @@ public final class ManagedObjectContext: @unchecked Sendable {
     private var policy = MergePolicy.incomingWins
     /// Set while `decode(_:from:using:)` runs, so a failure can undo what it did.
     var activeJournal: ChangeJournal?
+    /// A load that failed inside a property read, for the next throwing call
+    /// (`ManagedObjectContext+LoadErrors`).
+    var pendingLoadError: StashError?
     /// Set while `decode(_:from:using:parent:via:)` runs: the children's parent.
     var decodingParent: DecodingParent?
     /// Bumped when objects may have changed under the context's to-many lists (another

@@ -19,6 +19,7 @@ extension ManagedObjectContext {
     /// error naming it.
     public func fetch<T: ManagedObject>(_ descriptor: FetchDescriptor<T>) throws -> [T] {
         try entering {
+            try throwPendingLoadError()
             let state = try self.state(forType: T.self)
             var query = try descriptor.storeQuery(for: state.entity)
             let pending = pendingObjects(in: state)
@@ -95,6 +96,7 @@ extension ManagedObjectContext {
     /// loaded, plus the effect of the entity's unsaved changes.
     public func fetchCount<T: ManagedObject>(_ descriptor: FetchDescriptor<T>) throws -> Int {
         try entering {
+            try throwPendingLoadError()
             let state = try self.state(forType: T.self)
             var query = try descriptor.storeQuery(for: state.entity)
             let pending = pendingObjects(in: state)

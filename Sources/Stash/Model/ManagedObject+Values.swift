@@ -121,9 +121,14 @@ extension ManagedObject {
             }
             context.fulfill(self)
             if let value = storage.values[slot] { return value }
+            // Its row is gone or could not be read: the world changed, which is no
+            // programming error. It reads as its type's empty value (`isRowDeleted` says
+            // which; a failed read is thrown by the context's next throwing call).
+            if attribute.isOptional { return attribute.codec.nilValue }
+            if let empty = try? attribute.codec.value(from: attribute.codec.storedType.emptyValue) { return empty }
             fatalError(
-                "\(entity.name).\(attribute.name) of \(objectID) cannot be loaded: another context or process deleted its row"
-            )
+                "\(entity.name).\(attribute.name) of \(objectID) cannot be loaded (its row is gone or unreadable) and "
+                    + "its type \(attribute.codec.typeName) has no empty value to read as")
         }
         if attribute.isOptional { return attribute.codec.nilValue }
         fatalError(

@@ -81,6 +81,11 @@ open class ManagedObject: SendableMetatype {
     public final var isInserted: Bool { resolved.state == .inserted }
     /// `true` if the object was deleted and the deletion is not yet saved.
     public final var isDeleted: Bool { resolved.state == .deleted }
+    /// `true` once the context knows that another context or process deleted the object's
+    /// row: its attributes not loaded read as their type's empty value (`nil`, `0`, `""`),
+    /// its relationships not loaded as `nil` or `[]`, and a change to it fails the next save
+    /// (`StashError.Code.rowMissing`). Values it had loaded read as they were.
+    public final var isRowDeleted: Bool { resolved.rowIsGone }
     /// `true` if the object has unsaved changes.
     public final var hasChanges: Bool {
         let object = resolved
