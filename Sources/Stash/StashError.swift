@@ -48,6 +48,8 @@ public struct StashError: Error, Sendable, CustomStringConvertible {
         /// A property read that loads from the store (a relationship, an attribute not loaded
         /// yet) failed, and read as empty; thrown by the context's next throwing call.
         public static let loadFailed = Code("load failed")
+        /// A model's `validateForInsert()` or `validateForUpdate()` threw.
+        public static let validationFailed = Code("validation failed")
     }
 
     public let code: Code

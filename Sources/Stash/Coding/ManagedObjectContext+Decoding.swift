@@ -13,6 +13,7 @@ extension ManagedObjectContext {
             // One container for the attributes and the relationships: making one reads the
             // object's keys.
             let container = try decoder.container(keyedBy: AttributeKey.self)
+            let firstNewID = nextTemporaryID
             var object = try decodeAttributes(of: state, from: container)
             var decoded: [Int: ManagedObject?] = [:]
             // Children of a given parent take it in place of anything the JSON says.
@@ -33,6 +34,8 @@ extension ManagedObjectContext {
             if !entity.relationships.isEmpty {
                 try decodeRelationships(of: object, in: state, from: container, decoded: decoded)
             }
+            // Made by this decode, and not found to stand for another: a new object.
+            if object.state == .inserted, object.temporaryID >= firstNewID { entering { awaken(object) } }
             return object
         }
     }

@@ -22,11 +22,13 @@ extension ManagedObjectContext {
             // fails, `undo` puts them back, so the context is left as it was.
             var undo: [() -> Void] = []
             do {
+                callWillSave()
                 try reconcileLists()
                 for state in states {
                     try resolveCompositeKeys(in: state, undo: &undo)
                     try mergeDuplicateInserts(in: state, undo: &undo)
                     try validateRequiredValues(in: state)
+                    try callValidation(in: state)
                     try checkDeniedDeletes(in: state)
                     try verifyPartialChanges(in: state)
                 }
@@ -304,6 +306,7 @@ extension ManagedObjectContext {
     /// failed save leaves every object as it was.
     private func apply(_ result: SaveResult, _ plan: SavePlan) {
         forgetChangedLists()
+        awokenDefaults.removeAll()
         for (position, state) in states.enumerated() {
             for object in plan.deleted[position] {
                 if let rowID = object.rowID { state.byRowID[rowID] = nil }

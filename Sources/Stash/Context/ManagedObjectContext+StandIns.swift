@@ -34,7 +34,9 @@ extension ManagedObjectContext {
         object.state = .standIn
         object.standIn = holder
         if mergePolicy.kind == .incomingWins {
-            for attribute in state.entity.attributes where object.changedAttributes.contains(attribute.index) {
+            // Defaults `awakeFromInsert()` set are for a new object, not a change of the holder.
+            let given = object.changedAttributes.subtracting(defaultsFromAwake(of: object))
+            for attribute in state.entity.attributes where given.contains(attribute.index) {
                 guard let value = object.value(of: attribute), !holder.holds(value, for: attribute) else { continue }
                 holder.setValue(value, of: attribute, knownToDiffer: true)
             }

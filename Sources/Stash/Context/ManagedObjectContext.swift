@@ -74,13 +74,15 @@ public final class ManagedObjectContext: @unchecked Sendable {
     /// Per entity, in the container's order; the order `save()` writes in.
     let states: [EntityState]
     private let stateIndex: [ObjectIdentifier: Int]
-    private var nextTemporaryID: UInt64 = 1
+    private(set) var nextTemporaryID: UInt64 = 1
     private var policy = MergePolicy.incomingWins
     /// Set while `decode(_:from:using:)` runs, so a failure can undo what it did.
     var activeJournal: ChangeJournal?
     /// A load that failed inside a property read, for the next throwing call
     /// (`ManagedObjectContext+LoadErrors`).
     var pendingLoadError: StashError?
+    /// Attributes that only `awakeFromInsert()` set, by new object (see `awaken`).
+    var awokenDefaults: [ObjectIdentifier: AttributeSet] = [:]
     /// Set while `decode(_:from:using:parent:via:)` runs: the children's parent.
     var decodingParent: DecodingParent?
     /// Bumped when objects may have changed under the context's to-many lists (another
@@ -146,6 +148,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
                 object.cachedEntity = state.entity
                 register(object, in: state)
                 resolveUniqueValues(of: object, in: state)
+                if object.state == .inserted { awaken(object) }
             case .standIn:
                 break
             case .deleted where object.managedObjectContext === self:
@@ -169,6 +172,8 @@ public final class ManagedObjectContext: @unchecked Sendable {
             let state = self.state(for: object.entity)
             let wasInserted = object.state == .inserted
             activeJournal?.recordDelete(object)
+            object.prepareForDeletion()
+            guard object.state == .inserted || object.state == .persisted else { return }
             // Deleted first, so that a cascade that comes back to it stops here.
             object.state = .deleted
             applyDeleteRules(to: object)
@@ -186,6 +191,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
     public func rollback() {
         entering {
             graphGeneration &+= 1
+            awokenDefaults.removeAll()
             forgetChangedLists()
             for state in states {
                 for object in state.inserted where state.isLive(object) {

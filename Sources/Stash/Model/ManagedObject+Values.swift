@@ -54,6 +54,10 @@ extension ManagedObject {
             }
             observedChange(atSlot: index) { storage.values[index] = value }
             changedAttributes.insert(index)
+            if !context.awokenDefaults.isEmpty {
+                // Set again after `awakeFromInsert()`: given, no longer a default.
+                context.awokenDefaults[ObjectIdentifier(self)]?.remove(index)
+            }
             if unloaded.contains(index) {
                 // Its saved value was never read: the save compares it with the row.
                 if state == .persisted { context.markUnverified(self, index) }

@@ -71,6 +71,34 @@ open class ManagedObject: SendableMetatype {
         context.insert(self)
     }
 
+    // MARK: Life-cycle hooks (Core Data's names and moments)
+    //
+    // Each default does nothing; a model that overrides none pays one empty call per object.
+    // A hook runs on the context's executor, like any use of the object.
+
+    /// Called once, when a new object joins a context: made in code (`init(context:)`,
+    /// `insert`), decoded as new, or made as a placeholder for a reference. Set defaults that
+    /// need code here (`firstSeen = Date()`). Values the object was given before (set before
+    /// `insert`, or decoded from JSON) win over what this sets, as in Core Data, where
+    /// `init(from:)` decodes after `init(context:)` awoke the object.
+    open func awakeFromInsert() {}
+
+    /// Called by `save()` for each inserted, changed and deleted object, before anything is
+    /// checked or written. It may set attributes; that save writes them.
+    open func willSave() {}
+
+    /// Called by `delete(_:)` before the relationships' delete rules run, while related
+    /// objects are still there to read.
+    open func prepareForDeletion() {}
+
+    /// Called by `save()`, after `willSave()`, for each new object: a throw fails the save,
+    /// nothing is written, and the error names the object (`StashError.Code.validationFailed`
+    /// wraps an error that is not a `StashError`).
+    open func validateForInsert() throws {}
+
+    /// `validateForInsert()` for each changed object that has a row.
+    open func validateForUpdate() throws {}
+
     /// The identity of this object: its row once saved, a temporary one before.
     public final var objectID: ObjectID {
         if let standIn { return standIn.objectID }
