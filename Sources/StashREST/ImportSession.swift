@@ -91,8 +91,18 @@ struct ImportSession<T: ManagedObject & Decodable> {
             let count = try await decode(data, from: response.url ?? url)
             options.progress?.yield(.page(number: report.pages, objects: decoded.count))
             if options.saving == .perPage { try await savePage() }
-            guard let next = nextURL(after: url, response, data, itemsOnPage: count), !visited.contains(next)
-            else { break }
+            guard let next = nextURL(after: url, response, data, itemsOnPage: count) else { break }
+            // Stopping here would pass for the end of the list, and a sync would delete
+            // what the pages never reached.
+            guard !visited.contains(next) else {
+                let kept =
+                    options.saving == .perPage
+                    ? "the pages saved so far stay, nothing was deleted" : "nothing was saved"
+                throw RESTError(
+                    .pageCycle,
+                    "page \(report.pages) leads back to \(next.absoluteString), fetched already: the pages form a "
+                        + "cycle; \(kept)", url: url)
+            }
             // A page names the next as it likes: its URL gets the checks a redirect gets.
             try client.configuration.checkStep(from: url, to: next, "the next page's URL")
             url = next

@@ -31,6 +31,9 @@ public struct RESTError: Error, Sendable, CustomStringConvertible {
         case invalidURL
         /// More pages than `FetchOptions.pageLimit`.
         case tooManyPages
+        /// A page's next URL is one the call has visited already: the pages form a cycle,
+        /// and the call cannot know it has them all.
+        case pageCycle
     }
 
     public let code: Code
