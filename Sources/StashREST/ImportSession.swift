@@ -82,7 +82,16 @@ struct ImportSession<T: ManagedObject & Decodable> {
                 report.pages = 0
                 continue
             }
-            try Self.checkJSON(response, data, url)
+            if response.statusCode == 304 {
+                // Validators were not sent, or name no answer kept: the 304 stands for nothing.
+                throw RESTError(
+                    .unexpectedNotModified,
+                    "304 Not Modified, but the request sent no validators (If-None-Match, If-Modified-Since) "
+                        + "the client kept an answer for: there is nothing it could stand for",
+                    url: response.url ?? url,
+                    status: 304)
+            }
+            try Self.checkContentType(response, data, url, client.configuration)
             if report.pages == 1 {
                 responseValidators = (
                     response.value(forHTTPHeaderField: "ETag"), response.value(forHTTPHeaderField: "Last-Modified")
@@ -247,14 +256,19 @@ struct ImportSession<T: ManagedObject & Decodable> {
         return components.url
     }
 
-    /// A body whose `Content-Type` says it is not JSON is refused before decoding.
-    static func checkJSON(_ response: HTTPURLResponse, _ data: Data, _ url: URL) throws {
-        guard let type = response.value(forHTTPHeaderField: "Content-Type")?.lowercased() else { return }
-        let mediaType = type.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces) } ?? type
-        if mediaType == "application/json" || mediaType.hasSuffix("+json") || mediaType == "text/json" { return }
+    /// A body whose `Content-Type` is not one the configuration accepts is refused before
+    /// decoding.
+    static func checkContentType(
+        _ response: HTTPURLResponse, _ data: Data, _ url: URL, _ configuration: RESTConfiguration
+    ) throws {
+        guard let type = response.value(forHTTPHeaderField: "Content-Type"), !configuration.accepts(contentType: type)
+        else { return }
+        let accepted = configuration.acceptedContentTypes.sorted().joined(separator: ", ")
         throw RESTError(
-            .notJSON, "the body is \(mediaType), not JSON", url: response.url ?? url, status: response.statusCode,
-            body: data)
+            .notJSON,
+            "the body is \(RESTConfiguration.mediaType(type)), not JSON: not one of the accepted content types "
+                + "(\(accepted); RESTConfiguration.acceptedContentTypes)", url: response.url ?? url,
+            status: response.statusCode, body: data)
     }
 
     // MARK: Validators

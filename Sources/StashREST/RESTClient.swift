@@ -129,6 +129,7 @@ public final class RESTClient: Sendable {
     ) async throws -> (HandOver, ImportReport) {
         let started = ContinuousClock.now
         defer { options.progress?.finish() }
+        try configuration.checkHeaders(options, url: try url(for: path, options))
         var session = ImportSession<T>(
             client: self, container: container, options: options, many: many, scope: scope,
             firstURL: try url(for: path, options))

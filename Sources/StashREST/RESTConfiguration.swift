@@ -29,6 +29,12 @@ public struct RESTConfiguration: Sendable {
     public var allowedSchemes: Set<String> = ["http", "https"]
     /// How many redirects a request follows; a redirect from https to http never is.
     public var maximumRedirects = 10
+    /// The `Content-Type`s a body may have to be decoded; a body with another is refused
+    /// (`RESTError.notJSON`) before decoding, and one without a `Content-Type` is decoded.
+    /// Each is a media type (`application/json`), a whole type (`text/*`), `*/*` for any,
+    /// or a structured suffix (`*/*+json`: `application/feed+json`). Add `text/plain` for
+    /// JSON files a static host serves so. Parameters (`; charset=utf-8`) are ignored.
+    public var acceptedContentTypes: Set<String> = ["application/json", "text/json", "*/*+json"]
     public var retry = RetryPolicy()
     /// Makes the decoder for each import. By default keys are used as they come and dates
     /// are ISO 8601 strings, with or without fractional seconds.
