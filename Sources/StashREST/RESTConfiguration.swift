@@ -23,6 +23,11 @@ public struct RESTConfiguration: Sendable {
     }
     /// How long a request may wait for the next bytes before it fails (and is retried).
     public var timeout: Duration = .seconds(60)
+    /// The longest one call may take, every page, retry and wait included, until its save:
+    /// past it the call fails with `RESTError.timedOut` and saves nothing (`.perPage` keeps
+    /// the pages saved before). `timeout` counts idle time only, so a body trickled a byte
+    /// at a time would never end without it.
+    public var deadline: Duration = .seconds(300)
     /// The longest a body may be; a longer one is cut off with `RESTError.tooLarge`.
     public var maximumResponseSize = 256 * 1024 * 1024
     /// The URL schemes a request may use.

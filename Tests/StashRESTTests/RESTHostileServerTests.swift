@@ -144,4 +144,45 @@ import Testing
         } throws: { ($0 as? RESTError)?.code == .notJSON }
         #expect(try store.count("Item") == 5)
     }
+
+    /// A body trickled a byte at a time never trips the idle timeout: the deadline ends the
+    /// call (it took 125 s and succeeded), and nothing is saved.
+    @Test func theDeadlineEndsATrickledBody() async throws {
+        let (server, store, context) = try await serverAndEmptyStore()
+        #expect(RESTConfiguration().deadline == .seconds(300))
+        let api = testClient(server) {
+            $0.deadline = .seconds(1)
+            $0.timeout = .seconds(30)
+        }
+        // About 50 bytes at one every 0.3 s: 15 s, well past the deadline.
+        let error = await #expect(throws: RESTError.self) {
+            _ = try await api.fetch([Item].self, from: "trickle?count=1&every=0.3", into: context)
+        }
+        #expect(error?.code == .timedOut)
+        #expect(
+            error?.message
+                == "the call took longer than its deadline of 1.0 seconds (RESTConfiguration.deadline); nothing was saved"
+        )
+        #expect(error?.url?.absoluteString == server.base.absoluteString + "trickle?count=1&every=0.3")
+        #expect(try store.count("Item") == 0)
+        #expect(!context.hasChanges)
+    }
+
+    /// Waits between retries count too: a `Retry-After` of an hour is not waited out.
+    @Test func theDeadlineCountsRetriesAndTheirWaits() async throws {
+        let (server, store, context) = try await serverAndEmptyStore()
+        let api = testClient(server) {
+            $0.deadline = .seconds(1)
+            $0.retry.maximumTotal = .seconds(7_200)
+        }
+        let error = await #expect(throws: RESTError.self) {
+            _ = try await api.fetch([Item].self, from: "limited/a?retry_after=3600", into: context)
+        }
+        #expect(error?.code == .timedOut)
+        #expect(try await server.requests().count == 1)
+        #expect(try store.count("Item") == 0)
+        // A call within its deadline is untouched by it.
+        let items = try await api.fetch([Item].self, from: "items?count=2", into: context)
+        #expect(items.map(\.id) == [1, 2])
+    }
 }
