@@ -41,6 +41,11 @@ public struct RESTConfiguration: Sendable {
     /// JSON files a static host serves so. Parameters (`; charset=utf-8`) are ignored.
     public var acceptedContentTypes: Set<String> = ["application/json", "text/json", "*/*+json"]
     public var retry = RetryPolicy()
+    /// Conditional GET: keep each page URL's `ETag` and `Last-Modified` in the store (in
+    /// Stash's own table, `_stash_http_validators`), send them as `If-None-Match` and
+    /// `If-Modified-Since`, and take a 304 for the objects the last full answer held.
+    /// `false` sends none and keeps none; `FetchOptions.conditional` turns it off per call.
+    public var keepsValidators = true
     /// Makes the decoder for each import. By default keys are used as they come and dates
     /// are ISO 8601 strings, with or without fractional seconds.
     public var makeDecoder: @Sendable () -> JSONDecoder = RESTConfiguration.defaultDecoder
