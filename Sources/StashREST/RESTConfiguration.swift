@@ -47,7 +47,8 @@ public struct RESTConfiguration: Sendable {
     /// `false` sends none and keeps none; `FetchOptions.conditional` turns it off per call.
     public var keepsValidators = true
     /// Makes the decoder for each import. By default keys are used as they come and dates
-    /// are ISO 8601 strings, with or without fractional seconds.
+    /// are read leniently (`JSONDecoder.DateDecodingStrategy.lenient`: RFC 3339 and its
+    /// variants, RFC 822 / 1123, date-only, no zone as UTC).
     public var makeDecoder: @Sendable () -> JSONDecoder = RESTConfiguration.defaultDecoder
 
     public init() {}
@@ -66,19 +67,14 @@ public struct RESTConfiguration: Sendable {
         }
     }
 
-    /// A `JSONDecoder` whose dates are ISO 8601 strings, with or without fractional seconds.
+    /// A `JSONDecoder` whose dates are read by `LenientDateParser`: ISO 8601 as before (with
+    /// or without fractional seconds), and what feeds and APIs send besides (`2026-11-05`,
+    /// `2026-11-05 14:30:00Z`, `Tue, 05 Nov 2026 14:30:00 GMT`); a date with no zone is UTC.
+    /// A string that is no date is a decoding error that quotes it. For strict ISO 8601,
+    /// set `makeDecoder` to a decoder with `.iso8601`.
     @Sendable public static func defaultDecoder() -> JSONDecoder {
         let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .custom { decoder in
-            let container = try decoder.singleValueContainer()
-            let text = try container.decode(String.self)
-            if let date = try? Date(text, strategy: .iso8601) { return date }
-            if let date = try? Date(text, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true)) {
-                return date
-            }
-            throw DecodingError.dataCorruptedError(
-                in: container, debugDescription: "expected an ISO 8601 date, found \"\(text)\"")
-        }
+        decoder.dateDecodingStrategy = .lenient
         return decoder
     }
 }
