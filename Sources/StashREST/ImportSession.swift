@@ -84,7 +84,7 @@ struct ImportSession<T: ManagedObject & Decodable> {
             }
             visited.insert(url)
             var request = client.request(url, options, origin: firstURL)
-            let stored = keeps && !inFull.contains(url) ? try storedValidator(for: url) : nil
+            let stored = keeps && !inFull.contains(url) ? try await storedValidator(for: url) : nil
             if let stored {
                 if let etag = stored.etag { request.setValue(etag, forHTTPHeaderField: "If-None-Match") }
                 if let modified = stored.lastModified {
@@ -103,7 +103,8 @@ struct ImportSession<T: ManagedObject & Decodable> {
                         url: response.url ?? url, status: 304)
                 }
                 let objects = stored.objects
-                let identity = try container.rowIdentity(of: objects)
+                let container = self.container
+                let identity = try await background.perform { try container.rowIdentity(of: objects) }
                 guard identity == stored.identity else {
                     // Rows the page's last full answer held were deleted, or are other
                     // objects now: the 304 cannot stand for them; the page is asked again.
@@ -176,10 +177,16 @@ struct ImportSession<T: ManagedObject & Decodable> {
         return result + rest
     }
 
-    /// The validators kept for the page at `url`, if they are for this entity.
-    private func storedValidator(for url: URL) throws -> StoredValidator? {
+    /// The validators kept for the page at `url`, if they are for this entity. Read on the
+    /// background context's executor, as all of the import's store work is, off the
+    /// cooperative pool.
+    private func storedValidator(for url: URL) async throws -> StoredValidator? {
         let key = url.absoluteString
-        guard let text = try container.bookkeepingValues(in: .httpValidators, forKeys: [key])[key],
+        let container = self.container
+        let kept = try await background.perform {
+            try container.bookkeepingValues(in: .httpValidators, forKeys: [key])[key]
+        }
+        guard let text = kept,
             let validator = try? JSONDecoder().decode(PageValidator.self, from: Data(text.utf8)),
             validator.entity == String(describing: T.self), validator.etag != nil || validator.lastModified != nil
         else { return nil }
