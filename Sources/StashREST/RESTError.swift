@@ -13,6 +13,7 @@ public struct RESTError: Error, Sendable, CustomStringConvertible {
         case status
         /// The connection failed, or timed out, after the retries.
         case transport
+        /// Nothing came for `RESTConfiguration.timeout`, or the call passed its `deadline`.
         case timedOut
         /// The body was longer than `RESTConfiguration.maximumResponseSize`.
         case tooLarge
