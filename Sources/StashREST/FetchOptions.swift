@@ -16,7 +16,7 @@ public struct FetchOptions: Sendable {
     public var pageLimit = 100
     public var saving: Saving = .atEnd
     /// Send `If-None-Match` / `If-Modified-Since` from the validators kept for the URL, and
-    /// keep the new ones (`HTTPValidator` must be among the container's models).
+    /// keep the new ones, per page URL, in Stash's own table (`RESTConfiguration.keepsValidators`).
     public var conditional = true
     /// Progress events (bytes, objects, pages), for a command line's bar.
     public var progress: AsyncStream<RESTProgress>.Continuation?

@@ -1,15 +1,14 @@
 import Foundation
 import Stash
 
-/// The validators of one URL's last answer, kept in the store so that the next fetch asks
-/// "changed since?" (`If-None-Match`, `If-Modified-Since`) and a 304 costs no decoding.
-/// Add it to the container to turn conditional GET on:
+/// Deprecated: conditional GET no longer needs a model. Stash keeps validators itself, per
+/// page URL, in its own table `_stash_http_validators` (`RESTConfiguration.keepsValidators`).
 ///
-/// ```swift
-/// let container = try PersistentContainer(for: Post.self, HTTPValidator.self, storeURL: url)
-/// ```
-///
-/// Kept only once the import it came with is saved, in the same transaction.
+/// Kept so that a container that still lists it (a store made before) opens and works: its
+/// table is left as it was and no longer read or written, and the first fetch of a URL
+/// after the upgrade is a full one. Drop it from the models when convenient; its rows stay in
+/// the file until removed by hand. Not marked `@available(*, deprecated)`, so that such a
+/// container builds without warnings.
 public final class HTTPValidator: ManagedObject {
     @Attribute(.unique) public var url: String
     @Attribute public var etag: String?

@@ -12,7 +12,8 @@ public struct ImportReport: Sendable, Equatable {
     /// Body bytes received, all pages.
     public var bytes = 0
     public var duration: Duration = .zero
-    /// The server answered 304: nothing was decoded or changed.
+    /// Every page was answered with a 304: nothing was decoded or changed. (A page answered
+    /// 304 among others counts its objects as unchanged.)
     public var notModified = false
 
     public init() {}

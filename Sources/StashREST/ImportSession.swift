@@ -34,19 +34,48 @@ struct ImportSession<T: ManagedObject & Decodable> {
         self.background = container.newBackgroundContext()
     }
 
-    /// Whether the container keeps validators (`HTTPValidator` is one of its models).
+    /// Whether this call sends and keeps validators: the store keeps Stash's records and
+    /// neither the client nor the call turned it off.
     private var keepsValidators: Bool {
-        options.conditional && container.entityNames.contains(String(describing: HTTPValidator.self))
+        options.conditional && client.configuration.keepsValidators && container.keepsBookkeeping
+    }
+
+    /// The pages taken since the objects were last handed on, in order: the objects a 304
+    /// stood for, or how many the page decoded.
+    private var pending: [Part] = []
+    /// Every page taken, in order: how many objects it held (what the validators' rows are
+    /// cut by) and, for a page answered in full, what to keep for it once saved.
+    private var pages: [(objects: Int, fresh: FreshPage?)] = []
+
+    /// The objects the 304s stood for: a sync keeps them.
+    private var notModifiedObjects: Set<ObjectID> = []
+
+    enum Part {
+        case stored([ObjectID])
+        case decoded(Int)
+    }
+
+    /// A page answered in full: its URL, its validators and where it led.
+    struct FreshPage: Sendable {
+        let url: String
+        let etag: String?
+        let lastModified: String?
+        let next: String?
+        /// Whether validators were kept for the page before: without new ones, they go.
+        let hadValidators: Bool
+
+        /// Whether the page changes what is kept: a store never written by conditional GET
+        /// (an API without validators) gets no table and no transaction.
+        var changesRecord: Bool { etag != nil || lastModified != nil || hadValidators }
     }
 
     mutating func run() async throws {
-        let background = self.background
-        let key = firstURL.absoluteString
-        var stored =
-            keepsValidators ? try await background.perform { try Self.validator(for: key, in: background) } : nil
+        let keeps = keepsValidators
         var url = firstURL
         var visited: Set<URL> = []
-        var responseValidators: (etag: String?, lastModified: String?)?
+        // Pages whose 304 could not stand for the rows kept: asked again without validators.
+        var inFull: Set<URL> = []
+        var notModifiedPages = 0
         while true {
             guard report.pages < options.pageLimit else {
                 throw RESTError(
@@ -55,49 +84,116 @@ struct ImportSession<T: ManagedObject & Decodable> {
             }
             visited.insert(url)
             var request = client.request(url, options, origin: firstURL)
-            if report.pages == 0, let stored {
+            let stored = keeps && !inFull.contains(url) ? try await storedValidator(for: url) : nil
+            if let stored {
                 if let etag = stored.etag { request.setValue(etag, forHTTPHeaderField: "If-None-Match") }
                 if let modified = stored.lastModified {
                     request.setValue(modified, forHTTPHeaderField: "If-Modified-Since")
                 }
             }
             let (data, response) = try await client.send(request, progress: options.progress)
-            report.pages += 1
-            report.bytes += data.count
-            if response.statusCode == 304, report.pages == 1, let validator = stored {
-                let objects = validator.objects
-                if try await background.perform({ try background.rowsExist(for: objects) }) {
-                    report.notModified = true
-                    // A sync still deletes what the unchanged answer does not hold.
-                    if scope != nil {
-                        try await deleteMissing(keeping: Set(objects))
-                        _ = try await save()
-                    }
-                    handover = objects.map { HandedOver(id: $0, object: nil) }
-                    return
+            let next: URL?
+            if response.statusCode == 304 {
+                guard let stored else {
+                    // Validators were not sent: the 304 stands for nothing.
+                    throw RESTError(
+                        .unexpectedNotModified,
+                        "304 Not Modified, but the request sent no validators (If-None-Match, If-Modified-Since) "
+                            + "the client kept an answer for: there is nothing it could stand for",
+                        url: response.url ?? url, status: 304)
                 }
-                // Rows of the last full answer were deleted since: the 304 cannot stand for
-                // them, so the same URL is asked again, in full.
-                stored = nil
-                report.pages = 0
-                continue
+                let objects = stored.objects
+                let container = self.container
+                let identity = try await background.perform { try container.rowIdentity(of: objects) }
+                guard identity == stored.identity else {
+                    // Rows the page's last full answer held were deleted, or are other
+                    // objects now: the 304 cannot stand for them; the page is asked again.
+                    inFull.insert(url)
+                    continue
+                }
+                report.pages += 1
+                notModifiedPages += 1
+                report.unchanged += Set(objects).count
+                pending.append(.stored(objects))
+                pages.append((objects.count, nil))
+                notModifiedObjects.formUnion(objects)
+                options.progress?.yield(.page(number: report.pages, objects: decoded.count))
+                // Where the last full answer of this page led.
+                next = stored.next.flatMap { URL(string: $0) }
+            } else {
+                report.pages += 1
+                report.bytes += data.count
+                try Self.checkContentType(response, data, url, client.configuration)
+                let count = try await decode(data, from: response.url ?? url)
+                options.progress?.yield(.page(number: report.pages, objects: decoded.count))
+                next = nextURL(after: url, response, data, itemsOnPage: count)
+                pending.append(.decoded(count))
+                let page = FreshPage(
+                    url: url.absoluteString, etag: response.value(forHTTPHeaderField: "ETag"),
+                    lastModified: response.value(forHTTPHeaderField: "Last-Modified"), next: next?.absoluteString,
+                    hadValidators: stored != nil)
+                pages.append((count, page))
+                if options.saving == .perPage { try await savePage() }
             }
-            try Self.checkJSON(response, data, url)
-            if report.pages == 1 {
-                responseValidators = (
-                    response.value(forHTTPHeaderField: "ETag"), response.value(forHTTPHeaderField: "Last-Modified")
-                )
+            guard let next else { break }
+            // Stopping here would pass for the end of the list, and a sync would delete
+            // what the pages never reached.
+            guard !visited.contains(next) else {
+                let kept =
+                    options.saving == .perPage
+                    ? "the pages saved so far stay, nothing was deleted" : "nothing was saved"
+                throw RESTError(
+                    .pageCycle,
+                    "page \(report.pages) leads back to \(next.absoluteString), fetched already: the pages form a "
+                        + "cycle; \(kept)", url: url)
             }
-            let count = try await decode(data, from: response.url ?? url)
-            options.progress?.yield(.page(number: report.pages, objects: decoded.count))
-            if options.saving == .perPage { try await savePage() }
-            guard let next = nextURL(after: url, response, data, itemsOnPage: count), !visited.contains(next)
-            else { break }
             // A page names the next as it likes: its URL gets the checks a redirect gets.
             try client.configuration.checkStep(from: url, to: next, "the next page's URL")
             url = next
         }
-        try await finish(validators: responseValidators)
+        report.notModified = notModifiedPages == report.pages
+        if report.notModified, scope == nil {
+            // Nothing to save: the objects the pages' last full answers held.
+            handover += Self.splice(pending, [])
+            pending = []
+            return
+        }
+        try await finish()
+    }
+
+    /// The objects of `parts` in page order: those a 304 stood for by ID, the decoded ones
+    /// from `taken`, in the order they were decoded.
+    private static func splice(_ parts: [Part], _ taken: [HandedOver]) -> [HandedOver] {
+        var result: [HandedOver] = []
+        var rest = taken[...]
+        for part in parts {
+            switch part {
+            case .stored(let objects): result += objects.map { HandedOver(id: $0, object: nil) }
+            case .decoded(let count):
+                result += rest.prefix(count)
+                rest = rest.dropFirst(count)
+            }
+        }
+        return result + rest
+    }
+
+    /// The validators kept for the page at `url`, if they are for this entity. Read on the
+    /// background context's executor, as all of the import's store work is, off the
+    /// cooperative pool.
+    private func storedValidator(for url: URL) async throws -> StoredValidator? {
+        let key = url.absoluteString
+        let container = self.container
+        let kept = try await background.perform {
+            try container.bookkeepingValues(in: .httpValidators, forKeys: [key])[key]
+        }
+        guard let text = kept,
+            let validator = try? JSONDecoder().decode(PageValidator.self, from: Data(text.utf8)),
+            validator.entity == String(describing: T.self), validator.etag != nil || validator.lastModified != nil
+        else { return nil }
+        return StoredValidator(
+            etag: validator.etag, lastModified: validator.lastModified,
+            objects: validator.rows.map { ObjectID(entityName: validator.entity, rowID: $0) },
+            identity: UInt64(validator.identity, radix: 16), next: validator.next)
     }
 
     /// Decodes one page into the background context; answers how many items it held.
@@ -145,31 +241,49 @@ struct ImportSession<T: ManagedObject & Decodable> {
     }
 
     /// The sync's deletions, the save, the validators, the report.
-    private mutating func finish(validators: (etag: String?, lastModified: String?)?) async throws {
+    private mutating func finish() async throws {
         let background = self.background
         let decoded = self.decoded
         if scope != nil {
-            try await deleteMissing(keeping: await background.perform { decoded.kept() })
+            try await deleteMissing(keeping: await background.perform { decoded.kept() }.union(notModifiedObjects))
         }
-        var inserted = try await save()
-        if keepsValidators, let validators, validators.etag != nil || validators.lastModified != nil {
+        let inserted = try await save()
+        if keepsValidators, pages.contains(where: { $0.fresh?.changesRecord == true }) {
             // A transaction of its own, once the objects have row ids: if it fails, the
             // next fetch is a full one, nothing worse.
-            let key = firstURL.absoluteString
-            let earlier = handover.compactMap(\.id.rowID)
-            let chained = await background.perform { () -> Bool in
-                let imported = background.lastSave?.after
-                let rows = earlier + decoded.pendingIDs().compactMap(\.rowID)
-                try? Self.keep(validators, for: key, rows: rows, in: background)
-                guard (try? background.save()) != nil else { return false }
-                return background.lastSave?.before == imported
+            let earlier = handover.map(\.id)
+            let parts = pending
+            let pages = self.pages
+            let container = self.container
+            let entity = String(describing: T.self)
+            await background.perform {
+                let pendingIDs = decoded.pendingIDs().map { HandedOver(id: $0, object: nil) }
+                var ids = (earlier + Self.splice(parts, pendingIDs).map(\.id))[...]
+                var values: [String: String?] = [:]
+                for (objects, fresh) in pages {
+                    let rows = Array(ids.prefix(objects))
+                    ids = ids.dropFirst(objects)
+                    guard let fresh, fresh.changesRecord else { continue }
+                    guard fresh.etag != nil || fresh.lastModified != nil,
+                        let identity = try? container.rowIdentity(of: rows)
+                    else {
+                        values[fresh.url] = String?.none
+                        continue
+                    }
+                    let validator = PageValidator(
+                        etag: fresh.etag, lastModified: fresh.lastModified, entity: entity,
+                        rows: rows.compactMap(\.rowID), identity: String(identity, radix: 16), next: fresh.next)
+                    values[fresh.url] = (try? JSONEncoder().encode(validator)).map {
+                        String(decoding: $0, as: UTF8.self)
+                    }
+                }
+                try? background.writeBookkeeping(values, in: .httpValidators)
             }
-            // The objects are detached after this save; if another save came between the
-            // two, they may be stale: none leave, their rows are read.
-            if !chained { inserted = [] }
         }
         let leaving = inserted
-        handover += await background.perform { decoded.take(inserted: leaving, from: background, detaching: true) }
+        let taken = await background.perform { decoded.take(inserted: leaving, from: background, detaching: true) }
+        handover += Self.splice(pending, taken)
+        pending = []
         options.progress?.yield(.saved(inserted: report.inserted, updated: report.updated, deleted: report.deleted))
     }
 
@@ -199,9 +313,11 @@ struct ImportSession<T: ManagedObject & Decodable> {
         let inserted = try await save()
         let decoded = self.decoded
         let background = self.background
-        handover += await background.perform {
+        let taken = await background.perform {
             decoded.take(inserted: inserted, from: background, detaching: false)
         }
+        handover += Self.splice(pending, taken)
+        pending = []
     }
 
     // MARK: Pages
@@ -237,45 +353,34 @@ struct ImportSession<T: ManagedObject & Decodable> {
         return components.url
     }
 
-    /// A body whose `Content-Type` says it is not JSON is refused before decoding.
-    static func checkJSON(_ response: HTTPURLResponse, _ data: Data, _ url: URL) throws {
-        guard let type = response.value(forHTTPHeaderField: "Content-Type")?.lowercased() else { return }
-        let mediaType = type.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces) } ?? type
-        if mediaType == "application/json" || mediaType.hasSuffix("+json") || mediaType == "text/json" { return }
+    /// A body whose `Content-Type` is not one the configuration accepts is refused before
+    /// decoding.
+    static func checkContentType(
+        _ response: HTTPURLResponse, _ data: Data, _ url: URL, _ configuration: RESTConfiguration
+    ) throws {
+        guard let type = response.value(forHTTPHeaderField: "Content-Type"), !configuration.accepts(contentType: type)
+        else { return }
+        let accepted = configuration.acceptedContentTypes.sorted().joined(separator: ", ")
         throw RESTError(
-            .notJSON, "the body is \(mediaType), not JSON", url: response.url ?? url, status: response.statusCode,
-            body: data)
+            .notJSON,
+            "the body is \(RESTConfiguration.mediaType(type)), not JSON: not one of the accepted content types "
+                + "(\(accepted); RESTConfiguration.acceptedContentTypes)", url: response.url ?? url,
+            status: response.statusCode, body: data)
     }
 
     // MARK: Validators
 
+    /// The validators kept for a page URL, and what its last full answer held.
     struct StoredValidator: Sendable {
         let etag: String?
         let lastModified: String?
         /// The objects the answer that came with them held.
         let objects: [ObjectID]
-    }
-
-    static func validator(for url: String, in context: ManagedObjectContext) throws -> StoredValidator? {
-        let descriptor = FetchDescriptor<HTTPValidator>(predicate: #Predicate { $0.url == url })
-        guard let validator = try context.fetch(descriptor).first else { return nil }
-        let entity = String(describing: T.self)
-        guard validator.entity == entity else { return nil }
-        let objects = validator.rowIDs.map { ObjectID(entityName: entity, rowID: $0) }
-        return StoredValidator(etag: validator.etag, lastModified: validator.lastModified, objects: objects)
-    }
-
-    static func keep(
-        _ validators: (etag: String?, lastModified: String?), for url: String, rows: [Int64],
-        in context: ManagedObjectContext
-    ) throws {
-        let descriptor = FetchDescriptor<HTTPValidator>(predicate: #Predicate { $0.url == url })
-        let validator = try context.fetch(descriptor).first ?? HTTPValidator(context: context)
-        validator.url = url
-        validator.etag = validators.etag
-        validator.lastModified = validators.lastModified
-        validator.entity = String(describing: T.self)
-        validator.rowIDs = rows
+        /// Their identity then (`PersistentContainer.rowIdentity(of:)`): a 304 stands for
+        /// them only if it is the same now.
+        let identity: UInt64?
+        /// Where the answer led: the next page's URL.
+        let next: String?
     }
 }
 

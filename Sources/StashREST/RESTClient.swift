@@ -129,13 +129,45 @@ public final class RESTClient: Sendable {
     ) async throws -> (HandOver, ImportReport) {
         let started = ContinuousClock.now
         defer { options.progress?.finish() }
-        var session = ImportSession<T>(
-            client: self, container: container, options: options, many: many, scope: scope,
-            firstURL: try url(for: path, options))
-        try await session.run()
-        var report = session.report
+        try configuration.checkHeaders(options, url: try url(for: path, options))
+        let firstURL = try url(for: path, options)
+        let (handedOver, reported) = try await withDeadline(url: firstURL, saving: options.saving) {
+            var session = ImportSession<T>(
+                client: self, container: container, options: options, many: many, scope: scope, firstURL: firstURL)
+            try await session.run()
+            return (session.handover, session.report)
+        }
+        var report = reported
         report.duration = ContinuousClock.now - started
-        return (HandOver(session.handover, batch: Self.handoverBatch), report)
+        return (HandOver(handedOver, batch: Self.handoverBatch), report)
+    }
+
+    /// What `body` answers, unless `configuration.deadline` passes first: then it is
+    /// cancelled (a cancelled import saves nothing more) and the call fails with `.timedOut`.
+    /// An import that got through its save all the same answers as it is.
+    private func withDeadline<Result: Sendable>(
+        url: URL, saving: FetchOptions.Saving, _ body: @escaping @Sendable () async throws -> Result
+    ) async throws -> Result {
+        let deadline = configuration.deadline
+        return try await withThrowingTaskGroup(of: DeadlineRace<Result>.self) { group in
+            group.addTask { .finished(try await body()) }
+            group.addTask {
+                try await Task.sleep(for: deadline)
+                return .deadlinePassed
+            }
+            defer { group.cancelAll() }
+            switch await group.nextResult() {
+            case .success(.finished(let value)): return value
+            case .failure(let error): throw error
+            case .success(.deadlinePassed), nil:
+                group.cancelAll()
+                if case .success(.finished(let value)) = await group.nextResult() { return value }
+                throw RESTError(
+                    .timedOut,
+                    "the call took longer than its deadline of \(deadline) (RESTConfiguration.deadline); "
+                        + (saving == .perPage ? "the pages saved before it stay" : "nothing was saved"), url: url)
+            }
+        }
     }
 
     /// `path` against the base URL, with the options' query items and the first page's.
@@ -234,6 +266,12 @@ public final class RESTClient: Sendable {
         guard let date = formatter.date(from: value) else { return nil }
         return .milliseconds(max(0, Int(date.timeIntervalSinceNow * 1_000)))
     }
+}
+
+/// Which of an import and its deadline ended first.
+private enum DeadlineRace<Result: Sendable>: Sendable {
+    case finished(Result)
+    case deadlinePassed
 }
 
 /// Which local objects a sync may delete: those of the entity no page returned.

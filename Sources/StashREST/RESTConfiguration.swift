@@ -23,15 +23,32 @@ public struct RESTConfiguration: Sendable {
     }
     /// How long a request may wait for the next bytes before it fails (and is retried).
     public var timeout: Duration = .seconds(60)
+    /// The longest one call may take, every page, retry and wait included, until its save:
+    /// past it the call fails with `RESTError.timedOut` and saves nothing (`.perPage` keeps
+    /// the pages saved before). `timeout` counts idle time only, so a body trickled a byte
+    /// at a time would never end without it.
+    public var deadline: Duration = .seconds(300)
     /// The longest a body may be; a longer one is cut off with `RESTError.tooLarge`.
     public var maximumResponseSize = 256 * 1024 * 1024
     /// The URL schemes a request may use.
     public var allowedSchemes: Set<String> = ["http", "https"]
     /// How many redirects a request follows; a redirect from https to http never is.
     public var maximumRedirects = 10
+    /// The `Content-Type`s a body may have to be decoded; a body with another is refused
+    /// (`RESTError.notJSON`) before decoding, and one without a `Content-Type` is decoded.
+    /// Each is a media type (`application/json`), a whole type (`text/*`), `*/*` for any,
+    /// or a structured suffix (`*/*+json`: `application/feed+json`). Add `text/plain` for
+    /// JSON files a static host serves so. Parameters (`; charset=utf-8`) are ignored.
+    public var acceptedContentTypes: Set<String> = ["application/json", "text/json", "*/*+json"]
     public var retry = RetryPolicy()
+    /// Conditional GET: keep each page URL's `ETag` and `Last-Modified` in the store (in
+    /// Stash's own table, `_stash_http_validators`), send them as `If-None-Match` and
+    /// `If-Modified-Since`, and take a 304 for the objects the last full answer held.
+    /// `false` sends none and keeps none; `FetchOptions.conditional` turns it off per call.
+    public var keepsValidators = true
     /// Makes the decoder for each import. By default keys are used as they come and dates
-    /// are ISO 8601 strings, with or without fractional seconds.
+    /// are read leniently (`JSONDecoder.DateDecodingStrategy.lenient`: RFC 3339 and its
+    /// variants, RFC 822 / 1123, date-only, no zone as UTC).
     public var makeDecoder: @Sendable () -> JSONDecoder = RESTConfiguration.defaultDecoder
 
     public init() {}
@@ -50,19 +67,14 @@ public struct RESTConfiguration: Sendable {
         }
     }
 
-    /// A `JSONDecoder` whose dates are ISO 8601 strings, with or without fractional seconds.
+    /// A `JSONDecoder` whose dates are read by `LenientDateParser`: ISO 8601 as before (with
+    /// or without fractional seconds), and what feeds and APIs send besides (`2026-11-05`,
+    /// `2026-11-05 14:30:00Z`, `Tue, 05 Nov 2026 14:30:00 GMT`); a date with no zone is UTC.
+    /// A string that is no date is a decoding error that quotes it. For strict ISO 8601,
+    /// set `makeDecoder` to a decoder with `.iso8601`.
     @Sendable public static func defaultDecoder() -> JSONDecoder {
         let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .custom { decoder in
-            let container = try decoder.singleValueContainer()
-            let text = try container.decode(String.self)
-            if let date = try? Date(text, strategy: .iso8601) { return date }
-            if let date = try? Date(text, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true)) {
-                return date
-            }
-            throw DecodingError.dataCorruptedError(
-                in: container, debugDescription: "expected an ISO 8601 date, found \"\(text)\"")
-        }
+        decoder.dateDecodingStrategy = .lenient
         return decoder
     }
 }

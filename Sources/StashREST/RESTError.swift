@@ -13,10 +13,11 @@ public struct RESTError: Error, Sendable, CustomStringConvertible {
         case status
         /// The connection failed, or timed out, after the retries.
         case transport
+        /// Nothing came for `RESTConfiguration.timeout`, or the call passed its `deadline`.
         case timedOut
         /// The body was longer than `RESTConfiguration.maximumResponseSize`.
         case tooLarge
-        /// The body is not JSON (its `Content-Type` says so).
+        /// The body's `Content-Type` is not one of `RESTConfiguration.acceptedContentTypes`.
         case notJSON
         /// The body could not be decoded into the models.
         case decoding
@@ -31,6 +32,15 @@ public struct RESTError: Error, Sendable, CustomStringConvertible {
         case invalidURL
         /// More pages than `FetchOptions.pageLimit`.
         case tooManyPages
+        /// A page's next URL is one the call has visited already: the pages form a cycle,
+        /// and the call cannot know it has them all.
+        case pageCycle
+        /// A header name that is not an RFC 9110 token, or a value with a CR, LF or other
+        /// control character: refused before anything is sent.
+        case invalidHeader
+        /// A 304 Not Modified to a request that sent no validators (or whose validators
+        /// name no answer kept): there is nothing it could stand for.
+        case unexpectedNotModified
     }
 
     public let code: Code

@@ -192,7 +192,7 @@ import Testing
         }
         #expect(String(decoding: said, as: UTF8.self).contains("locked"))
         let shortWait = try PersistentContainer(
-            for: Item.self, Issue.self, GitHubUser.self, HTTPValidator.self, storeURL: store.file,
+            for: Item.self, Issue.self, GitHubUser.self, Note.self, HandNote.self, storeURL: store.file,
             busyTimeout: .milliseconds(200))
         let blocked = ManagedObjectContext(shortWait)
         await #expect {

@@ -186,3 +186,39 @@ import Testing
         #expect(try store.count("Item") == 7)
     }
 }
+
+/// The default decoder's dates: what feeds and APIs send, read as the instants they name
+/// (no zone is UTC); a string that is no date fails the call naming the item, the key and
+/// the text.
+@Suite struct RESTDateTests {
+    @Test func theDefaultReadsDatesAsAPIsSendThem() async throws {
+        let (server, store, context) = try await serverAndEmptyStore()
+        let texts = [
+            "2026-11-05T14:30:00Z", "2026-11-05", "2026-11-05T14:30:00", "2026-11-05 14:30:00Z",
+            "Tue, 05 Nov 2026 14:30:00 GMT", "Thu, 05 Nov 2026 09:30:00 EST", "2026-11-05T14:30:00.250+00:00",
+        ]
+        let notes = texts.enumerated().map { #"{"id": \#($0 + 1), "title": "n", "writtenAt": "\#($1)"}"# }
+        let fetched = try await testClient(server).fetch(
+            [Note].self, from: bodyPath("[" + notes.joined(separator: ",") + "]"), into: context)
+        let instant = 1_793_889_000.0
+        let expected = [instant, instant - 52_200, instant, instant, instant, instant, instant + 0.25]
+        #expect(fetched.map(\.writtenAt.timeIntervalSince1970) == expected)
+        // As stored, read by another context.
+        let stored = try ManagedObjectContext(try store.container()).fetch(
+            FetchDescriptor<Note>(sortBy: [SortDescriptor(\.id)]))
+        #expect(stored.map(\.writtenAt.timeIntervalSince1970) == expected)
+    }
+
+    @Test func aDateThatIsNoneFailsQuotingIt() async throws {
+        let (server, store, context) = try await serverAndEmptyStore()
+        let body =
+            #"[{"id": 1, "title": "n", "writtenAt": "2026-11-05"}, {"id": 2, "title": "n", "writtenAt": "31/11/2026"}]"#
+        let error = await #expect(throws: RESTError.self) {
+            _ = try await testClient(server).fetch([Note].self, from: bodyPath(body), into: context)
+        }
+        #expect(error?.code == .decoding)
+        #expect(error?.message.contains(#"found "31/11/2026""#) == true, "\(error?.message ?? "")")
+        #expect(error?.message.contains("[1].writtenAt") == true, "\(error?.message ?? "")")
+        #expect(try store.count("Note") == 0)
+    }
+}

@@ -103,7 +103,7 @@ import Testing
         let first = try await fetch("items?count=3&etag=1", { _ in }, server: server, store: store)
         #expect(first.report.inserted == 3)
         #expect(!first.report.notModified)
-        #expect(try store.count("HTTPValidator") == 1)
+        #expect(try store.sqlite(#"SELECT count(*) FROM "_stash_http_validators""#) == "1")
         let second = try await fetch("items?count=3&etag=1", { _ in }, server: server, store: store)
         #expect(second.report.notModified)
         #expect(second.report.inserted == 0)

@@ -32,6 +32,15 @@ Routes (query parameters in brackets):
                              /endless-closed?sent=<bytes> is logged
   /redirect-loop             a 302 to itself
   /redirect [to]             a 302 to `to`
+  /cycle [page, pages]       two items a page, ids from 1000, with a Link to the next page
+                             and from the last back to the first: a cycle
+  /always304                 304 to every request, validators sent or not
+  /typed [type]              /items' array served with the Content-Type `type`
+  /trickle [count, every]    /items' array one byte at a time, `every` seconds apart
+  /paged/<key> [pages, per_page, edit, edit_page]
+                             a paged API with an ETag per page (Link rel="next"); after
+                             /paged/<key>/edit?page=N&title=T item titles on that page change
+                             and so does its ETag
   /requests                  what was asked so far, this aside: [{"path", "headers"}]
 """
 
@@ -46,6 +55,7 @@ from urllib.parse import parse_qs, urlsplit
 
 FIXTURES = os.environ.get("STASH_FIXTURES", "")
 COUNTERS = {}
+EDITS = {}
 REQUESTS = {}
 LOCK = threading.Lock()
 
@@ -255,6 +265,58 @@ class Handler(BaseHTTPRequestHandler):
 
     def route_redirect_loop(self, parts, query, url):
         return self.send(302, b"", {"Location": self.base() + "/redirect-loop"})
+
+    def route_cycle(self, parts, query, url):
+        page = int(query.get("page", "1"))
+        pages = int(query.get("pages", "3"))
+        following = page % pages + 1
+        link = '<%s/cycle?pages=%d&page=%d>; rel="next"' % (self.base(), pages, following)
+        return self.send(200, items(1000 + 2 * (page - 1), 2), {"Link": link})
+
+    def route_always304(self, parts, query, url):
+        return self.send(304, b"", {"ETag": '"any"'}, content_type=None)
+
+    def route_typed(self, parts, query, url):
+        return self.send(200, items(1, int(query.get("count", "3"))), content_type=query.get("type", "text/plain"))
+
+    def route_trickle(self, parts, query, url):
+        body = json.dumps(items(1, int(query.get("count", "1")))).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        try:
+            for i in range(len(body)):
+                self.wfile.write(body[i:i + 1])
+                self.wfile.flush()
+                time.sleep(float(query.get("every", "0.2")))
+        except OSError:
+            pass
+        self.close_connection = True
+
+    def route_paged(self, parts, query, url):
+        key = self.test + "paged/" + parts[0]
+        if len(parts) > 1 and parts[1] == "edit":
+            with LOCK:
+                EDITS.setdefault(key, {})[int(query.get("page", "1"))] = query.get("title", "edited")
+            return self.send(200, {"edited": True})
+        pages = int(query.get("pages", "3"))
+        per_page = int(query.get("per_page", "2"))
+        page = int(query.get("page", "1"))
+        with LOCK:
+            edit = EDITS.get(key, {}).get(page)
+        body = items(1 + (page - 1) * per_page, per_page)
+        if edit is not None:
+            for item in body:
+                item["title"] = "%s %d" % (edit, item["id"])
+        tag = '"page-%d-%s"' % (page, edit or "")
+        headers = {"ETag": tag}
+        if page < pages:
+            headers["Link"] = '<%s/paged/%s?pages=%d&per_page=%d&page=%d>; rel="next"' % (
+                self.base(), parts[0], pages, per_page, page + 1)
+        if self.headers.get("If-None-Match") == tag:
+            return self.send(304, b"", headers, content_type=None)
+        return self.send(200, body, headers)
 
     def route_redirect(self, parts, query, url):
         return self.send(302, b"", {"Location": query["to"]})

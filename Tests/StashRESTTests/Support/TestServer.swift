@@ -42,6 +42,12 @@ struct TestServer: Sendable {
         return list.map { ($0["path"] as? String ?? "", $0["headers"] as? [String: String] ?? [:]) }
     }
 
+    /// Asks the server for `path` (query and all) outside any client under test: a test's
+    /// change to what it serves.
+    func get(_ path: String) async throws {
+        _ = try await URLSession.shared.data(from: URL(string: base.absoluteString + path)!)
+    }
+
     enum ServerError: Error { case didNotStart }
 }
 

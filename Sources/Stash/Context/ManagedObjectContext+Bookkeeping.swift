@@ -1,0 +1,17 @@
+extension ManagedObjectContext {
+    /// Sets (or, for `nil`, removes) Stash's own records in `table`, in a transaction of its
+    /// own, right after this context's last save (StashREST's validators, which need the
+    /// save's row ids). When nothing else was committed between that save and this write,
+    /// the save's objects stay as true as the save left them, so what they are checked
+    /// against before leaving (`DetachedObject`) moves past this write; otherwise they are
+    /// read back, as after any other save. Does nothing if the store keeps no records.
+    package func writeBookkeeping(_ values: [String: String?], in table: BookkeepingTable) throws {
+        try entering {
+            guard let store = container.store as? any BookkeepingStore, !values.isEmpty else { return }
+            let token = try store.setBookkeepingValues(in: table, values, after: lastSave?.token)
+            if let token, let saved = lastSave, saved.after == container.saveGeneration {
+                lastSave = (saved.before, saved.after, token)
+            }
+        }
+    }
+}

@@ -1,0 +1,80 @@
+import Foundation
+
+/// Stash's own records, kept in the store without a model (see `BookkeepingStore`).
+extension PersistentContainer {
+    /// Whether the store keeps Stash's own records (an SQLite store does, in a file or in
+    /// memory).
+    package var keepsBookkeeping: Bool { store is any BookkeepingStore }
+
+    /// The values kept in `table` for those of `keys` it holds.
+    package func bookkeepingValues(in table: BookkeepingTable, forKeys keys: [String]) throws -> [String: String] {
+        guard let store = store as? any BookkeepingStore else { return [:] }
+        return try store.bookkeepingValues(in: table, forKeys: keys)
+    }
+
+    /// The identity of these rows, in order: a digest of their row ids and unique values
+    /// (single and composite), or `nil` when one of them is gone. Kept beside row ids that
+    /// must still name the same objects later (a 304's): a row deleted, and its id taken by
+    /// another (SQLite reuses the highest row id without `AUTOINCREMENT`) or its unique value
+    /// moved to another row, changes the digest where a count of the rows would not change.
+    package func rowIdentity(of objectIDs: [ObjectID]) throws -> UInt64? {
+        var rowsByEntity: [String: Set<Int64>] = [:]
+        for objectID in objectIDs {
+            guard let rowID = objectID.rowID else { return nil }
+            rowsByEntity[objectID.entityName, default: []].insert(rowID)
+        }
+        var rowDigests: [String: [Int64: UInt64]] = [:]
+        for (name, rowIDs) in rowsByEntity {
+            guard let entity = entities.first(where: { $0.name == name }) else { return nil }
+            let schema = entity.schema
+            let columns = Array(Set(schema.uniqueColumns + schema.uniqueCompounds.flatMap { $0 })).sorted()
+            var digests: [Int64: UInt64] = [:]
+            try store.fetch(StoreQuery(schema, columns: columns, filter: .rowIDs(rowIDs.sorted()))) { row in
+                var digest = RowDigest()
+                for position in columns.indices { digest.add(row.value(position)) }
+                digests[row.rowID] = digest.value
+            }
+            guard digests.count == rowIDs.count else { return nil }
+            rowDigests[name] = digests
+        }
+        var digest = RowDigest()
+        for objectID in objectIDs {
+            guard let rowID = objectID.rowID, let row = rowDigests[objectID.entityName]?[rowID] else { return nil }
+            digest.add(.text(objectID.entityName))
+            digest.add(.integer(rowID))
+            digest.add(.integer(Int64(bitPattern: row)))
+        }
+        return digest.value
+    }
+}
+
+/// FNV-1a (64 bits) over stored values: the same in every process and run, as Swift's
+/// `Hasher` is not.
+struct RowDigest {
+    private(set) var value: UInt64 = 0xcbf2_9ce4_8422_2325
+
+    mutating func add(_ stored: StoredValue) {
+        switch stored {
+        case .null: add(bytes: [0])
+        case .integer(let integer): add(tag: 1, integer.littleEndian)
+        case .real(let real): add(tag: 2, real.bitPattern.littleEndian)
+        case .text(let text):
+            add(tag: 3, UInt64(text.utf8.count))
+            add(bytes: text.utf8)
+        case .blob(let bytes):
+            add(tag: 4, UInt64(bytes.count))
+            add(bytes: bytes)
+        }
+    }
+
+    private mutating func add<Number: FixedWidthInteger>(tag: UInt8, _ number: Number) {
+        add(bytes: [tag])
+        withUnsafeBytes(of: number) { add(bytes: $0) }
+    }
+
+    private mutating func add(bytes: some Sequence<UInt8>) {
+        for byte in bytes {
+            value = (value ^ UInt64(byte)) &* 0x100_0000_01b3
+        }
+    }
+}
