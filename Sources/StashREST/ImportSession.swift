@@ -14,6 +14,8 @@ struct ImportSession<T: ManagedObject & Decodable> {
     let options: FetchOptions
     let many: Bool
     let scope: SyncScope<T>?
+    /// The object the items belong to, when they are one object's children.
+    let parent: ImportParent?
     let firstURL: URL
     private let background: ManagedObjectContext
     private let decoded = DecodedObjects()
@@ -23,8 +25,9 @@ struct ImportSession<T: ManagedObject & Decodable> {
 
     init(
         client: RESTClient, container: PersistentContainer, options: FetchOptions, many: Bool,
-        scope: SyncScope<T>?, firstURL: URL
+        scope: SyncScope<T>?, parent: ImportParent? = nil, firstURL: URL
     ) {
+        self.parent = parent
         self.client = client
         self.container = container
         self.options = options
@@ -203,17 +206,24 @@ struct ImportSession<T: ManagedObject & Decodable> {
         let makeDecoder = client.configuration.makeDecoder
         let path = options.itemsKey.map { $0.split(separator: ".").map(String.init) } ?? []
         let many = self.many
+        let parent = self.parent
         do {
             return try await background.perform {
                 let decoder = makeDecoder()
                 decoder.userInfo[Enveloped<[T]>.pathKey] = path
-                if many {
-                    let items = try background.decode(Enveloped<[T]>.self, from: data, using: decoder).value
-                    decoded.append(items)
-                    return items.count
+                var count = 0
+                let decode = {
+                    if many {
+                        let items = try background.decode(Enveloped<[T]>.self, from: data, using: decoder).value
+                        decoded.append(items)
+                        count = items.count
+                    } else {
+                        decoded.append([try background.decode(Enveloped<T>.self, from: data, using: decoder).value])
+                        count = 1
+                    }
                 }
-                decoded.append([try background.decode(Enveloped<T>.self, from: data, using: decoder).value])
-                return 1
+                if let parent { try parent.decodingAsChildren(background, decode) } else { try decode() }
+                return count
             }
         } catch let error as StashError {
             throw RESTError(.decoding, error.description, url: url, body: data, underlying: error)
@@ -223,11 +233,13 @@ struct ImportSession<T: ManagedObject & Decodable> {
         }
     }
 
-    /// The sync's deletions: the objects of the scope that are not `kept`, deleted in the
-    /// background context, saved with the rest.
+    /// The sync's deletions: the objects of the scope (of the parent's children, for a
+    /// parent's list) that are not `kept`, deleted in the background context, saved with the
+    /// rest.
     private func deleteMissing(keeping kept: Set<ObjectID>) async throws {
         guard let scope else { return }
         let background = self.background
+        let parent = self.parent
         try await background.perform {
             let descriptor: FetchDescriptor<T>
             switch scope {
@@ -235,6 +247,8 @@ struct ImportSession<T: ManagedObject & Decodable> {
             case .matching(let predicate): descriptor = FetchDescriptor<T>(predicate: predicate)
             }
             for object in try background.fetch(descriptor) where !kept.contains(object.objectID) {
+                // A parent's children: the sync is scoped to them.
+                if let parent, !parent.isChild(object, background) { continue }
                 background.delete(object)
             }
         }

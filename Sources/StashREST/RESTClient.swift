@@ -57,16 +57,62 @@ public final class RESTClient: Sendable {
         _ type: T.Type, from path: String, into context: ManagedObjectContext,
         options: FetchOptions = FetchOptions(), isolation: isolated (any Actor)? = #isolation
     ) async throws -> T {
+        try await fetchReporting(type, from: path, into: context, options: options).value
+    }
+
+    /// The object at `path`, with a report of what the call did (a feed document with its
+    /// items nested: how many were inserted and updated, whether it answered 304).
+    ///
+    /// One request, unless `options.pagination` names a next URL or cursor in the body
+    /// (`.nextURL(key: "next_url")`, JSON Feed's): each page is the same object again, its
+    /// nested lists decoded as their `ListDecoding` says (`.merge` gathers every page's).
+    /// A `Link` header is not followed for one object.
+    public func fetchReporting<T: ManagedObject & Decodable>(
+        _ type: T.Type, from path: String, into context: ManagedObjectContext,
+        options: FetchOptions = FetchOptions(), isolation: isolated (any Actor)? = #isolation
+    ) async throws -> FetchResult<T> {
         var options = options
-        options.pagination = .none
+        switch options.pagination {
+        case .nextURL, .cursor: break
+        case .none, .linkHeader, .page, .offset: options.pagination = .none
+        }
         // A caller that may not use `context` here learns it now, not after the download.
         context.checkCaller()
-        let (handover, _) = try await run(
+        let (handover, report) = try await run(
             T.self, many: false, path: path, container: context.container, options, nil)
         guard let object = try await Self.objects(T.self, from: handover, in: context).first else {
             throw RESTError(.decoding, "the response held no \(T.self)", url: try url(for: path, options))
         }
-        return object
+        return FetchResult(value: object, report: report)
+    }
+
+    /// The list at `path` as the children of `parent`: each item takes `parent` as its
+    /// `relationship` before it is matched by its unique values (so items unique per parent,
+    /// `[\.feed, \.guid]`, find their rows), as `context.decode(_:from:using:parent:via:)`
+    /// does. `parent` must be saved.
+    public func fetch<Child: ManagedObject & Decodable, Parent: ManagedObject>(
+        _ type: [Child].Type, from path: String, into context: ManagedObjectContext, parent: Parent,
+        via relationship: ReferenceWritableKeyPath<Child, Parent?> & Sendable, options: FetchOptions = FetchOptions(),
+        isolation: isolated (any Actor)? = #isolation
+    ) async throws -> [Child] {
+        try await fetchReporting(type, from: path, into: context, parent: parent, via: relationship, options: options)
+            .value
+    }
+
+    /// `fetch(_:from:into:parent:via:)` with a report; with `deletingMissing`, a sync of the
+    /// parent's children alone: those of the scope that no page returned are deleted, and
+    /// no other parent's.
+    public func fetchReporting<Child: ManagedObject & Decodable, Parent: ManagedObject>(
+        _ type: [Child].Type, from path: String, into context: ManagedObjectContext, parent: Parent,
+        via relationship: ReferenceWritableKeyPath<Child, Parent?> & Sendable, options: FetchOptions = FetchOptions(),
+        deletingMissing scope: SyncScope<Child>? = nil, isolation: isolated (any Actor)? = #isolation
+    ) async throws -> FetchResult<[Child]> {
+        context.checkCaller()
+        let scoped = try ImportParent(parent, via: relationship, url: try url(for: path, options))
+        let (handover, report) = try await run(
+            Child.self, many: true, path: path, container: context.container, options, scope, parent: scoped)
+        let objects = try await Self.objects(Child.self, from: handover, in: context)
+        return FetchResult(value: objects, report: report)
     }
 
     /// `fetch`, with a report of what it did; with `deletingMissing`, a sync: the objects of
@@ -125,7 +171,7 @@ public final class RESTClient: Sendable {
     /// objects' IDs (after the save) and the report. Runs off the caller's executor.
     private func run<T: ManagedObject & Decodable>(
         _ type: T.Type, many: Bool, path: String, container: PersistentContainer, _ options: FetchOptions,
-        _ scope: SyncScope<T>?
+        _ scope: SyncScope<T>?, parent: ImportParent? = nil
     ) async throws -> (HandOver, ImportReport) {
         let started = ContinuousClock.now
         defer { options.progress?.finish() }
@@ -133,7 +179,8 @@ public final class RESTClient: Sendable {
         let firstURL = try url(for: path, options)
         let (handedOver, reported) = try await withDeadline(url: firstURL, saving: options.saving) {
             var session = ImportSession<T>(
-                client: self, container: container, options: options, many: many, scope: scope, firstURL: firstURL)
+                client: self, container: container, options: options, many: many, scope: scope, parent: parent,
+                firstURL: firstURL)
             try await session.run()
             return (session.handover, session.report)
         }

@@ -41,6 +41,8 @@ public struct RESTError: Error, Sendable, CustomStringConvertible {
         /// A 304 Not Modified to a request that sent no validators (or whose validators
         /// name no answer kept): there is nothing it could stand for.
         case unexpectedNotModified
+        /// The call cannot be made as asked (a parent with no row yet); nothing was sent.
+        case invalidRequest
     }
 
     public let code: Code
