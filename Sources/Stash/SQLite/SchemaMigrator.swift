@@ -17,6 +17,10 @@
 ///   `foreign_key_check`, commit), so rows of other tables that point at it are untouched.
 /// - A default that differs per object (`= UUID()`) is made afresh for every existing row.
 /// - A column the model no longer has is kept, with its data; it is never dropped.
+/// - A table whose `_pk` is not `AUTOINCREMENT` (made before Stash's keys were) is rebuilt,
+///   keeping every row and its key; SQLite seeds the table's `sqlite_sequence` entry with the
+///   largest key copied, so no key still in use is given again. (A key deleted above that
+///   largest one before the rebuild was never recorded, and may be given once more.)
 /// - Indexes follow `.unique` (`Post_id_unique`) and `.indexed` (`Post_publishedAt_index`).
 struct SchemaMigrator {
     let connection: SQLiteConnection
@@ -87,7 +91,7 @@ struct SchemaMigrator {
             columns[position] = ExistingColumn(name: attribute.name, type: old.type, notNull: old.notNull)
         }
         let byName = Dictionary(columns.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
-        var needsRebuild = false
+        var needsRebuild = try !keyAutoincrements(entity.name)
         var added: [ColumnSchema] = []
         for attribute in entity.columns {
             guard let column = byName[attribute.name] else {
@@ -143,6 +147,15 @@ struct SchemaMigrator {
         }
         steps += existing.sorted().map { .dropIndex(entity, name: $0) }
         return steps
+    }
+
+    /// Whether the table's `_pk` is `AUTOINCREMENT`, as Stash makes it now.
+    private func keyAutoincrements(_ table: String) throws -> Bool {
+        var sql = ""
+        try connection.forEachRow("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?", [.text(table)]) {
+            if case .text(let text) = $0.column(0) { sql = text }
+        }
+        return sql.uppercased().contains("AUTOINCREMENT")
     }
 
     private func existingColumns(of table: String) throws -> [ExistingColumn] {
