@@ -11,7 +11,8 @@ import Testing
         _ = try ticketContainer(at: directory.file())
         let tables = try sqliteShell(
             directory.file(),
-            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT GLOB 'sqlite_*' ORDER BY name")
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT GLOB 'sqlite_*' AND name NOT GLOB '_stash_*' ORDER BY name"
+        )
         #expect(tables == "Member\nTicket\nTicket_assignees\nTicket_topics\nTopic\n")
         let sql = try sqliteShell(directory.file(), "SELECT sql FROM sqlite_master WHERE name = 'Ticket_topics'")
         #expect(

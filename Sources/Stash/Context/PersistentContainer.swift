@@ -29,10 +29,17 @@ public final class PersistentContainer: Sendable {
     /// Opening only reads the file unless the models need a migration. `busyTimeout` is how
     /// long a write (a save, or a migration on open) waits for another process's write
     /// transaction to end before it fails with a "database is locked" error.
-    public convenience init(for types: ManagedObject.Type..., storeURL: URL, busyTimeout: Duration = .seconds(5))
-        throws
-    {
-        try self.init(types: types, storeURL: storeURL, busyTimeout: busyTimeout)
+    ///
+    /// A file Stash did not make is refused (`foreignStore`) and left untouched. The store
+    /// keeps the highest `schemaVersion` that opened it: a model that would drop a unique
+    /// index or let a NOT NULL column take NULL needs a higher one, so that an older model
+    /// (an older app) cannot undo what a newer one made; one with a lower version opens the
+    /// store only if it needs no migration. Raise it in the release whose model drops an
+    /// attribute, a `.unique` or makes an attribute optional.
+    public convenience init(
+        for types: ManagedObject.Type..., storeURL: URL, busyTimeout: Duration = .seconds(5), schemaVersion: Int = 0
+    ) throws {
+        try self.init(types: types, storeURL: storeURL, busyTimeout: busyTimeout, schemaVersion: schemaVersion)
     }
 
     /// A private store in memory (`inMemory: true`), gone with the container; or, with
@@ -48,9 +55,15 @@ public final class PersistentContainer: Sendable {
         }
     }
 
-    init(types: [ManagedObject.Type], storeURL: URL?, busyTimeout: Duration, checksCodingKeys: Bool = true) throws {
+    init(
+        types: [ManagedObject.Type], storeURL: URL?, busyTimeout: Duration, schemaVersion: Int = 0,
+        checksCodingKeys: Bool = true
+    ) throws {
         guard !types.isEmpty else {
             throw StashError(.invalidModel, "a container needs at least one model class")
+        }
+        guard schemaVersion >= 0 else {
+            throw StashError(.invalidModel, "the schemaVersion \(schemaVersion) is below 0")
         }
         let entities = try types.map { try EntityRegistry.shared.entity(for: $0) }
         var byName: [String: EntityDescription] = [:]
@@ -95,7 +108,8 @@ public final class PersistentContainer: Sendable {
                 schemas.append(join.schema)
             }
         }
-        self.store = try SQLiteStore(path: storeURL?.path, entities: schemas, busyTimeout: busyTimeout)
+        self.store = try SQLiteStore(
+            path: storeURL?.path, entities: schemas, busyTimeout: busyTimeout, schemaVersion: schemaVersion)
     }
 
     /// Every relationship's target must be one of the container's models, and its inverse,

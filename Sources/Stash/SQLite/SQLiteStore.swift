@@ -10,6 +10,8 @@ import Foundation
 // `@unchecked`: the writer and the SQL caches are only touched under `writerLock`, the token
 // connection under `tokenLock`; readers are lent to one caller at a time.
 final class SQLiteStore: Store, @unchecked Sendable {
+    /// The store file, `nil` in memory.
+    let path: String?
     private let writer: SQLiteConnection
     private let writerLock = NSLock()
     private let readers: ReaderPool?
@@ -21,11 +23,18 @@ final class SQLiteStore: Store, @unchecked Sendable {
     /// UPDATE SQL by entity and changed columns, so each is built once.
     private var updateSQL: [UpdateKey: String] = [:]
 
-    /// Opens (or creates) the store at `path`, `nil` for memory, for these entities.
-    init(path: String?, entities: [EntitySchema], busyTimeout: Duration) throws {
+    /// Opens (or creates) the store at `path`, `nil` for memory, for these entities, whose
+    /// model is at `schemaVersion` (see `SchemaMigrator`). A file Stash did not make, or one a
+    /// migration refuses, is left as it was.
+    init(path: String?, entities: [EntitySchema], busyTimeout: Duration, schemaVersion: Int = 0) throws {
+        self.path = path
         writer = try SQLiteConnection(path: path, busyTimeout: busyTimeout)
         sql = Dictionary(entities.map { ($0.name, EntitySQL($0)) }, uniquingKeysWith: { first, _ in first })
-        try SchemaMigrator(connection: writer, entities: entities).migrate()
+        if let path {
+            _ = try StoreFile.inspect(writer, path: path, entities: entities)
+            try writer.useWAL()
+        }
+        try SchemaMigrator(connection: writer, entities: entities, schemaVersion: Int64(schemaVersion)).migrate()
         if let path {
             readers = ReaderPool(path: path, busyTimeout: busyTimeout)
             tokenConnection = try SQLiteConnection(path: path, busyTimeout: busyTimeout, role: .reader)
@@ -33,6 +42,13 @@ final class SQLiteStore: Store, @unchecked Sendable {
             readers = nil
             tokenConnection = nil
         }
+    }
+
+    /// The last connection of this store checkpoints the WAL into the main file, even when
+    /// another process has the store open too (SQLite's own checkpoint at close is skipped
+    /// then), so a closed store is one file.
+    deinit {
+        if path != nil { checkpoint() }
     }
 
     /// Runs `body` with the writer connection, serialized with every other use of it.
