@@ -36,10 +36,17 @@ public final class PersistentContainer: Sendable {
     /// (an older app) cannot undo what a newer one made; one with a lower version opens the
     /// store only if it needs no migration. Raise it in the release whose model drops an
     /// attribute, a `.unique` or makes an attribute optional.
+    ///
+    /// A store Stash cannot write (a read-only file, or one in a read-only directory) is
+    /// opened read-only, as it is with `readOnly: true`: fetches work, and a save fails with
+    /// `readOnlyStore`, naming the file, leaving the context's changes in place.
     public convenience init(
-        for types: ManagedObject.Type..., storeURL: URL, busyTimeout: Duration = .seconds(5), schemaVersion: Int = 0
+        for types: ManagedObject.Type..., storeURL: URL, busyTimeout: Duration = .seconds(5), schemaVersion: Int = 0,
+        readOnly: Bool = false
     ) throws {
-        try self.init(types: types, storeURL: storeURL, busyTimeout: busyTimeout, schemaVersion: schemaVersion)
+        try self.init(
+            types: types, storeURL: storeURL, busyTimeout: busyTimeout, schemaVersion: schemaVersion,
+            readOnly: readOnly)
     }
 
     /// A private store in memory (`inMemory: true`), gone with the container; or, with
@@ -57,7 +64,7 @@ public final class PersistentContainer: Sendable {
 
     init(
         types: [ManagedObject.Type], storeURL: URL?, busyTimeout: Duration, schemaVersion: Int = 0,
-        checksCodingKeys: Bool = true
+        readOnly: Bool = false, checksCodingKeys: Bool = true
     ) throws {
         guard !types.isEmpty else {
             throw StashError(.invalidModel, "a container needs at least one model class")
@@ -80,8 +87,10 @@ public final class PersistentContainer: Sendable {
             guard storeURL.isFileURL else {
                 throw StashError(.storeFailed, "the store URL \(storeURL) is not a file URL")
             }
-            try FileManager.default.createDirectory(
-                at: storeURL.deletingLastPathComponent(), withIntermediateDirectories: true)
+            if !FileManager.default.fileExists(atPath: storeURL.deletingLastPathComponent().path) {
+                try FileManager.default.createDirectory(
+                    at: storeURL.deletingLastPathComponent(), withIntermediateDirectories: true)
+            }
         }
         self.storeURL = storeURL
         self.entities = entities
@@ -109,7 +118,8 @@ public final class PersistentContainer: Sendable {
             }
         }
         self.store = try SQLiteStore(
-            path: storeURL?.path, entities: schemas, busyTimeout: busyTimeout, schemaVersion: schemaVersion)
+            path: storeURL?.path, entities: schemas, busyTimeout: busyTimeout, schemaVersion: schemaVersion,
+            readOnly: readOnly)
     }
 
     /// Every relationship's target must be one of the container's models, and its inverse,

@@ -21,13 +21,17 @@ final class SQLiteConnection {
     /// Opens (creating if needed) the database at `path`; `nil` opens a private in-memory
     /// database. Opening changes nothing in the file (see `useWAL`). Connections wait up to
     /// `busyTimeout` for another process's lock instead of failing at once.
-    init(path: String?, busyTimeout: Duration, role: Role = .writer) throws {
+    ///
+    /// With `readOnly`, the file is opened through that access's URI, read-only.
+    init(path: String?, busyTimeout: Duration, role: Role = .writer, readOnly: ReadOnlyAccess? = nil) throws {
         var handle: OpaquePointer?
         let flags =
-            role == .writer
-            ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
-            : SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX
-        let code = sqlite3_open_v2(path ?? ":memory:", &handle, flags, nil)
+            readOnly != nil
+            ? SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX
+            : role == .writer
+                ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
+                : SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX
+        let code = sqlite3_open_v2(readOnly?.uri ?? path ?? ":memory:", &handle, flags, nil)
         guard code == SQLITE_OK, let handle else {
             let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
             sqlite3_close_v2(handle)
@@ -131,6 +135,10 @@ final class SQLiteConnection {
             throw error
         }
     }
+
+    /// Whether SQLite opened the main file read-only (it does when the file cannot be
+    /// written, even if asked for read-write).
+    var isReadOnly: Bool { sqlite3_db_readonly(handle, "main") == 1 }
 
     /// The rowid of the last row inserted on this connection.
     var lastInsertedRowID: Int64 { sqlite3_last_insert_rowid(handle) }

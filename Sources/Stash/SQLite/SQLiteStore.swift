@@ -12,6 +12,8 @@ import Foundation
 final class SQLiteStore: Store, @unchecked Sendable {
     /// The store file, `nil` in memory.
     let path: String?
+    /// How the store is opened when it cannot be written; `nil` when it can.
+    let readOnly: ReadOnlyAccess?
     private let writer: SQLiteConnection
     private let writerLock = NSLock()
     private let readers: ReaderPool?
@@ -26,18 +28,32 @@ final class SQLiteStore: Store, @unchecked Sendable {
     /// Opens (or creates) the store at `path`, `nil` for memory, for these entities, whose
     /// model is at `schemaVersion` (see `SchemaMigrator`). A file Stash did not make, or one a
     /// migration refuses, is left as it was.
-    init(path: String?, entities: [EntitySchema], busyTimeout: Duration, schemaVersion: Int = 0) throws {
+    ///
+    /// A store that cannot be written (a read-only file or directory), or one opened with
+    /// `readOnly`, is opened read-only (`ReadOnlyAccess`): it reads, needs no migration, and
+    /// its saves fail with `readOnlyStore`.
+    init(
+        path: String?, entities: [EntitySchema], busyTimeout: Duration, schemaVersion: Int = 0, readOnly: Bool = false
+    ) throws {
         self.path = path
-        writer = try SQLiteConnection(path: path, busyTimeout: busyTimeout)
+        if let path {
+            (writer, self.readOnly) = try ReadOnlyAccess.open(path: path, busyTimeout: busyTimeout, asked: readOnly)
+        } else {
+            writer = try SQLiteConnection(path: nil, busyTimeout: busyTimeout)
+            self.readOnly = nil
+        }
         sql = Dictionary(entities.map { ($0.name, EntitySQL($0)) }, uniquingKeysWith: { first, _ in first })
         if let path {
             _ = try StoreFile.inspect(writer, path: path, entities: entities)
-            try writer.useWAL()
+            if self.readOnly == nil { try writer.useWAL() }
         }
-        try SchemaMigrator(connection: writer, entities: entities, schemaVersion: Int64(schemaVersion)).migrate()
+        var migrator = SchemaMigrator(connection: writer, entities: entities, schemaVersion: Int64(schemaVersion))
+        migrator.readOnly = self.readOnly.map { ($0, path ?? "") }
+        try migrator.migrate()
         if let path {
-            readers = ReaderPool(path: path, busyTimeout: busyTimeout)
-            tokenConnection = try SQLiteConnection(path: path, busyTimeout: busyTimeout, role: .reader)
+            readers = ReaderPool(path: path, busyTimeout: busyTimeout, readOnly: self.readOnly)
+            tokenConnection = try SQLiteConnection(
+                path: path, busyTimeout: busyTimeout, role: .reader, readOnly: self.readOnly)
         } else {
             readers = nil
             tokenConnection = nil
@@ -48,7 +64,7 @@ final class SQLiteStore: Store, @unchecked Sendable {
     /// another process has the store open too (SQLite's own checkpoint at close is skipped
     /// then), so a closed store is one file.
     deinit {
-        if path != nil { checkpoint() }
+        if path != nil && readOnly == nil { checkpoint() }
     }
 
     /// Runs `body` with the writer connection, serialized with every other use of it.

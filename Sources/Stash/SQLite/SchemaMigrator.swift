@@ -37,9 +37,23 @@ struct SchemaMigrator {
     let entities: [EntitySchema]
     /// The model's schema version (`PersistentContainer`'s `schemaVersion:`).
     var schemaVersion: Int64 = 0
+    /// For a store opened read-only, how and where: nothing may change (an earlier Stash's
+    /// keys and bookkeeping table are left as they are, since nothing is written).
+    var readOnly: (access: ReadOnlyAccess, path: String)?
 
     func migrate() throws {
         let record = try SchemaRecord.read(connection)
+        if let (access, path) = readOnly {
+            let plan = try plan()
+            guard plan.steps.isEmpty else {
+                throw StashError(
+                    .readOnlyStore,
+                    "the store \(path) is read-only (\(access.reason)) and this model needs a migration: "
+                        + plan.steps.map(\.summary).joined(separator: "; "),
+                    entity: plan.steps[0].entityName)
+            }
+            return
+        }
         guard try needsWriting(plan(), record) else { return }
         // Foreign keys must be off while tables are rebuilt, and the pragma is a no-op inside
         // a transaction: so around it.
@@ -178,7 +192,7 @@ struct SchemaMigrator {
             columns[position] = ExistingColumn(name: attribute.name, type: old.type, notNull: old.notNull)
         }
         let byName = Dictionary(columns.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
-        var needsRebuild = try !keyAutoincrements(entity.name)
+        var needsRebuild = try readOnly == nil && !keyAutoincrements(entity.name)
         var added: [ColumnSchema] = []
         for attribute in entity.columns {
             guard let column = byName[attribute.name] else {
