@@ -44,6 +44,25 @@ import Testing
         #expect((wal[.size] as? Int) == 0)
     }
 
+    /// Closing never waits for another process's write transaction (the busy timeout here
+    /// is ten minutes: a close that waited would hold the test that long), and still copies
+    /// the saves into the main file.
+    @Test func closingWhileAnotherProcessWritesCopiesWhatItCanWithoutWaiting() throws {
+        let directory = try TemporaryDirectory()
+        _ = try PersistentContainer(for: Post.self, storeURL: directory.file())
+        let holder: LockHolder
+        do {
+            let container = try PersistentContainer(
+                for: Post.self, storeURL: directory.file(), busyTimeout: .seconds(600))
+            let context = ManagedObjectContext(container)
+            _ = try recipeDecoder(context).decode([Post].self, from: postsJSON(count: 30))
+            try context.save()
+            holder = try LockHolder(file: directory.file())
+        }
+        defer { holder.release() }
+        #expect(try rowsInMainFileAlone(directory) == "30\n")
+    }
+
     @Test func aLargeSaveIsCopiedIntoTheMainFile() throws {
         let directory = try TemporaryDirectory()
         let (container, context) = try savedPosts(1, at: directory.file())

@@ -37,9 +37,13 @@ extension SQLiteStore {
     }
 
     /// Copies every WAL frame into the main file and empties the WAL (`TRUNCATE`), so a
-    /// closed store is its one file; a reader in the middle of a read (of another process)
-    /// leaves the rest for later. Called as the store closes.
+    /// closed store is its one file. Called as the store closes, so it never waits: with no
+    /// busy timeout, a writer or a reader of another process in the middle of its work makes
+    /// it copy what it can (as a PASSIVE checkpoint does) and leave the rest for later.
     func checkpoint() {
-        _ = try? withConnection { try $0.execute("PRAGMA wal_checkpoint(TRUNCATE)") }
+        _ = try? withConnection { connection in
+            sqlite3_busy_timeout(connection.handle, 0)
+            try connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        }
     }
 }
