@@ -31,6 +31,11 @@ public struct StashError: Error, Sendable, CustomStringConvertible {
         public static let unknownEntity = Code("unknown entity")
         /// The store's schema cannot be migrated to the models without losing data.
         public static let migrationFailed = Code("migration failed")
+        /// The file is not a Stash store (another app's database): it was left untouched.
+        public static let foreignStore = Code("foreign store")
+        /// The store cannot be written (a read-only file or directory, or opened with
+        /// `readOnly: true`): a save, or a migration the model needs, was refused.
+        public static let readOnlyStore = Code("read-only store")
         /// SQLite refused: a constraint, a full disk, a locked or corrupt file.
         public static let storeFailed = Code("store failed")
         /// The object's row is gone: another context or process deleted it after it was

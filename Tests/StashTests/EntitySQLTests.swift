@@ -10,7 +10,7 @@ import Testing
         let sql = EntitySQL(entity.schema)
         #expect(
             sql.createTable
-                == #"CREATE TABLE "Post" ("_pk" INTEGER PRIMARY KEY, "id" INTEGER NOT NULL, "userId" INTEGER NOT NULL, "title" TEXT NOT NULL, "body" TEXT NOT NULL, "read" INTEGER NOT NULL, "summary" TEXT)"#
+                == #"CREATE TABLE "Post" ("_pk" INTEGER PRIMARY KEY AUTOINCREMENT, "id" INTEGER NOT NULL, "userId" INTEGER NOT NULL, "title" TEXT NOT NULL, "body" TEXT NOT NULL, "read" INTEGER NOT NULL, "summary" TEXT)"#
         )
         #expect(
             EntitySQL.createIndex(entity.schema.indexes[0], of: entity.schema)

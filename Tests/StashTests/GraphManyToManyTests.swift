@@ -10,12 +10,14 @@ import Testing
         let directory = try TemporaryDirectory()
         _ = try ticketContainer(at: directory.file())
         let tables = try sqliteShell(
-            directory.file(), "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+            directory.file(),
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT GLOB 'sqlite_*' AND name NOT GLOB '_stash_*' ORDER BY name"
+        )
         #expect(tables == "Member\nTicket\nTicket_assignees\nTicket_topics\nTopic\n")
         let sql = try sqliteShell(directory.file(), "SELECT sql FROM sqlite_master WHERE name = 'Ticket_topics'")
         #expect(
             sql
-                == #"CREATE TABLE "Ticket_topics" ("_pk" INTEGER PRIMARY KEY, "Ticket" INTEGER NOT NULL REFERENCES "Ticket" ("_pk") ON DELETE CASCADE DEFERRABLE INITIALLY DEFERRED, "topics" INTEGER NOT NULL REFERENCES "Topic" ("_pk") ON DELETE CASCADE DEFERRABLE INITIALLY DEFERRED, "position" INTEGER NOT NULL)"#
+                == #"CREATE TABLE "Ticket_topics" ("_pk" INTEGER PRIMARY KEY AUTOINCREMENT, "Ticket" INTEGER NOT NULL REFERENCES "Ticket" ("_pk") ON DELETE CASCADE DEFERRABLE INITIALLY DEFERRED, "topics" INTEGER NOT NULL REFERENCES "Topic" ("_pk") ON DELETE CASCADE DEFERRABLE INITIALLY DEFERRED, "position" INTEGER NOT NULL)"#
                 + "\n")
     }
 

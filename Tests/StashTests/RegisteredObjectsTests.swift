@@ -90,9 +90,10 @@ import Testing
         #expect(try context.fetchCount(FetchDescriptor<Post>()) == 10_000)
     }
 
-    /// SQLite gives a deleted row's id to the next new row: the index, which had learned
-    /// that id as deleted, must still find the new row by its value.
-    @Test func aRowIdTakenAgainIsFoundByItsNewValue() throws {
+    /// A deleted row's id is not given to the next new row (keys are `AUTOINCREMENT`; SQLite's
+    /// plain rowid gave it again), and the index, which had learned that id as deleted, finds
+    /// the new row by its value.
+    @Test func aDeletedRowsIdIsNotTakenAgainAndTheNewRowIsFoundByItsValue() throws {
         let container = try PersistentContainer(for: Post.self, inMemory: true)
         let context = ManagedObjectContext(container)
         _ = try recipeDecoder(context).decode([Post].self, from: postsJSON(count: 2))
@@ -106,7 +107,8 @@ import Testing
         let sixth = try recipeDecoder(context).decode(
             Post.self, from: postsJSON(count: 1, firstID: 6).dropFirst().dropLast())
         try context.save()
-        #expect(sixth.objectID.rowID == fifth.objectID.rowID)  // the same row id
+        #expect(fifth.objectID.rowID == 3)
+        #expect(sixth.objectID.rowID == 4)  // not the deleted row's 3
         _ = context.detach([sixth]) { _ in true }  // the context lets go of its object
         _ = try recipeDecoder(context).decode([Post].self, from: postsJSON(count: 1, firstID: 6))
         #expect(try context.saveChanges().isEmpty)

@@ -29,10 +29,24 @@ public final class PersistentContainer: Sendable {
     /// Opening only reads the file unless the models need a migration. `busyTimeout` is how
     /// long a write (a save, or a migration on open) waits for another process's write
     /// transaction to end before it fails with a "database is locked" error.
-    public convenience init(for types: ManagedObject.Type..., storeURL: URL, busyTimeout: Duration = .seconds(5))
-        throws
-    {
-        try self.init(types: types, storeURL: storeURL, busyTimeout: busyTimeout)
+    ///
+    /// A file Stash did not make is refused (`foreignStore`) and left untouched. The store
+    /// keeps the highest `schemaVersion` that opened it: a model that would drop a unique
+    /// index or let a NOT NULL column take NULL needs a higher one, so that an older model
+    /// (an older app) cannot undo what a newer one made; one with a lower version opens the
+    /// store only if it needs no migration. Raise it in the release whose model drops an
+    /// attribute, a `.unique` or makes an attribute optional.
+    ///
+    /// A store Stash cannot write (a read-only file, or one in a read-only directory) is
+    /// opened read-only, as it is with `readOnly: true`: fetches work, and a save fails with
+    /// `readOnlyStore`, naming the file, leaving the context's changes in place.
+    public convenience init(
+        for types: ManagedObject.Type..., storeURL: URL, busyTimeout: Duration = .seconds(5), schemaVersion: Int = 0,
+        readOnly: Bool = false
+    ) throws {
+        try self.init(
+            types: types, storeURL: storeURL, busyTimeout: busyTimeout, schemaVersion: schemaVersion,
+            readOnly: readOnly)
     }
 
     /// A private store in memory (`inMemory: true`), gone with the container; or, with
@@ -48,9 +62,15 @@ public final class PersistentContainer: Sendable {
         }
     }
 
-    init(types: [ManagedObject.Type], storeURL: URL?, busyTimeout: Duration, checksCodingKeys: Bool = true) throws {
+    init(
+        types: [ManagedObject.Type], storeURL: URL?, busyTimeout: Duration, schemaVersion: Int = 0,
+        readOnly: Bool = false, checksCodingKeys: Bool = true
+    ) throws {
         guard !types.isEmpty else {
             throw StashError(.invalidModel, "a container needs at least one model class")
+        }
+        guard schemaVersion >= 0 else {
+            throw StashError(.invalidModel, "the schemaVersion \(schemaVersion) is below 0")
         }
         let entities = try types.map { try EntityRegistry.shared.entity(for: $0) }
         var byName: [String: EntityDescription] = [:]
@@ -67,8 +87,10 @@ public final class PersistentContainer: Sendable {
             guard storeURL.isFileURL else {
                 throw StashError(.storeFailed, "the store URL \(storeURL) is not a file URL")
             }
-            try FileManager.default.createDirectory(
-                at: storeURL.deletingLastPathComponent(), withIntermediateDirectories: true)
+            if !FileManager.default.fileExists(atPath: storeURL.deletingLastPathComponent().path) {
+                try FileManager.default.createDirectory(
+                    at: storeURL.deletingLastPathComponent(), withIntermediateDirectories: true)
+            }
         }
         self.storeURL = storeURL
         self.entities = entities
@@ -95,7 +117,9 @@ public final class PersistentContainer: Sendable {
                 schemas.append(join.schema)
             }
         }
-        self.store = try SQLiteStore(path: storeURL?.path, entities: schemas, busyTimeout: busyTimeout)
+        self.store = try SQLiteStore(
+            path: storeURL?.path, entities: schemas, busyTimeout: busyTimeout, schemaVersion: schemaVersion,
+            readOnly: readOnly)
     }
 
     /// Every relationship's target must be one of the container's models, and its inverse,

@@ -119,8 +119,9 @@ final class StoredKeyIndex {
         generationBefore: UInt64, after: UInt64, token: Int64
     ) {
         guard generation == generationBefore, !movingKeys else { return forget(generation: after) }
-        // SQLite may give a deleted row's id to a new row: a value the index knew for the
-        // deleted row would then name the new one, so the index starts over.
+        // A deleted row's id given to a new row would make a value the index knew for the
+        // deleted row name the new one, so the index starts over. Stash's `AUTOINCREMENT` keys
+        // are never given again; this stays for a table made otherwise.
         if !deleted.isEmpty, inserted.contains(where: deleted.contains) { return forget(generation: after) }
         generation = after
         self.token = token

@@ -3,14 +3,16 @@ import Foundation
 /// The SQL text of the statements the store runs for one entity, made once per entity.
 ///
 /// ```sql
-/// CREATE TABLE "Post" ("_pk" INTEGER PRIMARY KEY, "id" INTEGER NOT NULL, "title" TEXT NOT NULL)
+/// CREATE TABLE "Post" ("_pk" INTEGER PRIMARY KEY AUTOINCREMENT, "id" INTEGER NOT NULL, "title" TEXT NOT NULL)
 /// INSERT INTO "Post" ("id", "title") VALUES (?, ?)
 /// SELECT "_pk", "id", "title" FROM "Post" ORDER BY "_pk"
 /// DELETE FROM "Post" WHERE "_pk" = ?
 /// ```
 ///
 /// `_pk` is Stash's own key: an `INTEGER PRIMARY KEY`, SQLite's rowid under a stable
-/// name, which identifies the row whatever the model's unique attributes are.
+/// name, which identifies the row whatever the model's unique attributes are. It is
+/// `AUTOINCREMENT`, so a deleted row's key is never given to a new row: an `ObjectID` held
+/// by another context, process or view, or a row id kept for a 304, names one row for good.
 struct EntitySQL: Sendable {
     let schema: EntitySchema
     let createTable: String
@@ -44,9 +46,12 @@ struct EntitySQL: Sendable {
     }
 
     static func createTable(named table: String, columns: [ColumnSchema], extraColumns: [String]) -> String {
-        let definitions = ["\"_pk\" INTEGER PRIMARY KEY"] + columns.map(columnDefinition) + extraColumns
+        let definitions = [keyDefinition] + columns.map(columnDefinition) + extraColumns
         return "CREATE TABLE \(quoted(table)) (\(definitions.joined(separator: ", ")))"
     }
+
+    /// The key column of every table Stash makes.
+    static let keyDefinition = "\"_pk\" INTEGER PRIMARY KEY AUTOINCREMENT"
 
     /// `"title" TEXT NOT NULL`: the column's SQL type, NOT NULL unless it is optional.
     ///

@@ -11,12 +11,14 @@ final class ReaderPool: @unchecked Sendable {
     private let path: String
     private let busyTimeout: Duration
     private let limit: Int
+    private let readOnly: ReadOnlyAccess?
     private let condition = NSCondition()
     private var idle: [SQLiteConnection] = []
     private var opened: [SQLiteConnection] = []
 
-    init(path: String, busyTimeout: Duration, limit: Int = 4) {
+    init(path: String, busyTimeout: Duration, limit: Int = 4, readOnly: ReadOnlyAccess? = nil) {
         self.path = path
+        self.readOnly = readOnly
         self.busyTimeout = busyTimeout
         self.limit = limit
     }
@@ -41,7 +43,8 @@ final class ReaderPool: @unchecked Sendable {
         while true {
             if let connection = idle.popLast() { return connection }
             if opened.count < limit {
-                let connection = try SQLiteConnection(path: path, busyTimeout: busyTimeout, role: .reader)
+                let connection = try SQLiteConnection(
+                    path: path, busyTimeout: busyTimeout, role: .reader, readOnly: readOnly)
                 opened.append(connection)
                 return connection
             }

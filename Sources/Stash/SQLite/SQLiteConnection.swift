@@ -19,16 +19,19 @@ final class SQLiteConnection {
     }
 
     /// Opens (creating if needed) the database at `path`; `nil` opens a private in-memory
-    /// database. File databases use WAL, so readers and the writer never wait for each
-    /// other, and wait up to `busyTimeout` for another process's lock instead of failing at
-    /// once.
-    init(path: String?, busyTimeout: Duration, role: Role = .writer) throws {
+    /// database. Opening changes nothing in the file (see `useWAL`). Connections wait up to
+    /// `busyTimeout` for another process's lock instead of failing at once.
+    ///
+    /// With `readOnly`, the file is opened through that access's URI, read-only.
+    init(path: String?, busyTimeout: Duration, role: Role = .writer, readOnly: ReadOnlyAccess? = nil) throws {
         var handle: OpaquePointer?
         let flags =
-            role == .writer
-            ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
-            : SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX
-        let code = sqlite3_open_v2(path ?? ":memory:", &handle, flags, nil)
+            readOnly != nil
+            ? SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX
+            : role == .writer
+                ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
+                : SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX
+        let code = sqlite3_open_v2(readOnly?.uri ?? path ?? ":memory:", &handle, flags, nil)
         guard code == SQLITE_OK, let handle else {
             let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
             sqlite3_close_v2(handle)
@@ -46,16 +49,29 @@ final class SQLiteConnection {
             try execute("PRAGMA query_only = 1")
             return
         }
-        if path != nil {
-            // Asked first: switching a file to WAL needs a lock that another process's write
-            // would make this wait for, and a store made by Stash is in WAL already.
-            var mode = ""
-            try forEachRow("PRAGMA journal_mode") { mode = $0.text(0) }
-            if mode.lowercased() != "wal" { try execute("PRAGMA journal_mode = WAL") }
-            try execute("PRAGMA synchronous = NORMAL")
-        }
+        if path != nil { try execute("PRAGMA synchronous = NORMAL") }
         try execute("PRAGMA foreign_keys = ON")
     }
+
+    /// Switches the file to WAL, which changes the file: called once `StoreFile` has found
+    /// it is Stash's. Asked first: switching needs a lock that another process's write would
+    /// make this wait for, and a store made by Stash is in WAL already.
+    ///
+    /// Saves go to the WAL file; SQLite copies them into the main file (a PASSIVE
+    /// checkpoint) after a commit leaves more than `checkpointPages` pages in the WAL, a
+    /// quarter of SQLite's default, so less of the store lives only in the WAL; the WAL file
+    /// is cut back to that size once it starts over.
+    func useWAL() throws {
+        var mode = ""
+        try forEachRow("PRAGMA journal_mode") { mode = $0.text(0) }
+        if mode.lowercased() != "wal" { try execute("PRAGMA journal_mode = WAL") }
+        try execute(
+            "PRAGMA wal_autocheckpoint = \(Self.checkpointPages); PRAGMA journal_size_limit = \(Self.checkpointPages * 4096)"
+        )
+    }
+
+    /// WAL pages after which a commit is followed by a checkpoint: 1 MB of 4 KB pages.
+    static let checkpointPages = 256
 
     deinit {
         statements.removeAll()
@@ -119,6 +135,10 @@ final class SQLiteConnection {
             throw error
         }
     }
+
+    /// Whether SQLite opened the main file read-only (it does when the file cannot be
+    /// written, even if asked for read-write).
+    var isReadOnly: Bool { sqlite3_db_readonly(handle, "main") == 1 }
 
     /// The rowid of the last row inserted on this connection.
     var lastInsertedRowID: Int64 { sqlite3_last_insert_rowid(handle) }

@@ -10,7 +10,10 @@ extension SQLiteStore {
     /// of an entity written later) is written as NULL and set once every insert is done; the
     /// relationships' foreign keys are checked at COMMIT.
     func save(_ changes: StoreChangeSet) throws -> SaveResult {
-        try withConnection { connection in
+        if let readOnly {
+            throw readOnly.saveRefused(path ?? ":memory:", entity: changes.entities.first?.entity.name)
+        }
+        return try withConnection { connection in
             try connection.transaction {
                 for entity in changes.entities where !entity.deletes.isEmpty {
                     try inPlace(entity.entity.name) { try deleteRows(of: entity, connection) }

@@ -10,6 +10,10 @@ import Foundation
 // `@unchecked`: the writer and the SQL caches are only touched under `writerLock`, the token
 // connection under `tokenLock`; readers are lent to one caller at a time.
 final class SQLiteStore: Store, @unchecked Sendable {
+    /// The store file, `nil` in memory.
+    let path: String?
+    /// How the store is opened when it cannot be written; `nil` when it can.
+    let readOnly: ReadOnlyAccess?
     private let writer: SQLiteConnection
     private let writerLock = NSLock()
     private let readers: ReaderPool?
@@ -21,18 +25,46 @@ final class SQLiteStore: Store, @unchecked Sendable {
     /// UPDATE SQL by entity and changed columns, so each is built once.
     private var updateSQL: [UpdateKey: String] = [:]
 
-    /// Opens (or creates) the store at `path`, `nil` for memory, for these entities.
-    init(path: String?, entities: [EntitySchema], busyTimeout: Duration) throws {
-        writer = try SQLiteConnection(path: path, busyTimeout: busyTimeout)
-        sql = Dictionary(entities.map { ($0.name, EntitySQL($0)) }, uniquingKeysWith: { first, _ in first })
-        try SchemaMigrator(connection: writer, entities: entities).migrate()
+    /// Opens (or creates) the store at `path`, `nil` for memory, for these entities, whose
+    /// model is at `schemaVersion` (see `SchemaMigrator`). A file Stash did not make, or one a
+    /// migration refuses, is left as it was.
+    ///
+    /// A store that cannot be written (a read-only file or directory), or one opened with
+    /// `readOnly`, is opened read-only (`ReadOnlyAccess`): it reads, needs no migration, and
+    /// its saves fail with `readOnlyStore`.
+    init(
+        path: String?, entities: [EntitySchema], busyTimeout: Duration, schemaVersion: Int = 0, readOnly: Bool = false
+    ) throws {
+        self.path = path
         if let path {
-            readers = ReaderPool(path: path, busyTimeout: busyTimeout)
-            tokenConnection = try SQLiteConnection(path: path, busyTimeout: busyTimeout, role: .reader)
+            (writer, self.readOnly) = try ReadOnlyAccess.open(path: path, busyTimeout: busyTimeout, asked: readOnly)
+        } else {
+            writer = try SQLiteConnection(path: nil, busyTimeout: busyTimeout)
+            self.readOnly = nil
+        }
+        sql = Dictionary(entities.map { ($0.name, EntitySQL($0)) }, uniquingKeysWith: { first, _ in first })
+        if let path {
+            _ = try StoreFile.inspect(writer, path: path, entities: entities)
+            if self.readOnly == nil { try writer.useWAL() }
+        }
+        var migrator = SchemaMigrator(connection: writer, entities: entities, schemaVersion: Int64(schemaVersion))
+        migrator.readOnly = self.readOnly.map { ($0, path ?? "") }
+        try migrator.migrate()
+        if let path {
+            readers = ReaderPool(path: path, busyTimeout: busyTimeout, readOnly: self.readOnly)
+            tokenConnection = try SQLiteConnection(
+                path: path, busyTimeout: busyTimeout, role: .reader, readOnly: self.readOnly)
         } else {
             readers = nil
             tokenConnection = nil
         }
+    }
+
+    /// The last connection of this store checkpoints the WAL into the main file, even when
+    /// another process has the store open too (SQLite's own checkpoint at close is skipped
+    /// then), so a closed store is one file.
+    deinit {
+        if path != nil && readOnly == nil { checkpoint() }
     }
 
     /// Runs `body` with the writer connection, serialized with every other use of it.

@@ -17,23 +17,88 @@
 ///   `foreign_key_check`, commit), so rows of other tables that point at it are untouched.
 /// - A default that differs per object (`= UUID()`) is made afresh for every existing row.
 /// - A column the model no longer has is kept, with its data; it is never dropped.
+/// - A table whose `_pk` is not `AUTOINCREMENT` (made before Stash's keys were) is rebuilt,
+///   keeping every row and its key; SQLite seeds the table's `sqlite_sequence` entry with the
+///   largest key copied, so no key still in use is given again. (A key deleted above that
+///   largest one before the rebuild was never recorded, and may be given once more.)
 /// - Indexes follow `.unique` (`Post_id_unique`) and `.indexed` (`Post_publishedAt_index`).
+///
+/// Undoing what a newer model made is refused, so that an older app opening the store cannot
+/// break it for the newer one. The store keeps the highest `schemaVersion` of the models that
+/// opened it (`SchemaRecord`). A model at that version may add (tables, columns, indexes,
+/// NOT NULL with a default, renames) but not let a NOT NULL column take NULL nor drop a unique
+/// index (for a column it lacks or declares without the option): the error names each one
+/// and the file is left untouched. A model with a higher version may do both, and raises the
+/// store's version. A model with a lower version may open the store only if it changes
+/// nothing (it reads and writes the tables as they are; SQLite still enforces the newer
+/// model's constraints). Tables and columns are never dropped, whatever the version.
 struct SchemaMigrator {
     let connection: SQLiteConnection
     let entities: [EntitySchema]
+    /// The model's schema version (`PersistentContainer`'s `schemaVersion:`).
+    var schemaVersion: Int64 = 0
+    /// For a store opened read-only, how and where: nothing may change (an earlier Stash's
+    /// keys and bookkeeping table are left as they are, since nothing is written).
+    var readOnly: (access: ReadOnlyAccess, path: String)?
 
     func migrate() throws {
-        guard try !plan().isEmpty else { return }
+        let record = try SchemaRecord.read(connection)
+        if let (access, path) = readOnly {
+            let plan = try plan()
+            guard plan.steps.isEmpty else {
+                throw StashError(
+                    .readOnlyStore,
+                    "the store \(path) is read-only (\(access.reason)) and this model needs a migration: "
+                        + plan.steps.map(\.summary).joined(separator: "; "),
+                    entity: plan.steps[0].entityName)
+            }
+            return
+        }
+        guard try needsWriting(plan(), record) else { return }
         // Foreign keys must be off while tables are rebuilt, and the pragma is a no-op inside
         // a transaction: so around it.
         try connection.execute("PRAGMA foreign_keys = OFF")
         defer { try? connection.execute("PRAGMA foreign_keys = ON") }
         try connection.transaction {
-            for step in try plan() {
+            // Again under the write lock: another process may have migrated meanwhile.
+            let record = try SchemaRecord.read(connection)
+            let plan = try plan()
+            guard try needsWriting(plan, record) else { return }
+            for step in plan.steps {
                 try apply(step)
             }
+            try SchemaRecord(
+                format: SchemaRecord.currentFormat, schemaVersion: max(record?.schemaVersion ?? 0, schemaVersion)
+            ).write(connection)
             try checkForeignKeys()
         }
+    }
+
+    /// Whether the store must change, after checking that the model may change it; throws
+    /// `migrationFailed`, naming what it would undo, when it may not.
+    private func needsWriting(_ plan: Plan, _ record: SchemaRecord?) throws -> Bool {
+        let storeVersion = record?.schemaVersion ?? 0
+        if schemaVersion < storeVersion, let first = plan.steps.first {
+            let changes = plan.losses.isEmpty ? plan.steps.map(\.summary) : plan.losses.map(\.summary)
+            throw StashError(
+                .migrationFailed,
+                "a newer model (schema version \(storeVersion)) made this store, and this one (\(schemaVersion)) "
+                    + "would change it: \(changes.joined(separator: "; ")); the store was left untouched",
+                entity: plan.losses.first?.entity ?? first.entityName, attribute: plan.losses.first?.attribute)
+        }
+        if schemaVersion <= storeVersion, let first = plan.losses.first {
+            throw StashError(
+                .migrationFailed,
+                "this model would undo what the store holds, as a newer model may have made it: "
+                    + plan.losses.map(\.summary).joined(separator: "; ")
+                    + "; the store was left untouched. A model that means to drop them needs a schemaVersion above "
+                    + "the store's \(storeVersion)",
+                entity: first.entity, attribute: first.attribute)
+        }
+        return !plan.steps.isEmpty
+            || record
+                != SchemaRecord(
+                    format: SchemaRecord.currentFormat, schemaVersion: max(storeVersion, schemaVersion))
     }
 
     // MARK: Planning
@@ -47,6 +112,28 @@ struct SchemaMigrator {
         case fillPerRow(EntitySchema, ColumnSchema)
         case createIndex(EntitySchema, IndexSchema)
         case dropIndex(EntitySchema, name: String)
+
+        var entityName: String {
+            switch self {
+            case .createTable(let entity), .renameColumn(let entity, _, _), .addColumn(let entity, _),
+                .rebuild(let entity, _), .fillPerRow(let entity, _), .createIndex(let entity, _),
+                .dropIndex(let entity, _):
+                entity.name
+            }
+        }
+
+        /// What the step does, for an error that refuses it.
+        var summary: String {
+            switch self {
+            case .createTable(let entity): "make the table \(entity.name)"
+            case .renameColumn(let entity, let from, let to): "rename \(entity.name).\(from) to \(to.name)"
+            case .addColumn(let entity, let column): "add \(entity.name).\(column.name)"
+            case .rebuild(let entity, _): "rebuild the table \(entity.name)"
+            case .fillPerRow(let entity, let column): "fill \(entity.name).\(column.name) row by row"
+            case .createIndex(let entity, let index): "make the index \(EntitySQL.indexName(index, of: entity))"
+            case .dropIndex(_, let name): "drop the index \(name)"
+            }
+        }
     }
 
     struct ExistingColumn {
@@ -55,23 +142,40 @@ struct SchemaMigrator {
         let notNull: Bool
     }
 
-    /// What the store needs to match the entities; empty when it already does.
-    func plan() throws -> [Step] {
+    /// The steps that bring the store in line with the entities (none when it is), and what
+    /// of the store's they would undo.
+    struct Plan {
         var steps: [Step] = []
+        var losses: [Loss] = []
+    }
+
+    /// A constraint of the store's that the model would drop.
+    struct Loss {
+        let entity: String
+        let attribute: String?
+        let summary: String
+    }
+
+    /// What the store needs to match the entities; empty when it already does.
+    func plan() throws -> Plan {
+        var plan = Plan()
         for entity in entities {
             let columns = try existingColumns(of: entity.name)
             if columns.isEmpty {
-                steps.append(.createTable(entity))
-                steps += entity.indexes.map { .createIndex(entity, $0) }
+                plan.steps.append(.createTable(entity))
+                plan.steps += entity.indexes.map { .createIndex(entity, $0) }
                 continue
             }
-            steps += try planTable(entity, from: columns)
-            steps += try planIndexes(of: entity)
+            var renames: [String: String] = [:]
+            plan.steps += try planTable(entity, from: columns, &plan.losses, &renames)
+            plan.steps += try planIndexes(of: entity, renames, &plan.losses)
         }
-        return steps
+        return plan
     }
 
-    private func planTable(_ entity: EntitySchema, from found: [ExistingColumn]) throws -> [Step] {
+    private func planTable(
+        _ entity: EntitySchema, from found: [ExistingColumn], _ losses: inout [Loss], _ renames: inout [String: String]
+    ) throws -> [Step] {
         var columns = found
         guard columns.contains(where: { $0.name == "_pk" }) else {
             throw failure(entity, nil, "the table exists but has no `_pk` column: it was not made by Stash")
@@ -83,11 +187,12 @@ struct SchemaMigrator {
                 let position = columns.firstIndex(where: { $0.name == original })
             else { continue }
             steps.append(.renameColumn(entity, from: original, to: attribute))
+            renames[original] = attribute.name
             let old = columns[position]
             columns[position] = ExistingColumn(name: attribute.name, type: old.type, notNull: old.notNull)
         }
         let byName = Dictionary(columns.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
-        var needsRebuild = false
+        var needsRebuild = try readOnly == nil && !keyAutoincrements(entity.name)
         var added: [ColumnSchema] = []
         for attribute in entity.columns {
             guard let column = byName[attribute.name] else {
@@ -101,10 +206,20 @@ struct SchemaMigrator {
                     entity, attribute, "the column is \(column.type) but the model's attribute needs \(wanted)")
             }
             if column.notNull == attribute.isOptional { needsRebuild = true }
+            if column.notNull && attribute.isOptional {
+                losses.append(
+                    Loss(
+                        entity: entity.name, attribute: attribute.name,
+                        summary: "\(entity.name).\(attribute.name) would take NULL (it is optional in this model)"))
+            }
         }
         let modelNames = Set(entity.columns.map(\.name))
-        if columns.contains(where: { $0.name != "_pk" && !modelNames.contains($0.name) && $0.notNull }) {
+        for column in columns where column.name != "_pk" && !modelNames.contains(column.name) && column.notNull {
             needsRebuild = true
+            losses.append(
+                Loss(
+                    entity: entity.name, attribute: column.name,
+                    summary: "\(entity.name).\(column.name) would take NULL (this model has no such attribute)"))
         }
         if let attribute = added.first(where: { !$0.hasDefault && $0.defaultMaker == nil }),
             try rowCount(of: entity) > 0
@@ -128,8 +243,12 @@ struct SchemaMigrator {
         return steps
     }
 
-    /// Stash's indexes on the table, by name, against the ones the entity wants.
-    private func planIndexes(of entity: EntitySchema) throws -> [Step] {
+    /// Stash's indexes on the table, by name, against the ones the entity wants. Dropping a
+    /// unique index is a loss unless the entity wants one on the same columns (`renames`: the
+    /// columns' names before this migration).
+    private func planIndexes(of entity: EntitySchema, _ renames: [String: String], _ losses: inout [Loss]) throws
+        -> [Step]
+    {
         var existing = Set<String>()
         try connection.forEachRow(
             "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND (name GLOB ? OR name GLOB ?)",
@@ -141,8 +260,32 @@ struct SchemaMigrator {
         for index in entity.indexes where existing.remove(EntitySQL.indexName(index, of: entity)) == nil {
             steps.append(.createIndex(entity, index))
         }
-        steps += existing.sorted().map { .dropIndex(entity, name: $0) }
+        let wantedUniques = Set(
+            entity.indexes.filter(\.isUnique).map { Set($0.columns.map { entity.columns[$0].name }) })
+        for name in existing.sorted() {
+            steps.append(.dropIndex(entity, name: name))
+            guard name.hasSuffix("_unique") else { continue }
+            var columns: [String] = []
+            try connection.forEachRow("SELECT name FROM pragma_index_info(?) ORDER BY seqno", [.text(name)]) { row in
+                if case .text(let column) = row.column(0) { columns.append(renames[column] ?? column) }
+            }
+            guard !wantedUniques.contains(Set(columns)) else { continue }
+            losses.append(
+                Loss(
+                    entity: entity.name, attribute: columns.first,
+                    summary: "the unique index \(name) on \(entity.name) (\(columns.joined(separator: ", "))) "
+                        + "would be dropped"))
+        }
         return steps
+    }
+
+    /// Whether the table's `_pk` is `AUTOINCREMENT`, as Stash makes it now.
+    private func keyAutoincrements(_ table: String) throws -> Bool {
+        var sql = ""
+        try connection.forEachRow("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?", [.text(table)]) {
+            if case .text(let text) = $0.column(0) { sql = text }
+        }
+        return sql.uppercased().contains("AUTOINCREMENT")
     }
 
     private func existingColumns(of table: String) throws -> [ExistingColumn] {

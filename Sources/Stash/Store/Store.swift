@@ -18,4 +18,7 @@ protocol Store: AnyObject, Sendable {
     /// A value that changes when another process (or another container on the same file)
     /// commits to the store, so caches of stored facts know to start over.
     func changeToken() throws -> Int64
+
+    /// Writes a consistent copy of the whole store, as one file, to `path`.
+    func backup(to path: String) throws
 }
