@@ -152,13 +152,14 @@ extension ManagedObjectContext {
     private func decode(_ attribute: AttributeDescription, from container: KeyedDecodingContainer<AttributeKey>)
         throws -> Any
     {
-        try naming(attribute) {
-            if let converted = attribute.convertedKey, !container.contains(attribute.codingKey),
-                container.contains(converted)
-            {
-                return try attribute.codec.decode(from: container, forKey: converted)
-            }
-            return try attribute.codec.decode(from: container, forKey: attribute.codingKey)
+        var key = attribute.codingKey
+        if let converted = attribute.convertedKey, !container.contains(key), container.contains(converted) {
+            key = converted
+        }
+        do {
+            return try attribute.codec.decode(from: container, forKey: key)
+        } catch {
+            throw StashError.decodingAttribute(attribute, failedWith: error, in: container, at: key)
         }
     }
 
@@ -183,8 +184,8 @@ extension ManagedObjectContext {
             return try attribute.codec.decode(from: container, forKey: attribute.codingKey)
         } catch DecodingError.keyNotFound, DecodingError.valueNotFound {
             return try incomingValue(of: attribute, from: container)
-        } catch let error as DecodingError {
-            throw StashError(decoding: error, attribute: attribute.name)
+        } catch {
+            throw StashError.decodingAttribute(attribute, failedWith: error, in: container, at: attribute.codingKey)
         }
     }
 
@@ -195,31 +196,18 @@ extension ManagedObjectContext {
     private func incomingValue(of attribute: AttributeDescription, from container: KeyedDecodingContainer<AttributeKey>)
         throws -> Any?
     {
-        try naming(attribute) {
-            var key = attribute.codingKey
-            if !container.contains(key) {
-                guard let converted = attribute.convertedKey, container.contains(converted) else { return nil }
-                key = converted
-            }
-            if attribute.isOptional { return try attribute.codec.decode(from: container, forKey: key) }
-            do {
-                return try attribute.codec.decode(from: container, forKey: key)
-            } catch let error as DecodingError {
-                if (try? container.decodeNil(forKey: key)) == true { return nil }
-                throw error
-            }
+        var key = attribute.codingKey
+        if !container.contains(key) {
+            guard let converted = attribute.convertedKey, container.contains(converted) else { return nil }
+            key = converted
         }
-    }
-
-    /// Names the attribute in any error `body` throws.
-    private func naming<Result>(_ attribute: AttributeDescription, _ body: () throws -> Result) throws -> Result {
         do {
-            return try body()
-        } catch var error as StashError {
-            error.attribute = error.attribute ?? attribute.name
-            throw error
-        } catch let error as DecodingError {
-            throw StashError(decoding: error, attribute: attribute.name)
+            return try attribute.codec.decode(from: container, forKey: key)
+        } catch {
+            if !attribute.isOptional, error is DecodingError, (try? container.decodeNil(forKey: key)) == true {
+                return nil
+            }
+            throw StashError.decodingAttribute(attribute, failedWith: error, in: container, at: key)
         }
     }
 
