@@ -152,6 +152,21 @@ extension ManagedObjectContext {
     private func decode(_ attribute: AttributeDescription, from container: KeyedDecodingContainer<AttributeKey>)
         throws -> Any
     {
+        var container = container
+        if let path = attribute.keyPath {
+            switch try place(of: attribute, path, in: container) {
+            case .container(let nested):
+                container = nested
+            case .absent(let key, let outer):
+                let context = DecodingError.Context(codingPath: outer.codingPath, debugDescription: "")
+                throw StashError.decodingAttribute(
+                    attribute, failedWith: DecodingError.keyNotFound(key, context), in: outer, at: key)
+            case .null(let key, let outer):
+                throw StashError(
+                    .decodingFailed, "expected an object holding \"\(attribute.codingKey.stringValue)\", found null",
+                    attribute: attribute.name, codingPath: CodingPathText.format(outer.codingPath + [key]))
+            }
+        }
         var key = attribute.codingKey
         if let converted = attribute.convertedKey, !container.contains(key), container.contains(converted) {
             key = converted
@@ -179,7 +194,9 @@ extension ManagedObjectContext {
     private func presentValue(of attribute: AttributeDescription, from container: KeyedDecodingContainer<AttributeKey>)
         throws -> Any?
     {
-        guard !attribute.hasDefault else { return try incomingValue(of: attribute, from: container) }
+        guard !attribute.hasDefault, attribute.keyPath == nil else {
+            return try incomingValue(of: attribute, from: container)
+        }
         do {
             return try attribute.codec.decode(from: container, forKey: attribute.codingKey)
         } catch DecodingError.keyNotFound, DecodingError.valueNotFound {
@@ -196,6 +213,14 @@ extension ManagedObjectContext {
     private func incomingValue(of attribute: AttributeDescription, from container: KeyedDecodingContainer<AttributeKey>)
         throws -> Any?
     {
+        var container = container
+        if let path = attribute.keyPath {
+            switch try place(of: attribute, path, in: container) {
+            case .container(let nested): container = nested
+            case .absent: return nil
+            case .null: return attribute.isOptional ? attribute.codec.nilValue : nil
+            }
+        }
         var key = attribute.codingKey
         if !container.contains(key) {
             guard let converted = attribute.convertedKey, container.contains(converted) else { return nil }
@@ -209,6 +234,39 @@ extension ManagedObjectContext {
             }
             throw StashError.decodingAttribute(attribute, failedWith: error, in: container, at: key)
         }
+    }
+
+    /// Where the last key of a key path (`author.name`) is looked up: in the innermost
+    /// object's container; or an object on the way is absent (the value is left as it is)
+    /// or null (the value reads as a null would: nil for an optional attribute).
+    private enum KeyPlace {
+        case container(KeyedDecodingContainer<AttributeKey>)
+        case absent(AttributeKey, in: KeyedDecodingContainer<AttributeKey>)
+        case null(AttributeKey, in: KeyedDecodingContainer<AttributeKey>)
+    }
+
+    /// Goes through the nested objects of `path`; each key is tried as declared, then in
+    /// its `.convertFromSnakeCase` form. Something else than an object on the way is an error.
+    private func place(
+        of attribute: AttributeDescription, _ path: [KeyStep], in container: KeyedDecodingContainer<AttributeKey>
+    ) throws -> KeyPlace {
+        var current = container
+        for step in path {
+            var key = step.key
+            if !current.contains(key) {
+                guard let converted = step.converted, current.contains(converted) else {
+                    return .absent(step.key, in: current)
+                }
+                key = converted
+            }
+            do {
+                if try current.decodeNil(forKey: key) { return .null(key, in: current) }
+                current = try current.nestedContainer(keyedBy: AttributeKey.self, forKey: key)
+            } catch {
+                throw StashError.decodingAttribute(attribute, failedWith: error, in: current, at: key)
+            }
+        }
+        return .container(current)
     }
 
     /// Names the entity (and the coding path) in any error thrown while decoding it.
