@@ -34,10 +34,23 @@ final class AttributeDescription: Sendable {
 
     var isUnique: Bool { options.contains(.unique) }
 
-    /// Throws for a declared key with an empty step (`"author..name"`, `"author."`).
-    init(name: String, index: Int, declaration: AttributeDeclaration, defaultValue: Any?, codec: any AttributeCodec)
-        throws
-    {
+    /// `@Attribute(normalized:)`: the form a text value is kept in, which the setter applies
+    /// (decoding does, in the codec).
+    let normalization: AttributeNormalization?
+
+    /// Throws for a declared key with an empty step (`"author..name"`, `"author."`), and for
+    /// a `.lossless` or `normalized:` its type cannot take.
+    init(
+        name: String, index: Int, declaration: AttributeDeclaration, defaultValue: Any?, codec base: any AttributeCodec
+    ) throws {
+        let codec: any AttributeCodec
+        do {
+            codec = try ConvertingCodec.wrapping(base, for: declaration, defaultValue: defaultValue)
+        } catch var error as StashError {
+            error.attribute = name
+            throw error
+        }
+        self.normalization = declaration.normalization
         self.name = name
         self.index = index
         self.options = declaration.options
@@ -55,6 +68,11 @@ final class AttributeDescription: Sendable {
     }
 
     var isRelationship: Bool { referencedTable != nil }
+
+    /// `value` in the declared normalized form (for attributes that declare one).
+    func normalized(_ value: Any) -> Any {
+        (codec as? ConvertingCodec)?.normalized(value) ?? value
+    }
 
     /// The column as a store sees it; `defaultMaker` for a default made anew per object.
     func column(defaultMaker: DefaultMaker?) -> ColumnSchema {
