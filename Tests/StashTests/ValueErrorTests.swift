@@ -34,6 +34,7 @@ final class Gauge: ManagedObject, Decodable {
         let rows =
             try ManagedObjectContext(container).fetchCount(FetchDescriptor<Stamped>())
             + ManagedObjectContext(container).fetchCount(FetchDescriptor<Gauge>())
+        withExtendedLifetime(directory) {}
         return (error, rows)
     }
 

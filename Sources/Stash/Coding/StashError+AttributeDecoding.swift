@@ -22,7 +22,7 @@ extension StashError {
         case let decodingError as DecodingError:
             var error = StashError(decoding: decodingError, attribute: attribute.name)
             let place = CodingPathText.format(keyPath)
-            if !error.codingPath.hasPrefix(place) { error.codingPath = place }
+            if !isWithin(error.codingPath, place) { error.codingPath = place }
             switch decodingError {
             case .typeMismatch(let type, let context):
                 if let found = foundText(in: container, at: key), !context.debugDescription.contains(found) {
@@ -46,6 +46,13 @@ extension StashError {
                 .decodingFailed, "the number \(number) does not fit \(type) (\(why))", attribute: attribute.name,
                 codingPath: CodingPathText.format(keyPath))
         }
+    }
+
+    /// Whether `path` is `place` or a path inside it (`[0].tags[2]` in `[0].tags`, not `[0].tagsOld`).
+    private static func isWithin(_ path: String, _ place: String) -> Bool {
+        guard path.hasPrefix(place) else { return false }
+        let rest = path.dropFirst(place.count)
+        return rest.isEmpty || rest.hasPrefix(".") || rest.hasPrefix("[")
     }
 
     /// The same error with another message.
