@@ -8,6 +8,11 @@
 ///     @Attribute var summary: String?                 // NULL column; absent or null key is nil
 ///     @Attribute var read: Bool = false               // used when the key is absent
 ///     @Attribute(.indexed) var publishedAt: Date      // an index for queries on it
+///     @Attribute(key: "user.login") var login: String // inside a nested object
+/// }
+/// final class Tag: ManagedObject, Decodable {
+///     @Attribute(.unique, normalized: [.trimmed, .caseFolded]) var name: String  // Swift = swift
+///     @Attribute(.lossless) var count: Int = 0        // "7" is 7, as 7 is
 /// }
 /// ```
 ///
