@@ -1,7 +1,9 @@
 import Foundation
 
 /// The default encoding of an `Encodable` managed object: each attribute under the key of
-/// its name (the encoder's key strategy applies); `nil` optionals are left out.
+/// its name or its declared key (the encoder's key strategy applies), inside nested objects
+/// for a key path (`author.name`); `nil` optionals are left out, and so is a nested object
+/// that would hold nothing.
 ///
 /// ```swift
 /// final class Post: ManagedObject, Codable { … }
@@ -12,14 +14,21 @@ extension Encodable where Self: ManagedObject {
         var container = encoder.container(keyedBy: AttributeKey.self)
         let entity = self.entity
         let object = resolved
+        var nested: [NestedValue] = []
         for attribute in entity.attributes where !attribute.isRelationship {
             guard let value = object.loadedValue(of: attribute) else {
                 if attribute.isOptional { continue }
                 throw StashError(
                     .missingValue, "has no value to encode", entity: entity.name, attribute: attribute.name)
             }
+            if let path = attribute.keyPath {
+                if attribute.isOptional, (try? attribute.codec.storedValue(for: value)) == .null { continue }
+                nested.append((path.map(\.key) + [attribute.codingKey], attribute, value))
+                continue
+            }
             try attribute.codec.encode(value, to: &container, forKey: attribute.codingKey)
         }
+        if !nested.isEmpty { try encodeNested(nested, depth: 0, to: &container) }
         for relationship in entity.relationships {
             try encode(relationship, of: object, to: &container)
         }
@@ -27,6 +36,29 @@ extension Encodable where Self: ManagedObject {
 }
 
 extension ManagedObject {
+    /// Values of key-path attributes, each inside the nested objects its keys name; values
+    /// that share an object (`author.name`, `author.url`) share one.
+    fileprivate func encodeNested(
+        _ entries: [NestedValue], depth: Int,
+        to container: inout KeyedEncodingContainer<AttributeKey>
+    ) throws {
+        var objects: [(key: AttributeKey, entries: [NestedValue])] = []
+        for entry in entries {
+            let key = entry.keys[depth]
+            if depth == entry.keys.count - 1 {
+                try entry.attribute.codec.encode(entry.value, to: &container, forKey: key)
+            } else if let index = objects.firstIndex(where: { $0.key.stringValue == key.stringValue }) {
+                objects[index].entries.append(entry)
+            } else {
+                objects.append((key, [entry]))
+            }
+        }
+        for object in objects {
+            var inner = container.nestedContainer(keyedBy: AttributeKey.self, forKey: object.key)
+            try encodeNested(object.entries, depth: depth + 1, to: &inner)
+        }
+    }
+
     /// A relationship as references: the related objects' first unique values (`"author": 7`,
     /// `"tags": [1, 2]`), as a payload that decodes back into the same graph; `null` for no
     /// object. A target without a unique attribute cannot be named, so it is left out.
@@ -51,6 +83,9 @@ extension ManagedObject {
         }
     }
 }
+
+/// A key-path attribute's value to encode, with every key on its way.
+private typealias NestedValue = (keys: [AttributeKey], attribute: AttributeDescription, value: Any)
 
 /// A stored value as the JSON primitive it is.
 private struct Primitive: Encodable {

@@ -159,13 +159,29 @@ extension ManagedObjectContext {
     private func decode(_ attribute: AttributeDescription, from container: KeyedDecodingContainer<AttributeKey>)
         throws -> Any
     {
-        try naming(attribute) {
-            if let converted = attribute.convertedKey, !container.contains(attribute.codingKey),
-                container.contains(converted)
-            {
-                return try attribute.codec.decode(from: container, forKey: converted)
+        var container = container
+        if let path = attribute.keyPath {
+            switch try place(of: attribute, path, in: container) {
+            case .container(let nested):
+                container = nested
+            case .absent(let key, let outer):
+                let context = DecodingError.Context(codingPath: outer.codingPath, debugDescription: "")
+                throw StashError.decodingAttribute(
+                    attribute, failedWith: DecodingError.keyNotFound(key, context), in: outer, at: key)
+            case .null(let key, let outer):
+                throw StashError(
+                    .decodingFailed, "expected an object holding \"\(attribute.codingKey.stringValue)\", found null",
+                    attribute: attribute.name, codingPath: CodingPathText.format(outer.codingPath + [key]))
             }
-            return try attribute.codec.decode(from: container, forKey: attribute.codingKey)
+        }
+        var key = attribute.codingKey
+        if let converted = attribute.convertedKey, !container.contains(key), container.contains(converted) {
+            key = converted
+        }
+        do {
+            return try attribute.codec.decode(from: container, forKey: key)
+        } catch {
+            throw StashError.decodingAttribute(attribute, failedWith: error, in: container, at: key)
         }
     }
 
@@ -185,13 +201,15 @@ extension ManagedObjectContext {
     private func presentValue(of attribute: AttributeDescription, from container: KeyedDecodingContainer<AttributeKey>)
         throws -> Any?
     {
-        guard !attribute.hasDefault else { return try incomingValue(of: attribute, from: container) }
+        guard !attribute.hasDefault, attribute.keyPath == nil else {
+            return try incomingValue(of: attribute, from: container)
+        }
         do {
             return try attribute.codec.decode(from: container, forKey: attribute.codingKey)
         } catch DecodingError.keyNotFound, DecodingError.valueNotFound {
             return try incomingValue(of: attribute, from: container)
-        } catch let error as DecodingError {
-            throw StashError(decoding: error, attribute: attribute.name)
+        } catch {
+            throw StashError.decodingAttribute(attribute, failedWith: error, in: container, at: attribute.codingKey)
         }
     }
 
@@ -202,32 +220,60 @@ extension ManagedObjectContext {
     private func incomingValue(of attribute: AttributeDescription, from container: KeyedDecodingContainer<AttributeKey>)
         throws -> Any?
     {
-        try naming(attribute) {
-            var key = attribute.codingKey
-            if !container.contains(key) {
-                guard let converted = attribute.convertedKey, container.contains(converted) else { return nil }
-                key = converted
+        var container = container
+        if let path = attribute.keyPath {
+            switch try place(of: attribute, path, in: container) {
+            case .container(let nested): container = nested
+            case .absent: return nil
+            case .null: return attribute.isOptional ? attribute.codec.nilValue : nil
             }
-            if attribute.isOptional { return try attribute.codec.decode(from: container, forKey: key) }
-            do {
-                return try attribute.codec.decode(from: container, forKey: key)
-            } catch let error as DecodingError {
-                if (try? container.decodeNil(forKey: key)) == true { return nil }
-                throw error
+        }
+        var key = attribute.codingKey
+        if !container.contains(key) {
+            guard let converted = attribute.convertedKey, container.contains(converted) else { return nil }
+            key = converted
+        }
+        do {
+            return try attribute.codec.decode(from: container, forKey: key)
+        } catch {
+            if !attribute.isOptional, error is DecodingError, (try? container.decodeNil(forKey: key)) == true {
+                return nil
             }
+            throw StashError.decodingAttribute(attribute, failedWith: error, in: container, at: key)
         }
     }
 
-    /// Names the attribute in any error `body` throws.
-    private func naming<Result>(_ attribute: AttributeDescription, _ body: () throws -> Result) throws -> Result {
-        do {
-            return try body()
-        } catch var error as StashError {
-            error.attribute = error.attribute ?? attribute.name
-            throw error
-        } catch let error as DecodingError {
-            throw StashError(decoding: error, attribute: attribute.name)
+    /// Where the last key of a key path (`author.name`) is looked up: in the innermost
+    /// object's container; or an object on the way is absent (the value is left as it is)
+    /// or null (the value reads as a null would: nil for an optional attribute).
+    private enum KeyPlace {
+        case container(KeyedDecodingContainer<AttributeKey>)
+        case absent(AttributeKey, in: KeyedDecodingContainer<AttributeKey>)
+        case null(AttributeKey, in: KeyedDecodingContainer<AttributeKey>)
+    }
+
+    /// Goes through the nested objects of `path`; each key is tried as declared, then in
+    /// its `.convertFromSnakeCase` form. Something else than an object on the way is an error.
+    private func place(
+        of attribute: AttributeDescription, _ path: [KeyStep], in container: KeyedDecodingContainer<AttributeKey>
+    ) throws -> KeyPlace {
+        var current = container
+        for step in path {
+            var key = step.key
+            if !current.contains(key) {
+                guard let converted = step.converted, current.contains(converted) else {
+                    return .absent(step.key, in: current)
+                }
+                key = converted
+            }
+            do {
+                if try current.decodeNil(forKey: key) { return .null(key, in: current) }
+                current = try current.nestedContainer(keyedBy: AttributeKey.self, forKey: key)
+            } catch {
+                throw StashError.decodingAttribute(attribute, failedWith: error, in: current, at: key)
+            }
         }
+        return .container(current)
     }
 
     /// Names the entity (and the coding path) in any error thrown while decoding it.

@@ -8,6 +8,11 @@
 ///     @Attribute var summary: String?                 // NULL column; absent or null key is nil
 ///     @Attribute var read: Bool = false               // used when the key is absent
 ///     @Attribute(.indexed) var publishedAt: Date      // an index for queries on it
+///     @Attribute(key: "user.login") var login: String // inside a nested object
+/// }
+/// final class Tag: ManagedObject, Decodable {
+///     @Attribute(.unique, normalized: [.trimmed, .caseFolded]) var name: String  // Swift = swift
+///     @Attribute(.lossless) var count: Int = 0        // "7" is 7, as 7 is
 /// }
 /// ```
 ///
@@ -54,6 +59,21 @@ public struct Attribute<Value: Codable> {
         if frame.isDescribing { frame.declare(AttributeDeclaration(options: options), in: box, at: slot) }
     }
 
+    /// An attribute with a default and several options, `@Attribute(.indexed, .lossless)`, as
+    /// `@Attribute([.indexed, .lossless])` writes them.
+    @inlinable
+    public init(
+        wrappedValue: Value, _ first: AttributeOptions, _ second: AttributeOptions, _ more: AttributeOptions...
+    ) {
+        self.init(wrappedValue: wrappedValue, more.reduce(first.union(second)) { $0.union($1) })
+    }
+
+    /// An attribute without a default and with several options: `@Attribute(.unique, .lossless)`.
+    @inlinable
+    public init(_ first: AttributeOptions, _ second: AttributeOptions, _ more: AttributeOptions...) {
+        self.init(more.reduce(first.union(second)) { $0.union($1) })
+    }
+
     // The forms with a JSON key or an original name are separate initializers, so that the
     // common ones above take no strings to release on every object built.
 
@@ -65,35 +85,68 @@ public struct Attribute<Value: Codable> {
     ///     `.convertFromSnakeCase`. Encoding uses it too.
     ///   - originalName: the column's name in an earlier version of the model: opening an
     ///     older store renames the column, keeping its data.
-    public init(wrappedValue: Value, _ options: AttributeOptions = [], key: String, originalName: String? = nil) {
+    ///   - normalized: the form a `String` attribute's values are kept in (see
+    ///     `AttributeNormalization`).
+    public init(
+        wrappedValue: Value, _ options: AttributeOptions = [], key: String, originalName: String? = nil,
+        normalized: AttributeNormalization? = nil
+    ) {
         self.init(wrappedValue: wrappedValue, options)
-        redeclare(AttributeDeclaration(options: options, key: key, originalName: originalName))
+        redeclare(options, key: key, originalName: originalName, normalized: normalized)
     }
 
     /// An attribute with a default whose column had another name in an earlier version of
     /// the model: opening an older store renames the column, keeping its data.
-    public init(wrappedValue: Value, _ options: AttributeOptions = [], originalName: String) {
+    public init(
+        wrappedValue: Value, _ options: AttributeOptions = [], originalName: String,
+        normalized: AttributeNormalization? = nil
+    ) {
         self.init(wrappedValue: wrappedValue, options)
-        redeclare(AttributeDeclaration(options: options, originalName: originalName))
+        redeclare(options, originalName: originalName, normalized: normalized)
+    }
+
+    /// An attribute with a default whose `String` values are kept in one form:
+    /// `@Attribute(normalized: .trimmed) var label = ""` (see `AttributeNormalization`).
+    public init(wrappedValue: Value, _ options: AttributeOptions = [], normalized: AttributeNormalization) {
+        self.init(wrappedValue: wrappedValue, options)
+        redeclare(options, normalized: normalized)
     }
 
     /// An attribute without a default whose JSON key is not its name (`key`), or whose
-    /// column had another name in an earlier version of the model (`originalName`).
-    public init(_ options: AttributeOptions = [], key: String, originalName: String? = nil) {
+    /// column had another name in an earlier version of the model (`originalName`), or
+    /// whose `String` values are kept in one form (`normalized`).
+    public init(
+        _ options: AttributeOptions = [], key: String, originalName: String? = nil,
+        normalized: AttributeNormalization? = nil
+    ) {
         self.init(options)
-        redeclare(AttributeDeclaration(options: options, key: key, originalName: originalName))
+        redeclare(options, key: key, originalName: originalName, normalized: normalized)
     }
 
     /// An attribute without a default whose column had another name in an earlier version
     /// of the model: opening an older store renames the column, keeping its data.
-    public init(_ options: AttributeOptions = [], originalName: String) {
+    public init(_ options: AttributeOptions = [], originalName: String, normalized: AttributeNormalization? = nil) {
         self.init(options)
-        redeclare(AttributeDeclaration(options: options, originalName: originalName))
+        redeclare(options, originalName: originalName, normalized: normalized)
     }
 
-    private func redeclare(_ declaration: AttributeDeclaration) {
+    /// An attribute without a default whose `String` values are kept in one form:
+    /// `@Attribute(.unique, normalized: [.trimmed, .caseFolded]) var name: String` makes
+    /// `Swift`, `swift` and ` SWIFT` one row (see `AttributeNormalization`).
+    public init(_ options: AttributeOptions = [], normalized: AttributeNormalization) {
+        self.init(options)
+        redeclare(options, normalized: normalized)
+    }
+
+    private func redeclare(
+        _ options: AttributeOptions, key: String? = nil, originalName: String? = nil,
+        normalized: AttributeNormalization? = nil
+    ) {
         let frame = ConstructionFrame.current
-        if frame.isDescribing { frame.declare(declaration, in: storage, at: slot) }
+        guard frame.isDescribing else { return }
+        var declaration = AttributeDeclaration(options: options, key: key, originalName: originalName)
+        declaration.normalization = normalized
+        frame.declare(declaration, in: storage, at: slot)
     }
 
     @inlinable

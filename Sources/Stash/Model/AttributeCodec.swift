@@ -90,9 +90,13 @@ extension AttributeCodec {
 
 protocol OptionalAttributeValue {
     static func makeOptionalCodec() throws -> any AttributeCodec
+    /// `Wrapped`, for declarations that depend on the value type (`.lossless`, `normalized:`).
+    static var wrappedType: Any.Type { get }
 }
 
 extension Optional: OptionalAttributeValue where Wrapped: Codable {
+    static var wrappedType: Any.Type { Wrapped.self }
+
     static func makeOptionalCodec() throws -> any AttributeCodec {
         if Wrapped.self is any OptionalAttributeValue.Type {
             throw StashError(.invalidModel, "a doubly optional attribute (\(Self.self)) cannot be stored")

@@ -9,6 +9,8 @@ struct AttributeDeclaration: Sendable {
     var originalName: String?
     /// For a to-one relationship (a column too): what its `@Relationship` says.
     var relationship: RelationshipDeclaration?
+    /// `@Attribute(normalized:)`: the form text values are kept in.
+    var normalization: AttributeNormalization?
 
     @usableFromInline
     init(

@@ -11,4 +11,11 @@ public struct AttributeOptions: OptionSet, Sendable, Hashable {
     /// The store keeps an index on the column, for queries that filter or sort on it.
     /// (A unique attribute has one already.)
     public static let indexed = AttributeOptions(rawValue: 1 << 1)
+
+    /// JSON of another scalar kind is taken when it stands for the value exactly: a number
+    /// for a `String` (its digits: `42` is `"42"`, `1.5` is `"1.5"`), a string for a number
+    /// (`"42"` for an `Int`, not `"42.0"`; `"2.5"` for a `Double`), `0`/`1` or
+    /// `"true"`/`"false"` for a `Bool`. Anything else is still an error. For `String`, the
+    /// integer types, `Double`, `Float`, `Bool` and `Decimal` (optional or not).
+    public static let lossless = AttributeOptions(rawValue: 1 << 2)
 }

@@ -61,10 +61,13 @@ final class EntityDescription: Sendable {
                 throw error
             }
             attributes.append(
-                AttributeDescription(
-                    name: field.name, index: index, declaration: box.declarations?[index] ?? AttributeDeclaration(),
-                    defaultValue: box.values[index], codec: codec))
+                try inPlace(name) {
+                    try AttributeDescription(
+                        name: field.name, index: index, declaration: box.declarations?[index] ?? AttributeDeclaration(),
+                        defaultValue: box.values[index], codec: codec)
+                })
         }
+        try inPlace(name) { try KeyStep.checkPaths(of: attributes) }
         var relationships: [RelationshipDescription] = []
         for attribute in attributes {
             guard let declaration = box.declarations?[attribute.index]?.relationship else { continue }

@@ -96,9 +96,12 @@ extension ManagedObject {
         return new == old
     }
 
+    /// The property setter's way in: a declared normalization (`normalized:`) applies here,
+    /// so an object made in code keeps its unique value in the form decoding gives it.
     @usableFromInline
     final func setValue(_ value: Any, atSlot slot: Int) {
-        setValue(value, of: entity.attributes[slot])
+        let attribute = entity.attributes[slot]
+        setValue(attribute.normalization == nil ? value : attribute.normalized(value), of: attribute)
     }
 
     /// The stored value of an attribute not loaded yet (see `unloaded`); `nil` for an

@@ -177,10 +177,14 @@ extension Double: StorableValue {
         row.real(column) ?? Double(storedValue: row.value(column))
     }
 
+    /// NaN is refused: SQLite stores it as NULL, so it would come back as nil, or fail the
+    /// save of a required attribute. (The infinities are kept.)
     static func decode(from container: KeyedDecodingContainer<AttributeKey>, forKey key: AttributeKey) throws
         -> Double
     {
-        try container.decode(Double.self, forKey: key)
+        let value = try container.decode(Double.self, forKey: key)
+        if value.isNaN { throw notANumber(container, key) }
+        return value
     }
 }
 
@@ -194,6 +198,23 @@ extension Float: StorableValue {
         guard let double = Double(storedValue: storedValue) else { return nil }
         self = Float(double)
     }
+
+    /// NaN is refused, as for `Double`.
+    static func decode(from container: KeyedDecodingContainer<AttributeKey>, forKey key: AttributeKey) throws
+        -> Float
+    {
+        let value = try container.decode(Float.self, forKey: key)
+        if value.isNaN { throw notANumber(container, key) }
+        return value
+    }
+}
+
+/// The error for a NaN decoded (through a non-conforming float strategy) for a number attribute.
+private func notANumber(_ container: KeyedDecodingContainer<AttributeKey>, _ key: AttributeKey) -> DecodingError {
+    DecodingError.dataCorrupted(
+        DecodingError.Context(
+            codingPath: container.codingPath + [key],
+            debugDescription: "NaN cannot be stored: SQLite keeps it as NULL, so it would read back as nil"))
 }
 
 extension String: StorableValue {
