@@ -109,11 +109,14 @@ import Testing
         let (container, _) = try savedPosts(count)
         let context = ManagedObjectContext(container)
         var before = statements(container)
+        var start = ContinuousClock.now
         _ = try recipeDecoder(context).decode([Post].self, from: json(#"[{"id": 5, "read": true}, {"id": 7}]"#))
-        // Token, count, then one look-up per value.
-        #expect(statements(container) - before == 4)
+        // Token, count, then one look-up per value; on a loaded machine the decode may last
+        // past a check interval, which asks for the token once more.
+        let extraChecks = Int((ContinuousClock.now - start) / StoredKeyIndex.checkInterval)
+        #expect((4...4 + extraChecks).contains(statements(container) - before))
         before = statements(container)
-        let start = ContinuousClock.now
+        start = ContinuousClock.now
         let many = (100...(100 + StoredKeyIndex.pointLookups)).map { #"{"id": \#($0)}"# }
         let posts = try recipeDecoder(context).decode([Post].self, from: json("[" + many.joined(separator: ",") + "]"))
         let tokenChecks = Int((ContinuousClock.now - start) / StoredKeyIndex.checkInterval) + 1
