@@ -70,4 +70,17 @@ import Testing
         #expect(try watcher.changeToken() == token)
         #expect(try context.fetchCount(FetchDescriptor<Post>()) == 50)
     }
+
+    /// Misuse traps with its message in every build: `fatalError`, which release builds
+    /// print, where `precondition` printed only "precondition failure".
+    @Test func insertingAnObjectOfAnotherContextTrapsWithItsMessage() async throws {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let container = try PersistentContainer(for: Post.self, inMemory: true)
+            let first = ManagedObjectContext(container)
+            let post = Post(context: first)
+            ManagedObjectContext(container).insert(post)
+        }
+        let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+        #expect(message.contains("already belongs to another context; use existingObject(with:)"))
+    }
 }

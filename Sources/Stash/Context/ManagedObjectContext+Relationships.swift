@@ -182,17 +182,19 @@ extension ManagedObjectContext {
     /// one of another context cannot.
     private func adopt(_ target: ManagedObject, for relationship: RelationshipDescription, of object: ManagedObject) {
         guard type(of: target) == relationship.targetType || relationship.targetType == ManagedObject.self else {
-            preconditionFailure(
-                "\(relationship.entityName).\(relationship.name) relates to \(relationship.targetName), not \(type(of: target))"
-            )
+            fatalError(
+                "Stash: \(relationship.entityName).\(relationship.name) relates to \(relationship.targetName), "
+                    + "not \(type(of: target))")
         }
         if target.managedObjectContext == nil, target.state == .transient {
             insert(target)
         }
-        precondition(
-            target.managedObjectContext === self,
-            "\(relationship.entityName).\(relationship.name): \(target.entity.name) \(target.objectID) belongs to "
-                + "another context; use existingObject(with:) to get this context's object for it")
+        // `fatalError`, not `precondition`: release builds print its message too.
+        if target.managedObjectContext !== self {
+            fatalError(
+                "Stash: \(relationship.entityName).\(relationship.name): \(target.entity.name) \(target.objectID) "
+                    + "belongs to another context; use existingObject(with:) to get this context's object for it")
+        }
     }
 
     /// The objects of `object`'s to-many relationship at `index`, in order: loaded once and

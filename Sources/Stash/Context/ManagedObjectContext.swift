@@ -154,9 +154,12 @@ public final class ManagedObjectContext: @unchecked Sendable {
             case .deleted where object.managedObjectContext === self:
                 undelete(object)
             default:
-                precondition(
-                    object.managedObjectContext === self,
-                    "\(object.entity.name) \(object.objectID) already belongs to another context")
+                // `fatalError`, not `precondition`: release builds print its message too.
+                if object.managedObjectContext !== self {
+                    fatalError(
+                        "Stash: \(object.entity.name) \(object.objectID) already belongs to another context; use "
+                            + "existingObject(with:) to get this context's object for it")
+                }
             }
         }
     }
@@ -318,7 +321,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
         do {
             return try state(forType: type)
         } catch {
-            preconditionFailure("\(error)")
+            fatalError("Stash: \(error)")
         }
     }
 
