@@ -74,12 +74,7 @@ final class Badge: ManagedObject, Decodable {
         let directory = try TemporaryDirectory()
         let file = directory.file()
         let container = try PersistentContainer(for: WindowFeed.self, WindowEntry.self, storeURL: file)
-        var context = ManagedObjectContext(container)
-        func step(_ body: (ManagedObjectContext) throws -> Void) throws {
-            if freshContexts { context = ManagedObjectContext(container) }
-            try body(context)
-            try context.save()
-        }
+        let step = RefreshSteps(container, freshContexts: freshContexts).run
         try step { _ = try $0.decode(WindowFeed.self, from: both) }
         try step { context in
             let second = try context.fetch(FetchDescriptor<WindowEntry>(predicate: #Predicate { $0.guid == "2" }))
@@ -103,12 +98,7 @@ final class Badge: ManagedObject, Decodable {
         let directory = try TemporaryDirectory()
         let file = directory.file()
         let container = try PersistentContainer(for: WholeFeed.self, WholeEntry.self, storeURL: file)
-        var context = ManagedObjectContext(container)
-        func step(_ body: (ManagedObjectContext) throws -> Void) throws {
-            if freshContexts { context = ManagedObjectContext(container) }
-            try body(context)
-            try context.save()
-        }
+        let step = RefreshSteps(container, freshContexts: freshContexts).run
         try step { _ = try $0.decode(WholeFeed.self, from: both) }
         try step { context in
             try context.fetch(FetchDescriptor<WholeEntry>(predicate: #Predicate { $0.guid == "1" }))[0].read = true
@@ -182,5 +172,25 @@ final class Badge: ManagedObject, Decodable {
         let ticket = try reader.fetch(FetchDescriptor<Card>())[0]
         #expect(ticket.labels.map(\.name) == ["bug", "ui", "docs"])
         #expect(try sqliteShell(file, "SELECT count(*) FROM Badge") == "3\n")
+    }
+}
+
+/// Refreshes as an app makes them: each step then a save, in one long-lived context or in a
+/// fresh one each time (an app that relaunches).
+final class RefreshSteps {
+    let container: PersistentContainer
+    let freshContexts: Bool
+    private var context: ManagedObjectContext
+
+    init(_ container: PersistentContainer, freshContexts: Bool) {
+        self.container = container
+        self.freshContexts = freshContexts
+        context = ManagedObjectContext(container)
+    }
+
+    func run(_ body: (ManagedObjectContext) throws -> Void) throws {
+        if freshContexts { context = ManagedObjectContext(container) }
+        try body(context)
+        try context.save()
     }
 }
