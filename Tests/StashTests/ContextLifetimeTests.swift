@@ -84,3 +84,25 @@ import Testing
         #expect(message.contains("already belongs to another context; use existingObject(with:)"))
     }
 }
+
+/// A context nobody calls into does not keep every other save's note.
+@Suite struct IdleContextTests {
+    @Test func anIdleContextFoldsTheNotesItWaitsFor() throws {
+        let (container, writer) = try savedPosts(3)
+        let idle = ManagedObjectContext(container)
+        let held = try idle.fetch(FetchDescriptor<Post>(sortBy: [SortDescriptor(\.id)]))
+        let posts = try writer.fetch(FetchDescriptor<Post>(sortBy: [SortDescriptor(\.id)]))
+        for round in 1...100 {
+            posts[round % 3].title = "round \(round)"
+            if round == 50 { writer.delete(posts[2]) }
+            if round == 60 { _ = try recipeDecoder(writer).decode([Post].self, from: postsJSON(count: 1, firstID: 9)) }
+            try writer.save()
+        }
+        #expect(idle.inbox.withLock { $0.count } <= ManagedObjectContext.inboxFoldThreshold + 1)
+        // The next call merges the folded notes as the saves would have, one by one.
+        #expect(try idle.fetch(FetchDescriptor<Post>()).map(\.id).sorted() == [1, 2, 9])
+        #expect(held[0].title == "round 99")
+        #expect(held[1].title == "round 100")
+        #expect(held[2].isRowDeleted)
+    }
+}

@@ -2,7 +2,12 @@ extension ManagedObjectContext {
     /// Takes another context's save: kept until this context merges it, at its next entry or,
     /// for the main context and background contexts, on their executor right away.
     func receive(_ note: SaveNote) {
-        inbox.withLock { $0.append(note) }
+        inbox.withLock { notes in
+            notes.append(note)
+            // An idle context (one nobody calls into) would keep every save's note: past a
+            // few, they are folded into one, which names each changed row once.
+            if notes.count > Self.inboxFoldThreshold { notes = [SaveNote(folding: notes)] }
+        }
         hasMail.store(true, ordering: .releasing)
         switch confinement {
         case .main:
@@ -23,6 +28,9 @@ extension ManagedObjectContext {
             break
         }
     }
+
+    /// How many saves' notes wait for a context before they are folded into one.
+    static let inboxFoldThreshold = 32
 
     /// Merges what other contexts saved, on this context's executor.
     private func mergeNow() {
@@ -51,9 +59,15 @@ extension ManagedObjectContext {
                 }
                 let registered = changes.updated.compactMap { state.byRowID[$0] }
                 guard !registered.isEmpty else { continue }
-                // A store that cannot be read now leaves the objects as they are; a later
-                // fetch or refresh reads the rows again.
-                try? refreshFromStore(registered, in: state, keepingChanges: true)
+                // A store that cannot be read now leaves the objects as they are (a later
+                // fetch or refresh reads the rows again), and the next throwing call says so.
+                do {
+                    try refreshFromStore(registered, in: state, keepingChanges: true)
+                } catch {
+                    noteLoadFailure(
+                        error, reading: "another context's changes to \(registered.count) objects",
+                        entity: state.entity.name)
+                }
             }
         }
         notifyObservers(of: notes)

@@ -29,3 +29,29 @@ struct SaveNote: Sendable {
         return ChangeSet(inserted: inserted, updated: updated, deleted: deleted)
     }
 }
+
+extension SaveNote {
+    /// One note for several saves, in order: each row once, as its last save left it (a row
+    /// deleted at the end is deleted; one inserted and then changed is inserted).
+    init(folding notes: [SaveNote]) {
+        let count = notes.map(\.entities.count).max() ?? 0
+        var folded = [Entity](repeating: Entity(), count: count)
+        for position in 0..<count {
+            var inserted = Set<Int64>()
+            var updated = Set<Int64>()
+            var deleted = Set<Int64>()
+            for note in notes where position < note.entities.count {
+                let changes = note.entities[position]
+                deleted.formUnion(changes.deleted)
+                inserted.subtract(changes.deleted)
+                updated.subtract(changes.deleted)
+                inserted.formUnion(changes.inserted)
+                deleted.subtract(changes.inserted)
+                for rowID in changes.updated where !inserted.contains(rowID) { updated.insert(rowID) }
+            }
+            folded[position] = Entity(
+                inserted: inserted.sorted(), updated: updated.sorted(), deleted: deleted.sorted())
+        }
+        entities = folded
+    }
+}
