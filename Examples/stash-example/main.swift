@@ -29,8 +29,11 @@ try context.save()
 // since the payload has no such key), article 5 is new. Nothing is duplicated.
 let later = ManagedObjectContext(container)
 decoder.userInfo[.managedObjectContext] = later
-_ = try decoder.decode([Article].self, from: SamplePayloads.laterFetch)
-try later.save()
+let refreshed = try decoder.decode([Article].self, from: SamplePayloads.laterFetch)
+let changes = try later.saveChanges()
+print(
+    "A later fetch lists \(refreshed.count) articles: \(changes.inserted.count) new, \(changes.updated.count) updated; "
+        + "the ones it leaves out stay as they were, and nothing is duplicated")
 
 let stored = try ManagedObjectContext(container).fetch(
     FetchDescriptor<Article>(sortBy: [SortDescriptor(\.publishedAt, order: .reverse)]))
