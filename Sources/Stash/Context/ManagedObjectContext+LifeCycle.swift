@@ -35,19 +35,26 @@ extension ManagedObjectContext {
     /// object. Objects a hook inserts or changes get theirs too, once.
     func callWillSave() {
         var called = Set<ObjectIdentifier>()
-        var more = true
-        while more {
-            more = false
+        var count = 0
+        repeat {
+            // Again only when a hook inserted, changed or deleted other objects.
+            count = pendingChangeCount
             for state in states {
-                let objects =
-                    state.inserted.filter(state.isLive) + state.updated.values.map(\.object)
-                    + Array(state.deleted.values)
-                for object in objects where called.insert(ObjectIdentifier(object)).inserted {
-                    object.willSave()
-                    more = true
-                }
+                for object in state.inserted where state.isLive(object) { call(object, &called) }
+                for saved in state.updated.values { call(saved.object, &called) }
+                for object in state.deleted.values { call(object, &called) }
             }
-        }
+        } while pendingChangeCount != count
+    }
+
+    /// `willSave()` on `object`, once a save.
+    private func call(_ object: ManagedObject, _ called: inout Set<ObjectIdentifier>) {
+        if called.insert(ObjectIdentifier(object)).inserted { object.willSave() }
+    }
+
+    /// How many objects wait to be saved, to see whether a hook added any.
+    private var pendingChangeCount: Int {
+        states.reduce(0) { $0 + $1.inserted.count + $1.updated.count + $1.deleted.count }
     }
 
     /// `validateForInsert()` and `validateForUpdate()`: a throw fails the save, naming the
