@@ -8,8 +8,8 @@ struct ImportParent: Sendable {
     let objectID: ObjectID
     /// Runs `body`, a decode into `context`, with the items taking the parent.
     let decodingAsChildren: @Sendable (ManagedObjectContext, () throws -> Void) throws -> Void
-    /// Whether `object`, of `context`, is one of the parent's children.
-    let isChild: @Sendable (ManagedObject, ManagedObjectContext) -> Bool
+    /// Whether `object` is one of the parent's children.
+    let isChild: @Sendable (ManagedObject) -> Bool
 
     init<Child: ManagedObject, Parent: ManagedObject>(
         _ parent: Parent, via relationship: ReferenceWritableKeyPath<Child, Parent?> & Sendable, url: URL
@@ -27,6 +27,6 @@ struct ImportParent: Sendable {
             }
             try context.decoding(asChildrenOf: own, via: relationship, body)
         }
-        isChild = { object, _ in (object as? Child)?[keyPath: relationship]?.objectID == objectID }
+        isChild = { object in (object as? Child)?[keyPath: relationship]?.objectID == objectID }
     }
 }

@@ -248,7 +248,7 @@ struct ImportSession<T: ManagedObject & Decodable> {
             }
             for object in try background.fetch(descriptor) where !kept.contains(object.objectID) {
                 // A parent's children: the sync is scoped to them.
-                if let parent, !parent.isChild(object, background) { continue }
+                if let parent, !parent.isChild(object) { continue }
                 background.delete(object)
             }
         }
