@@ -11,6 +11,7 @@ final class Memo: ManagedObject, Decodable {
     @Attribute var words: Int = 0
     @Attribute var source: String = ""
 
+    // Unchecked: only the serialized `LifeCycleTests` use `Memo`, one test at a time.
     nonisolated(unsafe) static var events: [String] = []
 
     override func awakeFromInsert() {
