@@ -33,6 +33,12 @@ let package = Package(
             dependencies: ["Stash", "StashREST", "CSQLite"],
             path: "Benchmarks/stash-bench"
         ),
+        // The processes of the many-writer tests and soak (see its main.swift).
+        .executableTarget(
+            name: "stash-worker",
+            dependencies: ["Stash"],
+            path: "Tests/StashWorker"
+        ),
         .testTarget(
             name: "StashTests",
             dependencies: ["Stash"],

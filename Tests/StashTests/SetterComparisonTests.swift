@@ -2,9 +2,9 @@ import Foundation
 import Stash
 import Testing
 
-/// Setting a saved attribute to the value the context last saw for it is no change, as in
-/// Core Data: only what the object changed is written. The rest of the contract is what
-/// that must not break.
+/// Setting a saved attribute to the value the context last saw for it is no change as far
+/// as the context knows (`hasChanges`), but the save compares it with the row inside its
+/// transaction: a row another writer moved on is put back to what the caller set.
 @Suite struct SetterComparisonTests {
     func savedPost() throws -> (TemporaryDirectory, PersistentContainer, ManagedObjectContext, Post) {
         let directory = try TemporaryDirectory()
@@ -25,18 +25,75 @@ import Testing
         #expect(!context.hasChanges)
     }
 
-    /// A form sets every field: the ones left as they were do not overwrite what another
-    /// process wrote meanwhile, whatever the merge policy; the one changed is written.
-    @Test func fieldsLeftAsTheyWereKeepAnotherWritersValues() throws {
+    /// A field the caller never set keeps what another process wrote meanwhile, whatever
+    /// the merge policy; the one changed is written.
+    @Test func fieldsNotSetKeepAnotherWritersValues() throws {
         for policy in [MergePolicy.incomingWins, .storedWins, .fail] {
+            let (directory, _, context, post) = try savedPost()
+            context.mergePolicy = policy
+            _ = try sqliteShellWriting(directory.file(), "UPDATE Post SET title = 'from the shell' WHERE id = 1")
+            post.read = true
+            try context.save()
+            #expect(try sqliteShell(directory.file(), "SELECT title, read FROM Post") == "from the shell|1\n")
+        }
+    }
+
+    /// A form sets every field, some to what the context saw. Meanwhile another process
+    /// changed one of those: under `.incomingWins` the form's value is what the row holds
+    /// (the save compares inside its transaction, so no row mixes the two writers);
+    /// `.storedWins` keeps the other's; `.fail` fails and writes nothing.
+    @Test func fieldsSetAsTheyWereAreComparedInsideTheSave() throws {
+        let expected: [(MergePolicy, String?)] = [
+            (.incomingWins, "Title 1|1\n"), (.storedWins, "from the shell|1\n"), (.fail, nil),
+        ]
+        for (policy, row) in expected {
             let (directory, _, context, post) = try savedPost()
             context.mergePolicy = policy
             _ = try sqliteShellWriting(directory.file(), "UPDATE Post SET title = 'from the shell' WHERE id = 1")
             post.title = "Title 1"  // as the context saw it
             post.read = true
-            try context.save()
-            #expect(try sqliteShell(directory.file(), "SELECT title, read FROM Post") == "from the shell|1\n")
+            #expect(post.hasChanges)
+            if let row {
+                try context.save()
+                #expect(try sqliteShell(directory.file(), "SELECT title, read FROM Post") == row)
+            } else {
+                #expect(throws: StashError.self) { try context.save() }
+                #expect(try sqliteShell(directory.file(), "SELECT title, read FROM Post") == "from the shell|0\n")
+            }
         }
+    }
+
+    /// Only restated fields: no change as far as the context knows, yet the save puts the
+    /// row back to them when another process moved it on, and writes nothing when not.
+    @Test func aRestatedRowIsWrittenOnlyIfTheStoreMovedOn() throws {
+        let (directory, _, context, post) = try savedPost()
+        post.title = "Title 1"
+        #expect(!context.hasChanges)
+        #expect(try context.saveChanges().updated.isEmpty)
+        #expect(try sqliteShell(directory.file(), "SELECT title FROM Post") == "Title 1\n")
+        _ = try sqliteShellWriting(directory.file(), "UPDATE Post SET title = 'from the shell' WHERE id = 1")
+        post.title = "Title 1"
+        #expect(try context.saveChanges().updated == [post.objectID])
+        #expect(try sqliteShell(directory.file(), "SELECT title FROM Post") == "Title 1\n")
+    }
+
+    /// The issue's reproduction by decoding: a long-lived context and a fresh one each
+    /// decode a payload that repeats a value another process has changed since; the row
+    /// is the payload's, whole, and the report counts it.
+    @Test func aDecodedValueAsTheContextSawItIsWrittenWhenTheRowMovedOn() throws {
+        let directory = try TemporaryDirectory()
+        let (container, longLived) = try savedPosts(2, at: directory.file())
+        _ = try sqliteShellWriting(directory.file(), "UPDATE Post SET title = 'shell', userId = 99")
+        let payload = json(#"[{"id": 1, "userId": 1, "title": "Title 1", "body": "new"}]"#)
+        _ = try recipeDecoder(longLived).decode([Post].self, from: payload)
+        #expect(try longLived.saveChanges().updated.count == 1)
+        let fresh = ManagedObjectContext(container)
+        _ = try recipeDecoder(fresh).decode(
+            [Post].self, from: json(#"[{"id": 2, "userId": 2, "title": "Title 2", "body": "Body of post 2\nline 2"}]"#))
+        #expect(try fresh.saveChanges().updated.count == 1)
+        #expect(
+            try sqliteShell(directory.file(), "SELECT id, userId, title, body FROM Post ORDER BY id")
+                == "1|1|Title 1|new\n2|2|Title 2|Body of post 2\nline 2\n")
     }
 
     /// Text is compared by its bytes, as the store keeps it: the other Unicode form of the

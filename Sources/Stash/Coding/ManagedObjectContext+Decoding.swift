@@ -138,8 +138,9 @@ extension ManagedObjectContext {
 
     /// Decodes into an object the context already has, taking the unique values already
     /// decoded into `blank`. Values are gathered first and applied only once all decoded,
-    /// so a failure leaves the object as it was; values equal to the current ones are not
-    /// changes, so re-importing the same payload leaves nothing to save.
+    /// so a failure leaves the object as it was; values equal to the current ones are
+    /// compared with the row by the save, so re-importing the same payload writes nothing
+    /// unless the row moved on meanwhile.
     private func update(
         _ object: ManagedObject, from container: KeyedDecodingContainer<AttributeKey>,
         uniqueValues: [(AttributeDescription, Any)], state: EntityState
@@ -151,8 +152,13 @@ extension ManagedObjectContext {
             }
         }
         guard mergePolicy.kind == .incomingWins else { return }
-        for (attribute, value) in values where !object.holds(value, for: attribute) {
-            object.setValue(value, of: attribute, knownToDiffer: true)
+        for (attribute, value) in values {
+            if object.holds(value, for: attribute) {
+                // The row is compared inside the save's transaction (see `restate`).
+                object.restate(attribute, in: self)
+            } else {
+                object.setValue(value, of: attribute, knownToDiffer: true)
+            }
         }
     }
 

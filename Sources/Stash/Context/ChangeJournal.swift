@@ -33,6 +33,7 @@ final class ChangeJournal {
         let object: ManagedObject
         let values: ContiguousArray<Any?>
         let changedAttributes: AttributeSet
+        let restatedAttributes: AttributeSet
         let unloaded: AttributeSet
         let wasUpdated: Bool
     }
@@ -57,7 +58,8 @@ final class ChangeJournal {
         guard snapshots[id] == nil else { return }
         snapshots[id] = Snapshot(
             object: object, values: object.values, changedAttributes: object.changedAttributes,
-            unloaded: object.unloaded, wasUpdated: state.updated[id] != nil)
+            restatedAttributes: object.restatedAttributes, unloaded: object.unloaded,
+            wasUpdated: state.updated[id] != nil)
     }
 
     /// Keeps a to-many list as it was before its first change in this journal.
@@ -110,6 +112,7 @@ final class ChangeJournal {
             let state = context.state(for: object.entity)
             object.values = snapshot.values
             object.changedAttributes = snapshot.changedAttributes
+            object.restatedAttributes = snapshot.restatedAttributes
             object.unloaded = snapshot.unloaded
             if !snapshot.wasUpdated { state.updated[ObjectIdentifier(object)] = nil }
             state.index(object, in: context)

@@ -60,8 +60,15 @@ final class EntityState {
 
     var liveInserted: [ManagedObject] { inserted.filter(isLive) }
 
-    var hasChanges: Bool {
+    /// Whether a save has anything to write or compare: restated values included.
+    var hasPendingWrites: Bool {
         !updated.isEmpty || !deleted.isEmpty || inserted.contains(where: isLive)
+    }
+
+    /// Whether the context changed anything: restated values are no change.
+    var hasChanges: Bool {
+        !deleted.isEmpty || inserted.contains(where: isLive)
+            || updated.values.contains { !$0.object.changedAttributes.isEmpty || !$0.object.changedLists.isEmpty }
     }
 
     /// Lists a new object for the next save, once.
@@ -172,7 +179,8 @@ struct SavedState {
     var values: ContiguousArray<Any?>?
     /// Attributes not loaded at the first change: rollback makes them unloaded again.
     var unloaded: AttributeSet
-    /// Changed attributes whose stored value was never seen, so not yet known to differ
-    /// from the row: a save reads the row first (see `verifyPartialChanges`).
+    /// Changed attributes whose stored value was never seen, so not known to differ from the
+    /// row: the save compares them with the row inside its transaction and writes those that
+    /// differ (`RowWrites.checkedSets`), as it does restated ones.
     var unverified = AttributeSet()
 }

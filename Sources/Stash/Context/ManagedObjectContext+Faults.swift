@@ -42,8 +42,10 @@ extension ManagedObjectContext {
 
     /// Gives a partly loaded object the stored values of the attributes it has not loaded,
     /// from `row` (every attribute column, in entity order). A changed attribute whose
-    /// stored value was not known is compared with it now: if they are the same, it is no
-    /// longer a change, so re-importing a payload into a fresh context writes nothing.
+    /// stored value was not known is compared with it now: one that differs is known to be
+    /// a change; one that is the same is restated (`restatedAttributes`): no change, so
+    /// re-importing a payload into a fresh context leaves nothing to save unless the row
+    /// moves on before the save, which compares it again inside its transaction.
     func fill(_ object: ManagedObject, from row: any StoreRow, in state: EntityState) throws {
         let id = ObjectIdentifier(object)
         var saved = state.updated[id]
@@ -56,41 +58,26 @@ extension ManagedObjectContext {
                 object.unloaded.remove(attribute.index)
             }
             if saved?.unverified.contains(attribute.index) == true {
-                saved?.unverified.remove(attribute.index)
                 if saved?.values != nil {
                     saved?.values?[attribute.index] = stored
                     saved?.unloaded.remove(attribute.index)
                 }
                 // Compared as the store sees them: the row's value as it is, the object's
-                // as it would be written.
+                // as it would be written. One that differs is a change the save writes; one
+                // that is the same is restated, compared again inside the save's
+                // transaction, since the row may move on before then.
+                saved?.unverified.remove(attribute.index)
                 if object.changedAttributes.contains(attribute.index), let current = object.value(of: attribute),
                     (try? attribute.codec.storedValue(for: current)) == row.value(attribute.index)
                 {
                     object.changedAttributes.remove(attribute.index)
+                    object.restatedAttributes.insert(attribute.index)
                 }
             }
         }
         if let saved {
-            state.updated[id] = object.changedAttributes.isEmpty ? nil : saved
-        }
-    }
-
-    /// Before a save: the stored values of changed attributes that were never loaded, so
-    /// that only real changes are written. A row that is gone is a `rowMissing` error.
-    func verifyPartialChanges(in state: EntityState) throws {
-        let unverified = state.updated.values.filter {
-            !$0.unverified.intersection($0.object.changedAttributes).isEmpty && $0.object.state == .persisted
-        }.map(\.object)
-        guard !unverified.isEmpty else { return }
-        try fulfill(unverified, in: state)
-        for object in unverified {
-            guard let saved = state.updated[ObjectIdentifier(object)] else { continue }
-            if !saved.unverified.intersection(object.changedAttributes).isEmpty {
-                throw StashError(
-                    .rowMissing,
-                    "the row \(object.rowID ?? 0) was deleted since this object was decoded for it; nothing was saved",
-                    entity: state.entity.name)
-            }
+            let unchanged = object.changedAttributes.isEmpty && object.restatedAttributes.isEmpty
+            state.updated[id] = unchanged ? nil : saved
         }
     }
 }

@@ -87,14 +87,15 @@ extension ManagedObjectContext {
             for relationship in state.entity.relationships {
                 guard let slot = relationship.slot, let column = try? relationship.positionColumn() else { continue }
                 let moved = updated[position].filter { object in
-                    object.changedAttributes.contains(slot)
+                    (object.changedAttributes.contains(slot) || object.restatedAttributes.contains(slot))
                         && lists.place(of: object, entity: state.entity.name, column: column) == nil
                 }
                 guard !moved.isEmpty else { continue }
                 writes.append(
                     PositionWrite(
                         table: state.entity.schema, column: column,
-                        places: { moved.compactMap { $0.rowID.map { ($0, nil) } } }))
+                        places: { moved.compactMap { $0.rowID.map { ($0, nil) } } },
+                        unlessUnchanged: (position, slot)))
             }
         }
         return writes

@@ -108,6 +108,12 @@ extension ManagedObjectContext {
         for attribute in state.entity.attributes {
             let index = attribute.index
             let stored = try inPlace(state.entity, attribute) { try attribute.codec.read(row, column: index) }
+            if keepingChanges, object.restatedAttributes.contains(index), !object.holds(stored, for: attribute) {
+                // Set to what the context saw, which the store no longer holds: a change
+                // now, unless the stored value wins.
+                object.restatedAttributes.remove(index)
+                if mergePolicy.kind != .storedWins { object.changedAttributes.insert(index) }
+            }
             let changedHere = keepingChanges && object.changedAttributes.contains(index)
             if changedHere {
                 switch mergePolicy.kind {
@@ -135,9 +141,10 @@ extension ManagedObjectContext {
         }
         if !keepingChanges {
             object.changedAttributes.removeAll()
+            object.restatedAttributes.removeAll()
             saved = nil
         }
-        if object.changedAttributes.isEmpty {
+        if object.changedAttributes.isEmpty && object.restatedAttributes.isEmpty {
             state.updated[id] = nil
         } else if let saved {
             state.updated[id] = saved

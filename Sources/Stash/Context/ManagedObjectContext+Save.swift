@@ -17,7 +17,7 @@ extension ManagedObjectContext {
     public func saveChanges() throws -> ChangeSet {
         try entering {
             try throwPendingLoadError()
-            guard !listOwners.isEmpty || states.contains(where: \.hasChanges) else { return ChangeSet() }
+            guard !listOwners.isEmpty || states.contains(where: \.hasPendingWrites) else { return ChangeSet() }
             // Merging duplicates changes objects before anything is written: if the save
             // fails, `undo` puts them back, so the context is left as it was.
             var undo: [() -> Void] = []
@@ -30,7 +30,6 @@ extension ManagedObjectContext {
                     try validateRequiredValues(in: state)
                     try callValidation(in: state)
                     try checkDeniedDeletes(in: state)
-                    try verifyPartialChanges(in: state)
                 }
                 try throwPendingLoadError()
                 let (changes, plan) = try makeStoreChanges()
@@ -173,11 +172,21 @@ extension ManagedObjectContext {
             let deleted = state.deleted.values.filter { $0.rowID != nil }.sorted { $0.rowID! < $1.rowID! }
             entityChanges.deletes = deleted.map { $0.rowID! }
             let updated = state.updated.values.map(\.object)
-                .filter { $0.state == .persisted && $0.rowID != nil && !$0.changedAttributes.isEmpty }
+                .filter {
+                    $0.state == .persisted && $0.rowID != nil
+                        && (!$0.changedAttributes.isEmpty || !$0.restatedAttributes.isEmpty)
+                }
                 .sorted { $0.rowID! < $1.rowID! }
             entityChanges.updates.reserveCapacity(updated.count)
             for object in updated {
-                entityChanges.updates.append(rowID: object.rowID!, columns: object.changedAttributes)
+                // Compared with the row inside the transaction: values set to what the
+                // context last saw, or decoded for a row never loaded.
+                let unverified =
+                    state.updated[ObjectIdentifier(object)]?.unverified.intersection(object.changedAttributes)
+                    ?? AttributeSet()
+                entityChanges.updates.append(
+                    rowID: object.rowID!, columns: object.changedAttributes.union(object.restatedAttributes),
+                    checked: unverified.union(object.restatedAttributes))
             }
             entityChanges.updates.value = { row, column in
                 try Self.storedValue(of: entity.attributes[column], in: updated[row], references)
@@ -281,7 +290,10 @@ extension ManagedObjectContext {
         for position in states.indices {
             var entity = SaveNote.Entity()
             entity.deleted = plan.deleted[position].compactMap(\.rowID)
-            entity.updated = plan.updated[position].compactMap(\.rowID)
+            let unwritten = position < result.entities.count ? result.entities[position].unwrittenUpdates : []
+            entity.updated = plan.updated[position].enumerated().compactMap { offset, object in
+                unwritten.contains(offset) ? nil : object.rowID
+            }
             // An object whose many-to-many list changed: its relationships changed.
             for owner in listOwners.values
             where owner.state == .persisted && owner.entity === states[position].entity {
@@ -313,10 +325,21 @@ extension ManagedObjectContext {
                 object.state = .transient
                 object.managedObjectContext = nil
                 object.changedAttributes.removeAll()
+                object.restatedAttributes.removeAll()
             }
             let entityResult = position < result.entities.count ? result.entities[position] : EntitySaveResult()
             for (offset, object) in plan.updated[position].enumerated() {
                 object.changedAttributes.removeAll()
+                object.restatedAttributes.removeAll()
+                // The row as the transaction read it: what the object had not loaded.
+                if !object.unloaded.isEmpty, let stored = entityResult.storedRows[offset] {
+                    for attribute in state.entity.attributes where object.unloaded.contains(attribute.index) {
+                        if let value = try? attribute.codec.value(from: stored[attribute.index]) {
+                            object.setPrimitiveValue(value, of: attribute)
+                            object.unloaded.remove(attribute.index)
+                        }
+                    }
+                }
                 // Under .storedWins, what the store kept instead of this context's values.
                 for (column, stored) in entityResult.keptStored[offset] ?? [:] {
                     let attribute = state.entity.attributes[column]

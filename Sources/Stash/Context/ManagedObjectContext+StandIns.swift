@@ -37,8 +37,12 @@ extension ManagedObjectContext {
             // Defaults `awakeFromInsert()` set are for a new object, not a change of the holder.
             let given = object.changedAttributes.subtracting(defaultsFromAwake(of: object))
             for attribute in state.entity.attributes where given.contains(attribute.index) {
-                guard let value = object.value(of: attribute), !holder.holds(value, for: attribute) else { continue }
-                holder.setValue(value, of: attribute, knownToDiffer: true)
+                guard let value = object.value(of: attribute) else { continue }
+                if holder.holds(value, for: attribute) {
+                    holder.restate(attribute, in: self)
+                } else {
+                    holder.setValue(value, of: attribute, knownToDiffer: true)
+                }
             }
         }
         object.changedAttributes.removeAll()

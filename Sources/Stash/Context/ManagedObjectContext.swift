@@ -213,6 +213,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
                         }
                     }
                     object.changedAttributes.removeAll()
+                    object.restatedAttributes.removeAll()
                     if !saved.unloaded.isEmpty {
                         object.unloaded = object.unloaded.union(saved.unloaded)
                         if let rowID = object.rowID { state.partial.append(rowID) }

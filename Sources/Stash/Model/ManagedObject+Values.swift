@@ -29,13 +29,13 @@ extension ManagedObject {
     /// Stores a value as a change: tracked for the next save and, for unique attributes,
     /// in the context's unique index.
     ///
-    /// Setting a saved object's attribute to the value the context last saw for it is no
-    /// change, as in Core Data, whose saves write what differs from the object's snapshot:
-    /// the hand-written `init(from:)` and a form set every attribute, and only what they
-    /// changed is written (an unchanged row is not written, not reported updated, and
-    /// another writer's newer value of an attribute left as it was is not overwritten). An
-    /// attribute not loaded is compared with its row by the save (`markUnverified`), as
-    /// decoded values are.
+    /// Setting a saved object's attribute to the value the context last saw for it is a
+    /// change whose row is compared inside the save's transaction (`restate`): the row may
+    /// have moved on since the context saw it (another process), and what the caller set is
+    /// what the row holds after the save. A row that still holds every such value is not
+    /// written and not reported updated, so the hand-written `init(from:)` and a form that
+    /// set every attribute write only what differs. An attribute not loaded is compared the
+    /// same way (`markUnverified`), as decoded values are.
     ///
     /// `knownToDiffer: true` says the caller already compared (decoding, stand-ins, the
     /// relationship editor), so the value is not compared twice.
@@ -47,13 +47,15 @@ extension ManagedObject {
             if !knownToDiffer, seemsToHold(value, attribute) {
                 // The same as stored, though maybe not identical (a date within the same
                 // millisecond): the object reads what it was given.
-                return observedChange(atSlot: index) { storage.values[index] = value }
+                observedChange(atSlot: index) { storage.values[index] = value }
+                return restate(attribute, in: context)
             }
             if (state != .inserted && changedAttributes.isEmpty) || context.activeJournal != nil {
                 context.objectWillChange(self)
             }
             observedChange(atSlot: index) { storage.values[index] = value }
             changedAttributes.insert(index)
+            if !restatedAttributes.isEmpty { restatedAttributes.remove(index) }
             if !context.awokenDefaults.isEmpty {
                 // Set again after `awakeFromInsert()`: given, no longer a default.
                 context.awokenDefaults[ObjectIdentifier(self)]?.remove(index)
@@ -67,6 +69,19 @@ extension ManagedObject {
                 context.uniqueValueDidChange(self)
             }
         }
+    }
+
+    /// Records that the caller set a saved object's attribute to the value the context last
+    /// saw: a change the save writes only if the row, read inside its transaction, holds
+    /// something else by then. Under `.incomingWins` the caller's value is what the row
+    /// holds after the save, never a mix of this save's columns and another writer's.
+    final func restate(_ attribute: AttributeDescription, in context: ManagedObjectContext) {
+        let index = attribute.index
+        guard state == .persisted, !changedAttributes.contains(index), !restatedAttributes.contains(index) else {
+            return
+        }
+        context.objectWillChange(self)
+        restatedAttributes.insert(index)
     }
 
     /// `true` if `value` is, as the store would keep it, what this saved object's loaded

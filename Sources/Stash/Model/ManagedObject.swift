@@ -31,6 +31,11 @@ open class ManagedObject: SendableMetatype {
     /// Attributes assigned since the last save (for new objects: assigned at all, as opposed
     /// to left at their default), by position.
     final var changedAttributes = AttributeSet()
+    /// Attributes of a saved object set since the last save to the value the context last
+    /// saw: no change as far as the context knows (`hasChanges` leaves them out), but the
+    /// save compares them with the row inside its transaction and writes those the row no
+    /// longer holds (another process moved on), so what the caller set is what is stored.
+    final var restatedAttributes = AttributeSet()
     /// Attributes whose stored value is not loaded yet: an object decoded for a stored row
     /// the context had not loaded holds only what the JSON gave it until one of the others
     /// is read (see `ManagedObjectContext.fulfill`).

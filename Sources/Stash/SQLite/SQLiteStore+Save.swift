@@ -42,7 +42,7 @@ extension SQLiteStore {
                 for write in changes.joinWrites {
                     try inPlace(write.table.name) { try writeJoin(write, connection) }
                 }
-                try writePositions(changes.positionWrites, connection)
+                try writePositions(changes.positionWrites, result, connection)
                 return result
             }
         }
@@ -65,7 +65,9 @@ extension SQLiteStore {
     /// `UPDATE "Comment" SET "post_position" = ?1 WHERE "_pk" = ?2 AND "post_position" IS NOT ?1`,
     /// one statement per column for all its lists: a list saved again in the same order
     /// writes nothing.
-    private func writePositions(_ writes: [PositionWrite], _ connection: SQLiteConnection) throws {
+    private func writePositions(_ writes: [PositionWrite], _ result: SaveResult, _ connection: SQLiteConnection)
+        throws
+    {
         var columns: [String] = []
         var byColumn: [String: [PositionWrite]] = [:]
         for write in writes {
@@ -81,7 +83,15 @@ extension SQLiteStore {
                 let update = try connection.statement(
                     "UPDATE \(quoted(table)) SET \(column) = ?1 WHERE \"_pk\" = ?2 AND \(column) IS NOT ?1")
                 for write in group {
-                    for place in try write.places() {
+                    // A row whose relationship was found to hold its value already did not move.
+                    let unchanged = write.unlessUnchanged.flatMap { entity, column in
+                        result.entities[entity].unchangedColumns.isEmpty
+                            ? nil
+                            : { (rowID: Int64) in
+                                result.entities[entity].unchangedColumns[rowID]?.contains(column) ?? false
+                            }
+                    }
+                    for place in try write.places() where !(unchanged?(place.rowID) ?? false) {
                         try update.run([place.position.map(StoredValue.integer) ?? .null, .integer(place.rowID)])
                     }
                 }
@@ -104,10 +114,15 @@ extension SQLiteStore {
         defer { updater.finish() }
         let updates = changes.updates
         var columnSets = updates.columnSets
-        if changes.onConflict != .overwrite, let expected = updates.expected {
-            try resolveConflicts(of: changes, expected, &columnSets, &result, connection)
+        let expected = changes.onConflict == .overwrite ? nil : updates.expected
+        if expected != nil || !updates.checkedSets.isEmpty {
+            try compareWithStoredRows(of: changes, expected, &columnSets, &result, connection)
         }
         for row in 0..<updates.count {
+            guard !columnSets[row].isEmpty else {
+                result.unwrittenUpdates.insert(row)
+                continue
+            }
             let rowID = updates.rowIDs[row]
             try updater.update(
                 rowID, setting: columnSets[row],
@@ -117,42 +132,73 @@ extension SQLiteStore {
         }
     }
 
-    /// Reads the stored values of the columns the updates write and compares them with what
-    /// each object last saw: a column that changed since is a conflict, which fails the save
-    /// or is left as stored (and reported), as `onConflict` says.
-    private func resolveConflicts(
-        of changes: EntityChanges, _ expected: (Int, Int) -> StoredValue?, _ columnSets: inout [AttributeSet],
+    /// Reads, inside the save's transaction, the stored values of the columns the updates
+    /// compare, and takes out of each row's `columnSets` what need not be written:
+    ///
+    /// - a checked column (`RowWrites.checkedSets`) that already holds the value written;
+    /// - under `.keepStored` and `.fail`, a column whose stored value is no longer what its
+    ///   object last saw (`expected`): another context or process changed it since. That
+    ///   fails the save, or is left as stored and reported, as `onConflict` says.
+    ///
+    /// Comparing here, under the write lock, rather than before `BEGIN`, is what keeps a
+    /// commit by another process in between from leaving a row that no save wrote.
+    private func compareWithStoredRows(
+        of changes: EntityChanges, _ expected: ((Int, Int) -> StoredValue?)?, _ columnSets: inout [AttributeSet],
         _ result: inout EntitySaveResult, _ connection: SQLiteConnection
     ) throws {
         let entity = changes.entity
         let updates = changes.updates
-        let written = columnSets.reduce(AttributeSet()) { $0.union($1) }.positions(below: entity.columns.count)
+        let rows = (0..<updates.count).filter { expected != nil || !updates.checked($0).isEmpty }
+        // Rows with checked columns are read whole: their objects may not have loaded the
+        // rest (decoded for a row never read), and take it from here (`storedRows`).
+        let wholeRows = !updates.checkedSets.isEmpty
+        let read =
+            wholeRows
+            ? Array(0..<entity.columns.count)
+            : rows.reduce(AttributeSet()) { $0.union(columnSets[$1]) }.positions(below: entity.columns.count)
         var rowPositions: [Int64: Int] = [:]
-        for row in 0..<updates.count { rowPositions[updates.rowIDs[row]] = row }
-        let rowIDs = updates.rowIDs.sorted()
+        for row in rows { rowPositions[updates.rowIDs[row]] = row }
+        let rowIDs = rowPositions.keys.sorted()
         let entitySQL = entitySQL(entity)
+        var found = Set<Int64>()
         for start in stride(from: 0, to: rowIDs.count, by: filterBatchSize) {
             let batch = rowIDs[start..<min(start + filterBatchSize, rowIDs.count)].map { StoredValue.integer($0) }
-            let sql = entitySQL.select(written, where: .rowIDs(count: batch.count), ordered: false)
+            let sql = entitySQL.select(read, where: .rowIDs(count: batch.count), ordered: false)
             try connection.forEachRow(sql, batch) { statement in
-                guard let row = rowPositions[statement.int64(0)] else { return }
+                let rowID = statement.int64(0)
+                guard let row = rowPositions[rowID] else { return }
+                found.insert(rowID)
+                let checked = updates.checked(row)
+                if !checked.isEmpty {
+                    result.storedRows[row] = (0..<read.count).map { statement.column(Int32($0 + 1)) }
+                }
                 var conflicting: [Int: StoredValue] = [:]
-                for (offset, column) in written.enumerated() where columnSets[row].contains(column) {
+                for (offset, column) in read.enumerated() where columnSets[row].contains(column) {
                     let stored = statement.column(Int32(offset + 1))
-                    if let seen = expected(row, column), seen != stored { conflicting[column] = stored }
+                    if let seen = expected?(row, column), seen != stored {
+                        conflicting[column] = stored
+                    } else if checked.contains(column), (try? updates.value(row, column)) == stored {
+                        columnSets[row].remove(column)
+                        result.unchangedColumns[rowID, default: AttributeSet()].insert(column)
+                    }
                 }
                 guard !conflicting.isEmpty else { return }
                 if changes.onConflict == .fail {
                     let names = conflicting.keys.sorted().map { entity.columns[$0].name }
                     throw StashError(
                         .conflict,
-                        "row \(updates.rowIDs[row]) changed in the store since this context loaded it "
+                        "row \(rowID) changed in the store since this context loaded it "
                             + "(\(names.joined(separator: ", "))) and the merge policy is .fail; nothing was saved",
                         entity: entity.name, attribute: names[0])
                 }
                 for column in conflicting.keys { columnSets[row].remove(column) }
                 result.keptStored[row] = conflicting
             }
+        }
+        if let missing = rowIDs.first(where: { !found.contains($0) }) {
+            throw StashError(
+                .rowMissing, "the row \(missing) was deleted since this object was loaded; nothing was saved",
+                entity: entity.name)
         }
     }
 

@@ -14,4 +14,13 @@ struct EntitySaveResult {
     /// By update position: the columns left as stored under `ConflictRule.keepStored`, with
     /// their stored values.
     var keptStored: [Int: [Int: StoredValue]] = [:]
+    /// Update positions that wrote nothing: every column they would write already held
+    /// its value, or was left as stored.
+    var unwrittenUpdates = Set<Int>()
+    /// By row id: checked columns of updates (`RowWrites.checkedSets`) found already holding
+    /// the value, so not written.
+    var unchangedColumns: [Int64: AttributeSet] = [:]
+    /// By update position: the whole stored row (every column, in entity order) as the
+    /// transaction read it before writing, for updates with checked columns.
+    var storedRows: [Int: [StoredValue]] = [:]
 }

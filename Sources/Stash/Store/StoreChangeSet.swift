@@ -24,6 +24,10 @@ struct PositionWrite {
     let column: String
     /// The row ids and their places, asked for once every insert is done.
     let places: () throws -> [(rowID: Int64, position: Int64?)]
+    /// The entity position and column of the relationship whose change moved these rows:
+    /// a row whose update found that column already holding its value
+    /// (`EntitySaveResult.unchangedColumns`) did not move, and keeps its place.
+    var unlessUnchanged: (entity: Int, column: Int)? = nil
 }
 
 /// The row ids a store gives a save's inserts, as it goes: by entity position and insert.
@@ -129,6 +133,10 @@ struct RowWrites {
     private(set) var columnSets: [AttributeSet] = []
     /// The value row `row` writes to the column at `column`.
     var value: (_ row: Int, _ column: Int) throws -> StoredValue = { _, _ in .null }
+    /// Updates: per row, the columns among `columnSets` that are written only if the row,
+    /// read inside the save's transaction, holds another value: values the caller set to
+    /// what the context last saw, or decoded for a row never loaded. Empty when none.
+    private(set) var checkedSets: [AttributeSet] = []
     /// Updates: the value the row's object last saw in the column, `nil` when not known; what
     /// `onConflict` compares the stored value with.
     var expected: ((_ row: Int, _ column: Int) -> StoredValue?)?
@@ -144,9 +152,21 @@ struct RowWrites {
         columnSets.reserveCapacity(rows)
     }
 
-    /// Adds a row writing `columns`; its values come from `value`.
-    mutating func append(rowID: Int64 = 0, columns: AttributeSet) {
+    /// Adds a row writing `columns`; its values come from `value`. `checked` (updates) are
+    /// the columns written only if the stored value differs (see `checkedSets`).
+    mutating func append(rowID: Int64 = 0, columns: AttributeSet, checked: AttributeSet = AttributeSet()) {
         rowIDs.append(rowID)
         columnSets.append(columns)
+        if !checked.isEmpty {
+            if checkedSets.isEmpty { checkedSets = Array(repeating: AttributeSet(), count: columnSets.count - 1) }
+            checkedSets.append(checked)
+        } else if !checkedSets.isEmpty {
+            checkedSets.append(checked)
+        }
+    }
+
+    /// The checked columns of update `row` (see `checkedSets`).
+    func checked(_ row: Int) -> AttributeSet {
+        checkedSets.isEmpty ? AttributeSet() : checkedSets[row]
     }
 }

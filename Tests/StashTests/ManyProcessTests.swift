@@ -1,0 +1,48 @@
+import Foundation
+import Testing
+
+/// Several processes writing one store, as real processes: `stash-worker` (Tests/StashWorker),
+/// built beside this test bundle. Writers save overlapping rows, every column of each from
+/// one save, through setters in long-lived contexts and by decoding into fresh ones; readers
+/// fetch them all the while. No row read, and none left, may mix two saves' columns.
+@Suite struct ManyProcessTests {
+    @Test func fourWritersAndTwoReadersNeverMixTwoSavesInARow() throws {
+        let directory = try TemporaryDirectory()
+        let output = try runWorker(["soak", directory.file().path, "4", "2", "300", "8"])
+        let outcome = try JSONDecoder().decode(SoakOutcome.self, from: Data(output.utf8))
+        #expect(outcome.saves > 100, "\(output)")
+        #expect(outcome.fetches > 10, "\(output)")
+        #expect(outcome.finalRows == 300, "\(output)")
+        #expect(outcome.mixedRowsRead == 0, "\(output)")
+        #expect(outcome.mixedFinalRows == 0, "\(output)")
+    }
+
+    /// What `stash-worker soak` prints.
+    struct SoakOutcome: Decodable {
+        let saves: Int
+        let fetches: Int
+        let finalRows: Int
+        let mixedRowsRead: Int
+        let mixedFinalRows: Int
+    }
+
+    private func runWorker(_ arguments: [String]) throws -> String {
+        let bundle = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        let worker = bundle.deletingLastPathComponent().appendingPathComponent("stash-worker")
+        guard FileManager.default.isExecutableFile(atPath: worker.path) else {
+            throw CocoaError(
+                .fileNoSuchFile,
+                userInfo: [NSLocalizedDescriptionKey: "no stash-worker beside the tests at \(worker.path): swift build"]
+            )
+        }
+        let process = Process()
+        process.executableURL = worker
+        process.arguments = arguments
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return output
+    }
+}

@@ -1,0 +1,44 @@
+import Foundation
+
+// Processes for the many-writer tests and soak: StashTests' `ManyProcessTests` and CI run
+//
+//     stash-worker soak <store.sqlite> <writers> <readers> <rows> <seconds>
+//
+// which starts this executable again as each writer (`write`) and reader (`read`) and
+// prints as JSON what they did and how many rows no single save wrote (it exits 1 if any).
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+func argument(_ index: Int) -> String {
+    guard index < arguments.count else {
+        FileHandle.standardError.write(
+            Data("usage: stash-worker soak <store> <writers> <readers> <rows> <seconds>\n".utf8))
+        exit(2)
+    }
+    return arguments[index]
+}
+
+do {
+    switch arguments.first {
+    case "write":
+        let writer = SoakWriter(
+            store: URL(fileURLWithPath: argument(1)), writer: Int(argument(2)) ?? 1, rows: Int(argument(3)) ?? 300,
+            deadline: Date(timeIntervalSince1970: Double(argument(4)) ?? 0))
+        print(Soak.Outcome(saves: try writer.run()).json)
+    case "read":
+        let reader = SoakReader(
+            store: URL(fileURLWithPath: argument(1)), deadline: Date(timeIntervalSince1970: Double(argument(2)) ?? 0))
+        print(try reader.run().json)
+    case "soak":
+        let soak = Soak(
+            store: URL(fileURLWithPath: argument(1)), writers: Int(argument(2)) ?? 4, readers: Int(argument(3)) ?? 2,
+            rows: Int(argument(4)) ?? 300, seconds: Double(argument(5)) ?? 10)
+        let outcome = try soak.run()
+        print(outcome.json)
+        if outcome.mixedRowsRead + outcome.mixedFinalRows > 0 { exit(1) }
+    default:
+        _ = argument(99)
+    }
+} catch {
+    print("error: \(error)")
+    exit(1)
+}
