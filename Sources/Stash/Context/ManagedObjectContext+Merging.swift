@@ -99,7 +99,7 @@ extension ManagedObjectContext {
         }
     }
 
-    private func take(_ row: any StoreRow, into object: ManagedObject, in state: EntityState, keepingChanges: Bool)
+    func take(_ row: any StoreRow, into object: ManagedObject, in state: EntityState, keepingChanges: Bool)
         throws
     {
         let id = ObjectIdentifier(object)

@@ -50,6 +50,7 @@ extension ManagedObjectContext {
                 container.broadcast(note, from: self)
                 notifyObservers(of: [note])
                 let token = (try? container.store.changeToken()) ?? 0
+                container.externalCommits.withLock { $0.ownCommit(before: result.tokenBeforeCommit, after: token) }
                 lastSave = (generation.before, generation.after, token)
                 for (position, state) in states.enumerated() {
                     let deleted = plan.deleted[position].compactMap(\.rowID)

@@ -89,6 +89,9 @@ public final class ManagedObjectContext: @unchecked Sendable {
     /// context's save merged, a rollback, a refresh, an undone decode): a list loaded before
     /// is loaded again when next read (see `relatedObjects(of:toMany:)`).
     var graphGeneration: UInt64 = 0
+    /// The container's count of commits by other processes as of this context's last fetch
+    /// (see `ExternalCommits`): objects loaded before it are refreshed by the rows fetches read.
+    var externalCommitsSeen: UInt64 = 0
     /// The container's save generations before and after this context's last save, and the
     /// store's change token right after it. A snapshot taken then is true while `after` and
     /// `token` stay (`DetachedObject`); two saves in a row with none between have the first's
@@ -349,6 +352,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
     /// unique index at the next lookup, unless the caller indexes it (`indexed: false`).
     func registerPersisted(_ object: ManagedObject, rowID: Int64, in state: EntityState, indexed: Bool = true) {
         object.managedObjectContext = self
+        object.externalCommitsSeen = externalCommitsSeen
         object.state = .persisted
         object.rowID = rowID
         state.register(object, rowID: rowID)

@@ -117,9 +117,11 @@ public final class PersistentContainer: Sendable {
                 schemas.append(join.schema)
             }
         }
-        self.store = try SQLiteStore(
+        let store = try SQLiteStore(
             path: storeURL?.path, entities: schemas, busyTimeout: busyTimeout, schemaVersion: schemaVersion,
             readOnly: readOnly)
+        self.store = store
+        self.externalCommits = Locked(ExternalCommits(token: storeURL == nil ? nil : try store.changeToken()))
     }
 
     /// Every relationship's target must be one of the container's models, and its inverse,
@@ -167,6 +169,17 @@ public final class PersistentContainer: Sendable {
         case .actor(let actor): return "context \(number) (on \(type(of: actor)))"
         case .unconfined: return "context \(number) (unconfined)"
         }
+    }
+
+    /// Commits to the file by anyone else, counted (see `ExternalCommits`).
+    let externalCommits: Locked<ExternalCommits>
+
+    /// How many commits by anyone else the container knows of, after looking at the store's
+    /// change token now: one query of `PRAGMA data_version`; 0 for a store in memory.
+    func externalCommitCount() throws -> UInt64 {
+        guard storeURL != nil else { return 0 }
+        let token = try store.changeToken()
+        return externalCommits.withLock { $0.observe(token) }
     }
 
     /// Records a committed save; returns the generation before and after it.

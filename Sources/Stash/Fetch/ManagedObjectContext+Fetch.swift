@@ -22,7 +22,9 @@ extension ManagedObjectContext {
             try throwPendingLoadError()
             let state = try self.state(forType: T.self)
             var query = try descriptor.storeQuery(for: state.entity)
+            try lookForExternalCommits()
             let pending = pendingObjects(in: state)
+            try refreshStaleCandidates(pending, in: state)
             if pending.isEmpty {
                 // Gathered untyped and cast once: appending to a generic `[T]` looks up its
                 // type metadata on every call.
@@ -37,6 +39,30 @@ extension ManagedObjectContext {
             let objects = try fetch(descriptor, query, merging: pending, in: state)
             if !descriptor.prefetching.isEmpty { try prefetch(descriptor.prefetching, of: objects, in: state) }
             return objects
+        }
+    }
+
+    /// Looks at the store's change token before a fetch: after a commit by another process,
+    /// the objects the fetch meets are refreshed from their rows (`materialize`) and the
+    /// to-many lists are read again when next asked for.
+    private func lookForExternalCommits() throws {
+        let count = try container.externalCommitCount()
+        guard count != externalCommitsSeen else { return }
+        externalCommitsSeen = count
+        graphGeneration &+= 1
+    }
+
+    /// The changed objects a fetch judges in memory, refreshed from their rows first when
+    /// another process committed since they were loaded (their unsaved changes stay).
+    private func refreshStaleCandidates(_ pending: PendingObjects, in state: EntityState) throws {
+        let stale = pending.candidates.compactMap { object in
+            object.state == .persisted && object.externalCommitsSeen != externalCommitsSeen ? object.rowID : nil
+        }
+        guard !stale.isEmpty else { return }
+        try container.store.fetch(StoreQuery(state.entity.schema, filter: .rowIDs(stale.sorted()))) { row in
+            guard let object = state.byRowID[row.rowID] else { return }
+            object.externalCommitsSeen = externalCommitsSeen
+            try take(row, into: object, in: state, keepingChanges: true)
         }
     }
 
@@ -101,6 +127,8 @@ extension ManagedObjectContext {
             var query = try descriptor.storeQuery(for: state.entity)
             let pending = pendingObjects(in: state)
             if pending.isEmpty { return try container.store.count(query) }
+            try lookForExternalCommits()
+            try refreshStaleCandidates(pending, in: state)
             query.excludedRowIDs = pending.excluded
             query.limit = nil
             query.offset = nil
@@ -178,6 +206,13 @@ extension ManagedObjectContext {
             // An object decoded for this row may not have loaded it yet: the row is here.
             if !object.unloaded.isEmpty || state.updated[ObjectIdentifier(object)]?.unverified.isEmpty == false {
                 try fill(object, from: row, in: state)
+            }
+            if object.externalCommitsSeen != externalCommitsSeen {
+                // Another process committed since the object was loaded: the row is what
+                // the store holds now, merged in as another context's save would be,
+                // keeping this context's unsaved changes.
+                object.externalCommitsSeen = externalCommitsSeen
+                try take(row, into: object, in: state, keepingChanges: true)
             }
             return object
         }

@@ -36,6 +36,9 @@ open class ManagedObject: SendableMetatype {
     /// save compares them with the row inside its transaction and writes those the row no
     /// longer holds (another process moved on), so what the caller set is what is stored.
     final var restatedAttributes = AttributeSet()
+    /// How many commits by other processes its container knew of when the object was loaded
+    /// or last refreshed from its row (see `ExternalCommits`).
+    final var externalCommitsSeen: UInt64 = 0
     /// Attributes whose stored value is not loaded yet: an object decoded for a stored row
     /// the context had not loaded holds only what the JSON gave it until one of the others
     /// is read (see `ManagedObjectContext.fulfill`).

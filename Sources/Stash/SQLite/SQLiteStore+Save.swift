@@ -43,6 +43,7 @@ extension SQLiteStore {
                     try inPlace(write.table.name) { try writeJoin(write, connection) }
                 }
                 try writePositions(changes.positionWrites, result, connection)
+                if path != nil { result.tokenBeforeCommit = try changeToken() }
                 return result
             }
         }

@@ -2,6 +2,9 @@
 /// inserts, and for inserts that turned out to name a stored row, that row's values.
 struct SaveResult {
     var entities: [EntitySaveResult] = []
+    /// The store's change token read inside the transaction, just before it committed
+    /// (`nil` for a store in memory): see `ExternalCommits.ownCommit`.
+    var tokenBeforeCommit: Int64?
 }
 
 struct EntitySaveResult {

@@ -1,0 +1,34 @@
+/// Commits to the store file that did not come from this container (another process, or
+/// another container on the same file), as far as the container has looked: their number
+/// rises each time the store's change token (`PRAGMA data_version`) moved for a reason
+/// other than the container's own saves.
+///
+/// Objects remember the number they were loaded at (`ManagedObject.externalCommitsSeen`); a
+/// fetch that meets one loaded before the latest such commit takes the row it read into it,
+/// as a save in the same container would have (see `ManagedObjectContext.materialize`).
+struct ExternalCommits {
+    /// The change token the number is true for; `nil` for a store with none (in memory).
+    private var token: Int64?
+    private(set) var count: UInt64 = 0
+
+    init(token: Int64?) { self.token = token }
+
+    /// The number after looking at `token`, read just now.
+    mutating func observe(_ token: Int64) -> UInt64 {
+        if token != self.token {
+            self.token = token
+            count &+= 1
+        }
+        return count
+    }
+
+    /// This container committed: the token moved from `before` (read inside its
+    /// transaction, under the write lock) to `after` (read once committed). If nothing had
+    /// moved it since the last look, the move is the container's own. (A commit by another
+    /// process in the instant between the commit and the read of `after` is taken for the
+    /// container's own too: the next commit by anyone else brings it in.)
+    mutating func ownCommit(before: Int64?, after: Int64) {
+        guard let before, before == token else { return }
+        token = after
+    }
+}
