@@ -147,6 +147,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
                 let state = self.state(forObjectOf: type(of: object))
                 object.cachedEntity = state.entity
                 register(object, in: state)
+                takeDecodingParent(object, in: state)
                 resolveUniqueValues(of: object, in: state)
                 if object.state == .inserted { awaken(object) }
             case .standIn:
