@@ -85,6 +85,8 @@ public final class ManagedObjectContext: @unchecked Sendable {
     var awokenDefaults: [ObjectIdentifier: AttributeSet] = [:]
     /// Set while `decode(_:from:using:parent:via:)` runs: the children's parent.
     var decodingParent: DecodingParent?
+    /// Set while `recordingDecodedValues(into:_:)` runs: what each decoded object was given.
+    var decodedValues: DecodedValueRecord?
     /// Bumped when objects may have changed under the context's to-many lists (another
     /// context's save merged, a rollback, a refresh, an undone decode): a list loaded before
     /// is loaded again when next read (see `relatedObjects(of:toMany:)`).
