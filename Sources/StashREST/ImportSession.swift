@@ -66,6 +66,9 @@ struct ImportSession<T: ManagedObject & Decodable> {
         let next: String?
         /// Whether validators were kept for the page before: without new ones, they go.
         let hadValidators: Bool
+        /// What the decode set, until the save gives its objects rows; then `coverage`.
+        var record: DecodedValueRecord?
+        var coverage: [ValueCoverage]?
 
         /// Whether the page changes what is kept: a store never written by conditional GET
         /// (an API without validators) gets no table and no transaction.
@@ -107,10 +110,15 @@ struct ImportSession<T: ManagedObject & Decodable> {
                 }
                 let objects = stored.objects
                 let container = self.container
-                let identity = try await background.perform { try container.rowIdentity(of: objects) }
-                guard identity == stored.identity else {
+                let covered = stored.covered
+                let (identity, values) = try await background.perform {
+                    (try container.rowIdentity(of: objects), try covered.flatMap { try container.valueDigest(of: $0) })
+                }
+                guard identity == stored.identity, values != nil, values == stored.values else {
                     // Rows the page's last full answer held were deleted, or are other
-                    // objects now: the 304 cannot stand for them; the page is asked again.
+                    // objects now, or hold other values in what the answer set (a local
+                    // edit a full answer would undo): the 304 cannot stand for them; the
+                    // page is asked again.
                     inFull.insert(url)
                     continue
                 }
@@ -127,14 +135,17 @@ struct ImportSession<T: ManagedObject & Decodable> {
                 report.pages += 1
                 report.bytes += data.count
                 try Self.checkContentType(response, data, url, client.configuration)
-                let count = try await decode(data, from: response.url ?? url)
+                let etag = response.value(forHTTPHeaderField: "ETag")
+                let lastModified = response.value(forHTTPHeaderField: "Last-Modified")
+                // Only a page that will be kept for conditional GET records what it sets.
+                let record = keeps && (etag != nil || lastModified != nil) ? DecodedValueRecord() : nil
+                let count = try await decode(data, from: response.url ?? url, recording: record)
                 options.progress?.yield(.page(number: report.pages, objects: decoded.count))
                 next = nextURL(after: url, response, data, itemsOnPage: count)
                 pending.append(.decoded(count))
                 let page = FreshPage(
-                    url: url.absoluteString, etag: response.value(forHTTPHeaderField: "ETag"),
-                    lastModified: response.value(forHTTPHeaderField: "Last-Modified"), next: next?.absoluteString,
-                    hadValidators: stored != nil)
+                    url: url.absoluteString, etag: etag, lastModified: lastModified, next: next?.absoluteString,
+                    hadValidators: stored != nil, record: record)
                 pages.append((count, page))
                 if options.saving == .perPage { try await savePage() }
             }
@@ -196,11 +207,13 @@ struct ImportSession<T: ManagedObject & Decodable> {
         return StoredValidator(
             etag: validator.etag, lastModified: validator.lastModified,
             objects: validator.rows.map { ObjectID(entityName: validator.entity, rowID: $0) },
-            identity: UInt64(validator.identity, radix: 16), next: validator.next)
+            identity: UInt64(validator.identity, radix: 16), next: validator.next, covered: validator.covered,
+            values: validator.values.flatMap { UInt64($0, radix: 16) })
     }
 
-    /// Decodes one page into the background context; answers how many items it held.
-    private func decode(_ data: Data, from url: URL) async throws -> Int {
+    /// Decodes one page into the background context; answers how many items it held. With a
+    /// `record`, notes what the decode set in each object (`DecodedValueRecord`).
+    private func decode(_ data: Data, from url: URL, recording record: DecodedValueRecord?) async throws -> Int {
         let background = self.background
         let decoded = self.decoded
         let makeDecoder = client.configuration.makeDecoder
@@ -213,16 +226,21 @@ struct ImportSession<T: ManagedObject & Decodable> {
                 decoder.userInfo[Enveloped<[T]>.pathKey] = path
                 var count = 0
                 let decode = {
+                    let items: [T]
                     if many {
-                        let items = try background.decode(Enveloped<[T]>.self, from: data, using: decoder).value
-                        decoded.append(items)
-                        count = items.count
+                        items = try background.decode(Enveloped<[T]>.self, from: data, using: decoder).value
                     } else {
-                        decoded.append([try background.decode(Enveloped<T>.self, from: data, using: decoder).value])
-                        count = 1
+                        items = [try background.decode(Enveloped<T>.self, from: data, using: decoder).value]
                     }
+                    decoded.append(items)
+                    count = items.count
+                    record?.noteUnrecorded(items)
                 }
-                if let parent { try parent.decodingAsChildren(background, decode) } else { try decode() }
+                let recorded = {
+                    guard let record else { return try decode() }
+                    try background.recordingDecodedValues(into: record, decode)
+                }
+                if let parent { try parent.decodingAsChildren(background, recorded) } else { try recorded() }
                 return count
             }
         } catch let error as StashError {
@@ -262,6 +280,7 @@ struct ImportSession<T: ManagedObject & Decodable> {
             try await deleteMissing(keeping: await background.perform { decoded.kept() }.union(notModifiedObjects))
         }
         let inserted = try await save()
+        await settleCoverage()
         if keepsValidators, pages.contains(where: { $0.fresh?.changesRecord == true }) {
             // A transaction of its own, once the objects have row ids: if it fails, the
             // next fetch is a full one, nothing worse.
@@ -279,14 +298,16 @@ struct ImportSession<T: ManagedObject & Decodable> {
                     ids = ids.dropFirst(objects)
                     guard let fresh, fresh.changesRecord else { continue }
                     guard fresh.etag != nil || fresh.lastModified != nil,
-                        let identity = try? container.rowIdentity(of: rows)
+                        let identity = try? container.rowIdentity(of: rows),
+                        let covered = fresh.coverage, let digest = try? container.valueDigest(of: covered)
                     else {
                         values[fresh.url] = String?.none
                         continue
                     }
                     let validator = PageValidator(
                         etag: fresh.etag, lastModified: fresh.lastModified, entity: entity,
-                        rows: rows.compactMap(\.rowID), identity: String(identity, radix: 16), next: fresh.next)
+                        rows: rows.compactMap(\.rowID), identity: String(identity, radix: 16), next: fresh.next,
+                        covered: covered, values: String(digest, radix: 16))
                     values[fresh.url] = (try? JSONEncoder().encode(validator)).map {
                         String(decoding: $0, as: UTF8.self)
                     }
@@ -325,6 +346,7 @@ struct ImportSession<T: ManagedObject & Decodable> {
     /// are kept.
     private mutating func savePage() async throws {
         let inserted = try await save()
+        await settleCoverage()
         let decoded = self.decoded
         let background = self.background
         let taken = await background.perform {
@@ -332,6 +354,17 @@ struct ImportSession<T: ManagedObject & Decodable> {
         }
         handover += Self.splice(pending, taken)
         pending = []
+    }
+
+    /// Once saved, the pages' records become row ids and columns, and let their objects go.
+    private mutating func settleCoverage() async {
+        let records = pages.enumerated().compactMap { index, page in page.fresh?.record.map { (index, $0) } }
+        guard !records.isEmpty else { return }
+        let coverage = await background.perform { records.map { ($0, $1.coverage()) } }
+        for (index, covered) in coverage {
+            pages[index].fresh?.record = nil
+            pages[index].fresh?.coverage = covered
+        }
     }
 
     // MARK: Pages
@@ -395,6 +428,11 @@ struct ImportSession<T: ManagedObject & Decodable> {
         let identity: UInt64?
         /// Where the answer led: the next page's URL.
         let next: String?
+        /// The rows the answer decoded and the columns it set, and their digest then
+        /// (`PersistentContainer.valueDigest(of:)`): a 304 stands for them only if it is the
+        /// same now. `nil` in a record kept before these were.
+        let covered: [ValueCoverage]?
+        let values: UInt64?
     }
 }
 

@@ -1,10 +1,12 @@
 import Foundation
+import Stash
 
 /// What StashREST keeps for one page URL for conditional GET: JSON text, by URL, in the
 /// store's `_stash_http_validators` table (Stash's own records, made on first use; the app
 /// declares no model for it). Written in a transaction of its own once the page's objects
 /// are saved; the next fetch of the URL sends the validators, and a 304 answers the rows
-/// kept here if they are still the same objects (`identity`), then goes on to `next`.
+/// kept here if they are still the same objects (`identity`) holding what the answer gave
+/// them (`values`), then goes on to `next`.
 struct PageValidator: Codable, Sendable {
     var etag: String?
     var lastModified: String?
@@ -16,4 +18,11 @@ struct PageValidator: Codable, Sendable {
     var identity: String
     /// The next page's URL the answer gave, if any: where a 304 goes on to.
     var next: String?
+    /// The rows the answer decoded (nested ones too), by entity, with the columns it set.
+    /// `nil` in a record kept before Stash kept it: such a page is asked again in full once.
+    var covered: [ValueCoverage]?
+    /// A digest of what those columns held once the answer was saved, hexadecimal: a local
+    /// change to any of them since (a placeholder title saved over the server's) means the
+    /// next full answer would set it again, so a 304 cannot stand for it.
+    var values: String?
 }

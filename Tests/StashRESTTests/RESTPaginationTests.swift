@@ -118,8 +118,9 @@ import Testing
         #expect(third.report.unchanged == 3)
     }
 
-    /// One object: the second answer is a 304, so a local edit made in between stays (a
-    /// 200 would have put the server's title back).
+    /// One object: unchanged, the second answer is a 304. A local edit of a value the answer
+    /// set (its title) is one a 200 would put back, so the 304 cannot stand for it: the
+    /// object is asked again in full and gets the server's title.
     @Test func conditionalGetOfOneObject() async throws {
         let (server, store, context) = try await serverAndEmptyStore()
         let container = context.container
@@ -127,18 +128,21 @@ import Testing
         let path = "items?count=1&start=7&etag=1&single=1"
         let first = try await api.fetch(Item.self, from: path, into: context)
         #expect(first.id == 7)
+        let unchanged = try await api.fetchReporting(Item.self, from: path, into: ManagedObjectContext(container))
+        #expect(unchanged.report.notModified && unchanged.value.title == "Item 7")
         first.title = "edited here"
         try context.save()
-        let second = try await api.fetch(Item.self, from: path, into: ManagedObjectContext(container))
-        #expect(second.id == 7 && second.title == "edited here")
+        let second = try await api.fetchReporting(Item.self, from: path, into: ManagedObjectContext(container))
+        #expect(!second.report.notModified && second.report.updated == 1)
+        #expect(second.value.id == 7 && second.value.title == "Item 7")
         let requests = try await server.requests()
-        #expect(requests.map { $0.headers["if-none-match"] } == [nil, #""items-7-1""#])
+        #expect(requests.map { $0.headers["if-none-match"] } == [nil, #""items-7-1""#, #""items-7-1""#, nil])
         // Its row deleted: the 304 cannot stand for it, and the object comes back in full.
         context.delete(first)
         try context.save()
         let third = try await api.fetch(Item.self, from: path, into: ManagedObjectContext(container))
         #expect(third.id == 7 && third.title == "Item 7")
-        #expect(try await server.requests().count == 4)
+        #expect(try await server.requests().count == 6)
         #expect(try store.count("Item") == 1)
     }
 

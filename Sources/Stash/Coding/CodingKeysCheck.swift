@@ -7,13 +7,32 @@
 /// that answers nothing: the default decoding asks for a container keyed by Stash's
 /// `AttributeKey`; a hand-written one asks for something else, or fails on its own.
 enum CodingKeysCheck {
-    /// Throws `invalidModel` for such a model. Runs before the store is opened, with a
-    /// scratch in-memory container of its own, and only for models that declare `CodingKeys`.
-    static func check(_ entity: EntityDescription) throws {
-        guard let decodable = entity.type as? any Decodable.Type, declaresCodingKeys(entity.type) else { return }
-        let scratch = try PersistentContainer(
-            types: [entity.type], storeURL: nil, busyTimeout: .zero, checksCodingKeys: false)
-        let probe = ProbeDecoder(context: ManagedObjectContext(scratch))
+    /// The models found fine already: the answer depends on the class alone, so each is
+    /// probed once per process, not once per container.
+    private static let passed = Locked<Set<ObjectIdentifier>>([])
+
+    /// Throws `invalidModel` for such a model among `entities`. Runs before the store is
+    /// opened, only for models that declare `CodingKeys`, with one scratch in-memory container
+    /// of all of `models`: a hand-written `init(from:)` may relate its object to the others,
+    /// and a container of the model alone was refused for any relationship it had ("relates
+    /// to WindowFeed, which is not one of the container's models", though it was).
+    static func check(_ entities: [EntityDescription], models: [ManagedObject.Type]) throws {
+        let probed = entities.filter { entity in
+            entity.type is any Decodable.Type && declaresCodingKeys(entity.type)
+                && !passed.withLock { $0.contains(ObjectIdentifier(entity.type)) }
+        }
+        guard !probed.isEmpty else { return }
+        let scratch = try PersistentContainer(types: models, storeURL: nil, busyTimeout: .zero, checksCodingKeys: false)
+        let context = ManagedObjectContext(scratch)
+        for entity in probed {
+            try check(entity, in: context)
+            passed.withLock { _ = $0.insert(ObjectIdentifier(entity.type)) }
+        }
+    }
+
+    private static func check(_ entity: EntityDescription, in context: ManagedObjectContext) throws {
+        guard let decodable = entity.type as? any Decodable.Type else { return }
+        let probe = ProbeDecoder(context: context)
         do {
             _ = try decodable.init(from: probe)
         } catch ProbeDecoder.Finding.keyedContainer(let keyType) where keyType == AttributeKey.self {

@@ -14,7 +14,7 @@ extension ManagedObjectContext {
             // object's keys.
             let container = try decoder.container(keyedBy: AttributeKey.self)
             let firstNewID = nextTemporaryID
-            var object = try decodeAttributes(of: state, from: container)
+            var (object, present) = try decodeAttributes(of: state, from: container)
             var decoded: [Int: ManagedObject?] = [:]
             // Children of a given parent take it in place of anything the JSON says.
             let parent = decodingParent.flatMap { $0.entity === entity ? $0 : nil }
@@ -32,16 +32,19 @@ extension ManagedObjectContext {
                 }
             }
             if !entity.relationships.isEmpty {
-                try decodeRelationships(of: object, in: state, from: container, decoded: decoded)
+                let related = try decodeRelationships(of: object, in: state, from: container, decoded: decoded)
+                present = present.union(related)
             }
             // Made by this decode, and not found to stand for another: a new object.
             if object.state == .inserted, object.temporaryID >= firstNewID { entering { awaken(object) } }
+            if let record = decodedValues { record.note(object, of: entity, setting: present) }
             return object
         }
     }
 
+    /// The object, and the attributes the JSON gave values (what a re-fetch would set again).
     private func decodeAttributes(of state: EntityState, from container: KeyedDecodingContainer<AttributeKey>) throws
-        -> ManagedObject
+        -> (ManagedObject, AttributeSet)
     {
         let entity = state.entity
         return try entering {
@@ -66,8 +69,8 @@ extension ManagedObjectContext {
                 if mergePolicy.kind == .fail {
                     throw uniqueConflict(entity, entity.uniqueAttributes[index], key)
                 }
-                try update(existing, from: container, uniqueValues: uniqueValues, state: state)
-                return existing
+                let present = try update(existing, from: container, uniqueValues: uniqueValues, state: state)
+                return (existing, present)
             }
             let object = entity.type.init()
             object.cachedEntity = entity
@@ -85,16 +88,16 @@ extension ManagedObjectContext {
                     guard registered.unloaded.contains(unique.index), registered.state == .persisted else {
                         continue
                     }
-                    try update(registered, from: container, uniqueValues: uniqueValues, state: state)
-                    return registered
+                    let present = try update(registered, from: container, uniqueValues: uniqueValues, state: state)
+                    return (registered, present)
                 }
                 if mergePolicy.kind == .fail {
                     throw uniqueConflict(entity, unique, key, "is already stored and the merge policy is .fail")
                 }
-                try adoptStoredRow(
+                let present = try adoptStoredRow(
                     rowID, as: object, matchedBy: unique, key: key, at: index, decoded: changed, from: container,
                     state: state)
-                return object
+                return (object, present)
             }
             for attribute in entity.nonUniqueAttributes {
                 guard let value = try requiredOrIncomingValue(of: attribute, from: container) else { continue }
@@ -111,18 +114,19 @@ extension ManagedObjectContext {
             for (index, key) in keys where state.uniqueIndexes[index][key] == nil {
                 state.uniqueIndexes[index][key] = .unsaved(.init(object: object))
             }
-            return object
+            return (object, changed)
         }
     }
 
     /// Makes `object`, a blank holding the decoded unique values, the object of stored row
     /// `rowID`, found by `unique`: under `.incomingWins` it takes the other values the JSON
-    /// has as changes; the rest is loaded from the row when read.
+    /// has as changes; the rest is loaded from the row when read. Answers the attributes the
+    /// JSON gave values.
     private func adoptStoredRow(
         _ rowID: Int64, as object: ManagedObject, matchedBy unique: AttributeDescription, key: StoredValue,
         at matchedIndex: Int, decoded: AttributeSet, from container: KeyedDecodingContainer<AttributeKey>,
         state: EntityState
-    ) throws {
+    ) throws -> AttributeSet {
         var changed = decoded
         if mergePolicy.kind == .incomingWins {
             for attribute in state.entity.nonUniqueAttributes {
@@ -134,24 +138,28 @@ extension ManagedObjectContext {
             changed = AttributeSet()
         }
         adoptRow(rowID, as: object, matchedBy: unique, key: key, at: matchedIndex, changing: changed, in: state)
+        return changed
     }
 
     /// Decodes into an object the context already has, taking the unique values already
     /// decoded into `blank`. Values are gathered first and applied only once all decoded,
     /// so a failure leaves the object as it was; values equal to the current ones are
     /// compared with the row by the save, so re-importing the same payload writes nothing
-    /// unless the row moved on meanwhile.
+    /// unless the row moved on meanwhile. Answers the attributes the JSON gave values.
     private func update(
         _ object: ManagedObject, from container: KeyedDecodingContainer<AttributeKey>,
         uniqueValues: [(AttributeDescription, Any)], state: EntityState
-    ) throws {
+    ) throws -> AttributeSet {
         var values = uniqueValues
+        var present = AttributeSet()
+        for (attribute, _) in uniqueValues { present.insert(attribute.index) }
         for attribute in state.entity.nonUniqueAttributes {
             if let value = try incomingValue(of: attribute, from: container) {
                 values.append((attribute, value))
+                present.insert(attribute.index)
             }
         }
-        guard mergePolicy.kind == .incomingWins else { return }
+        guard mergePolicy.kind == .incomingWins else { return AttributeSet() }
         for (attribute, value) in values {
             if object.holds(value, for: attribute) {
                 // The row is compared inside the save's transaction (see `restate`).
@@ -160,6 +168,7 @@ extension ManagedObjectContext {
                 object.setValue(value, of: attribute, knownToDiffer: true)
             }
         }
+        return present
     }
 
     private func decode(_ attribute: AttributeDescription, from container: KeyedDecodingContainer<AttributeKey>)

@@ -15,19 +15,23 @@ extension ManagedObjectContext {
     /// relationships, as it keeps its attributes.
     ///
     /// `decoded` holds, by slot, to-one targets already decoded (`decodeTargets(in:of:from:)`).
+    /// Answers the slots of the to-one relationships it set.
     func decodeRelationships(
         of object: ManagedObject, in state: EntityState, from container: KeyedDecodingContainer<AttributeKey>,
         decoded: [Int: ManagedObject?] = [:]
-    ) throws {
+    ) throws -> AttributeSet {
         let isNew = object.state == .inserted
-        guard isNew || mergePolicy.kind == .incomingWins else { return }
+        guard isNew || mergePolicy.kind == .incomingWins else { return AttributeSet() }
+        var set = AttributeSet()
         for relationship in state.entity.relationships {
             if let slot = relationship.slot, let target = decoded[slot] {
                 setTarget(target, of: relationship, in: object)
+                set.insert(slot)
                 continue
             }
             try naming(relationship) {
                 guard let (key, isReference) = Self.key(of: relationship, in: container) else { return }
+                if let slot = relationship.slot { set.insert(slot) }
                 if relationship.isToMany {
                     var targets = try decodeTargets(of: relationship, forKey: key, in: container)
                     if let inverse = try relationship.inverse(), inverse.slot != nil {
@@ -44,6 +48,7 @@ extension ManagedObjectContext {
                 }
             }
         }
+        return set
     }
 
     /// Adds `targets` to `object`'s to-many `relationship` (`ListDecoding.merge`), removing

@@ -37,6 +37,9 @@ final class EntityState {
     /// Set when an object took a unique value another live object holds (the hand-written
     /// `init(from:)` does this): the next save merges the two.
     var mayHoldDuplicates = false
+    /// Set once an object of the entity was inserted with a `UniqueMatch` of its own: from
+    /// then on each save asks the store about such objects again (`resolveExplicitMatches`).
+    var hasExplicitMatches = false
     /// The columns of each composite unique constraint (`CompositeUniqueModel`).
     let compositeUniques: [[Int]]
     /// For each composite unique constraint, the object that holds each key, as

@@ -99,15 +99,19 @@ extension ManagedObjectContext {
     }
 
     /// Before a save: each new object whose constraint values another object holds stands
-    /// in for it (under `.fail`, the save fails naming the constraint). `undo` puts each back
-    /// if the save fails after all.
+    /// in for it (under `.fail`, unless the object was inserted with a `UniqueMatch`, the
+    /// save fails naming the constraint). First, new objects inserted with a `UniqueMatch`
+    /// are matched by their single unique values again (`resolveExplicitMatches`): the
+    /// save's one step that settles new objects against rows saved since. `undo` puts each
+    /// back if the save fails after all.
     func resolveCompositeKeys(in state: EntityState, undo: inout [() -> Void]) throws {
+        try resolveExplicitMatches(in: state, undo: &undo)
         guard !state.compositeUniques.isEmpty else { return }
         for object in state.inserted where state.isLive(object) {
             guard let (holder, constraint) = try compositeHolder(for: object, in: state, askingTheStore: true) else {
                 continue
             }
-            if mergePolicy.kind == .fail { throw compositeConflict(state, constraint) }
+            if object.uniqueMatch == nil, mergePolicy.kind == .fail { throw compositeConflict(state, constraint) }
             let ownStorage = object.storage
             let ownChanges = object.changedAttributes
             let holderValues = holder.values

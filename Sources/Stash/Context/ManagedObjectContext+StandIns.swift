@@ -5,12 +5,15 @@ extension ManagedObjectContext {
     /// is set: the hand-written `init(from:)` inserts a blank object (`init(context:)`) and
     /// then sets `id`.
     ///
-    /// Under `.incomingWins` the values the new object was given go to the holder, and so
-    /// does every value set through it later: its properties read and write the holder's
-    /// values (see `standIn(_:for:in:)`). Under `.storedWins` the values it was given before
-    /// are dropped. Under `.fail` it stays apart and the next save throws `uniqueConflict`.
+    /// Under `.incomingWins` (or `UniqueMatch.upsert`) the values the new object was given go
+    /// to the holder, and so does every value set through it later: its properties read and
+    /// write the holder's values (see `standIn(_:for:in:)`). Under `.storedWins` (or
+    /// `.adopt`) the values it was given before are dropped. Under `.fail`, with no choice
+    /// of its own, it stays apart and the next save throws `uniqueConflict`.
     func resolveUniqueValues(of object: ManagedObject, in state: EntityState) {
-        guard object.state == .inserted, mergePolicy.kind != .fail else { return state.index(object, in: self) }
+        guard object.state == .inserted, object.uniqueMatch != nil || mergePolicy.kind != .fail else {
+            return state.index(object, in: self)
+        }
         for index in state.entity.uniqueAttributes.indices {
             guard let key = state.uniqueKey(of: object, index) else { continue }
             var holder = state.lookup(index, key, in: self)
@@ -33,7 +36,7 @@ extension ManagedObjectContext {
         // No longer a live object first, so that setting the holder's values cannot find it.
         object.state = .standIn
         object.standIn = holder
-        if mergePolicy.kind == .incomingWins {
+        if upsertsGivenValues(of: object) {
             // Defaults `awakeFromInsert()` set are for a new object, not a change of the holder.
             let given = object.changedAttributes.subtracting(defaultsFromAwake(of: object))
             for attribute in state.entity.attributes where given.contains(attribute.index) {
@@ -47,5 +50,47 @@ extension ManagedObjectContext {
         }
         object.changedAttributes.removeAll()
         ObjectLayout.of(type(of: object)).repoint(object, to: holder.storage)
+    }
+
+    /// Whether the values a new object was given go to the object it turns out to stand in
+    /// for: its own `UniqueMatch`, or else the merge policy's answer.
+    func upsertsGivenValues(of object: ManagedObject) -> Bool {
+        switch object.uniqueMatch {
+        case .upsert: true
+        case .adopt: false
+        case nil: mergePolicy.kind == .incomingWins
+        }
+    }
+
+    /// Before a save: each new object inserted with a `UniqueMatch` of its own whose unique
+    /// value a stored row holds now (another context saved it after the insert) stands in
+    /// for that row's object as its choice says, so the save does not decide by the
+    /// context's merge policy instead. One look-up per such object; none for an entity that
+    /// never had one. `undo` puts each back if the save fails.
+    func resolveExplicitMatches(in state: EntityState, undo: inout [() -> Void]) throws {
+        guard state.hasExplicitMatches, !state.entity.uniqueAttributes.isEmpty else { return }
+        for object in state.inserted where state.isLive(object) && object.uniqueMatch != nil {
+            for index in state.entity.uniqueAttributes.indices {
+                guard let key = state.uniqueKey(of: object, index),
+                    let holder = try storedObject(for: key, unique: index, in: state), holder !== object
+                else { continue }
+                let ownStorage = object.storage
+                let ownChanges = object.changedAttributes
+                let holderValues = holder.values
+                let holderChanges = holder.changedAttributes
+                let holderWasUpdated = state.updated[ObjectIdentifier(holder)] != nil
+                standIn(object, for: holder, in: state)
+                undo.append {
+                    object.state = .inserted
+                    object.standIn = nil
+                    ObjectLayout.of(type(of: object)).repoint(object, to: ownStorage)
+                    object.changedAttributes = ownChanges
+                    holder.values = holderValues
+                    holder.changedAttributes = holderChanges
+                    if !holderWasUpdated { state.updated[ObjectIdentifier(holder)] = nil }
+                }
+                break
+            }
+        }
     }
 }

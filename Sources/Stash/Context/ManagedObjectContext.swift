@@ -85,6 +85,8 @@ public final class ManagedObjectContext: @unchecked Sendable {
     var awokenDefaults: [ObjectIdentifier: AttributeSet] = [:]
     /// Set while `decode(_:from:using:parent:via:)` runs: the children's parent.
     var decodingParent: DecodingParent?
+    /// Set while `recordingDecodedValues(into:_:)` runs: what each decoded object was given.
+    var decodedValues: DecodedValueRecord?
     /// Bumped when objects may have changed under the context's to-many lists (another
     /// context's save merged, a rollback, a refresh, an undone decode): a list loaded before
     /// is loaded again when next read (see `relatedObjects(of:toMany:)`).
@@ -142,14 +144,39 @@ public final class ManagedObjectContext: @unchecked Sendable {
     // MARK: Inserting and deleting
 
     /// Inserts a new object: it is saved by the next `save()`. If its unique value is
-    /// already taken, the next save merges it into the object that has it.
+    /// already taken, in the context or the store, it stands in for the object that has it
+    /// (the same `objectID`, its properties read and write that object's values), and the
+    /// context's `mergePolicy` says what happens to the values it was given: the default
+    /// `.incomingWins` writes them over that object's (an upsert).
     public func insert(_ object: ManagedObject) {
+        insert(object, match: nil)
+    }
+
+    /// Inserts a new object, saying what happens if its unique value is already taken:
+    /// `.upsert` gives the existing object the values this one was given before the insert;
+    /// `.adopt` takes the existing object as it is, so they count only if the object is new.
+    /// Either way what is set after is an edit of that object. See `UniqueMatch`.
+    ///
+    /// ```swift
+    /// let feed = Feed()
+    /// feed.url = url
+    /// feed.title = "(loading…)"
+    /// context.insert(feed, onMatch: .adopt)   // feed.title: the stored title, if the feed is stored
+    /// ```
+    public func insert(_ object: ManagedObject, onMatch match: UniqueMatch) {
+        insert(object, match: match)
+    }
+
+    private func insert(_ object: ManagedObject, match: UniqueMatch?) {
         entering {
             switch object.state {
             case .transient:
                 let state = self.state(forObjectOf: type(of: object))
                 object.cachedEntity = state.entity
+                object.uniqueMatch = match
+                if match != nil { state.hasExplicitMatches = true }
                 register(object, in: state)
+                takeDecodingParent(object, in: state)
                 resolveUniqueValues(of: object, in: state)
                 if object.state == .inserted { awaken(object) }
             case .standIn:

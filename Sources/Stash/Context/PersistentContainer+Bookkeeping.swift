@@ -48,6 +48,45 @@ extension PersistentContainer {
     }
 }
 
+extension PersistentContainer {
+    /// A digest of what `coverage`'s rows hold now in its columns, or `nil` when one of the
+    /// rows is gone or a column is no longer there: one query per entity. Kept beside a 304's
+    /// rows, it tells whether they still hold what the full answer gave them.
+    package func valueDigest(of coverage: [ValueCoverage]) throws -> UInt64? {
+        var digest = RowDigest()
+        for covered in coverage {
+            guard let entity = entities.first(where: { $0.name == covered.entity }) else { return nil }
+            let schema = entity.schema
+            var columns: [Int] = []
+            for name in covered.columns {
+                guard let position = schema.columns.firstIndex(where: { $0.name == name }) else { return nil }
+                columns.append(position)
+            }
+            var rows: [Int64: UInt64] = [:]
+            if !columns.isEmpty {
+                try store.fetch(StoreQuery(schema, columns: columns, filter: .rowIDs(covered.rows))) { row in
+                    var values = RowDigest()
+                    for position in columns.indices { values.add(row.value(position)) }
+                    rows[row.rowID] = values.value
+                }
+            } else {
+                // Nothing but the rows themselves: only whether they are there.
+                let query = StoreQuery(schema, filter: .rowIDs(covered.rows))
+                guard try store.count(query) == covered.rows.count else { return nil }
+            }
+            digest.add(.text(covered.entity))
+            for name in covered.columns { digest.add(.text(name)) }
+            for rowID in covered.rows {
+                digest.add(.integer(rowID))
+                if columns.isEmpty { continue }
+                guard let values = rows[rowID] else { return nil }
+                digest.add(.integer(Int64(bitPattern: values)))
+            }
+        }
+        return digest.value
+    }
+}
+
 /// FNV-1a (64 bits) over stored values: the same in every process and run, as Swift's
 /// `Hasher` is not.
 struct RowDigest {

@@ -78,11 +78,12 @@ public final class PersistentContainer: Sendable {
             if byName.updateValue(entity, forKey: entity.name) != nil {
                 throw StashError(.invalidModel, "two model classes share the name \(entity.name)", entity: entity.name)
             }
-            if checksCodingKeys { try CodingKeysCheck.check(entity) }
         }
         for entity in entities {
             try Self.checkRelationships(of: entity, among: byName)
         }
+        // After the relationships: its probe decodes in a scratch container of these models.
+        if checksCodingKeys { try CodingKeysCheck.check(entities, models: types) }
         if let storeURL {
             guard storeURL.isFileURL else {
                 throw StashError(.storeFailed, "the store URL \(storeURL) is not a file URL")

@@ -49,6 +49,9 @@ open class ManagedObject: SendableMetatype {
     /// Set when another context deleted the object's row: the object has left its context's
     /// identity map and fetches, and a change made to it fails the next save (`rowMissing`).
     final var rowIsGone = false
+    /// The choice `insert(_:onMatch:)` was given for this new object, until it is matched;
+    /// `nil`: the context's merge policy decides. (Beside `rowIsGone`, in its padding.)
+    final var uniqueMatch: UniqueMatch?
     /// Tells Observation of reads and writes, once the object's context asks for it.
     final var registrar: ObservationRegistrar?
     /// For the probe object that finds which attribute a key path reads: the slots read
@@ -77,6 +80,21 @@ open class ManagedObject: SendableMetatype {
     public convenience init(context: ManagedObjectContext) {
         self.init()
         context.insert(self)
+    }
+
+    /// A new object inserted into `context` with `match` saying what happens if its unique
+    /// value turns out to be taken (see `UniqueMatch`). It is blank when inserted, so it is
+    /// matched when its unique attribute is set: under `.adopt`, what is set before that is
+    /// for a new row only, and what is set after is an edit of the stored object.
+    ///
+    /// ```swift
+    /// let feed = Feed(context: context, onMatch: .adopt)
+    /// feed.title = "(loading…)"   // before the unique value: kept only if the feed is new
+    /// feed.url = url              // a stored feed's object from here on, with its own title
+    /// ```
+    public convenience init(context: ManagedObjectContext, onMatch match: UniqueMatch) {
+        self.init()
+        context.insert(self, onMatch: match)
     }
 
     // MARK: Life-cycle hooks (Core Data's names and moments)

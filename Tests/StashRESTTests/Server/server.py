@@ -25,7 +25,8 @@ Routes (query parameters in brackets):
   /truncated                 a Content-Length longer than the body, then the connection closes
   /slow [delay]              headers, then the body after `delay` seconds
   /notes [count, start]      generated notes {"id", "title", "writtenAt"}
-  /body [json]               `json` as the body, whatever it holds, with 200
+  /body [json, etag]         `json` as the body, whatever it holds, with 200; with etag=1, an
+                             ETag made from `json`, and a 304 to a request that sends it
   /stall [delay, count]      nothing for `delay` seconds, then /items
   /html                      an HTML page with 200
   /endless                   a body that never ends; when the client hangs up, a request
@@ -45,6 +46,7 @@ Routes (query parameters in brackets):
 """
 
 import email.utils
+import hashlib
 import json
 import os
 import sys
@@ -233,7 +235,14 @@ class Handler(BaseHTTPRequestHandler):
         return self.send(200, notes)
 
     def route_body(self, parts, query, url):
-        return self.send(200, query.get("json", ""))
+        body = query.get("json", "")
+        headers = {}
+        if query.get("etag"):
+            tag = '"body-%s"' % hashlib.sha256(body.encode()).hexdigest()[:16]
+            headers["ETag"] = tag
+            if self.headers.get("If-None-Match") == tag:
+                return self.send(304, b"", headers, content_type=None)
+        return self.send(200, body, headers)
 
     def route_stall(self, parts, query, url):
         time.sleep(float(query.get("delay", "3")))
