@@ -96,6 +96,29 @@ import Testing
                 == "1|1|Title 1|new\n2|2|Title 2|Body of post 2\nline 2\n")
     }
 
+    /// `.overwrite` writes the object whole: the attribute changed, and every other one the
+    /// object has loaded, over what another process wrote meanwhile; an unchanged row is
+    /// still not written.
+    @Test func overwriteWritesTheWholeObject() throws {
+        let (directory, container, context, post) = try savedPost()
+        context.mergePolicy = .overwrite
+        _ = try sqliteShellWriting(directory.file(), "UPDATE Post SET title = 'shell', body = 'shell body'")
+        post.read = true
+        #expect(try context.saveChanges().updated == [post.objectID])
+        #expect(
+            try sqliteShell(directory.file(), "SELECT title, body, read FROM Post")
+                == "Title 1|Body of post 1\nline 2|1\n")
+        // A payload decoded for the row in a fresh context: what it lacks and the object never
+        // loaded (`read`) keeps its stored value.
+        _ = try sqliteShellWriting(directory.file(), "UPDATE Post SET title = 'shell'")
+        let fresh = ManagedObjectContext(container)
+        fresh.mergePolicy = .overwrite
+        _ = try recipeDecoder(fresh).decode([Post].self, from: postsJSON(count: 1))
+        try fresh.save()
+        #expect(try sqliteShell(directory.file(), "SELECT title, read FROM Post") == "Title 1|1\n")
+        #expect(MergePolicy.overwrite.description == "overwrite" && MergePolicy.overwrite != .incomingWins)
+    }
+
     /// Text is compared by its bytes, as the store keeps it: the other Unicode form of the
     /// same word is a change.
     @Test func theOtherUnicodeFormIsAChange() throws {

@@ -185,9 +185,16 @@ extension ManagedObjectContext {
                 let unverified =
                     state.updated[ObjectIdentifier(object)]?.unverified.intersection(object.changedAttributes)
                     ?? AttributeSet()
-                entityChanges.updates.append(
-                    rowID: object.rowID!, columns: object.changedAttributes.union(object.restatedAttributes),
-                    checked: unverified.union(object.restatedAttributes))
+                var columns = object.changedAttributes.union(object.restatedAttributes)
+                var checked = unverified.union(object.restatedAttributes)
+                if mergePolicy.writesWholeObjects {
+                    // `.overwrite`: the rest of what the object has loaded, where the row differs.
+                    let rest = AttributeSet.all(entity.attributes.count).subtracting(object.unloaded)
+                        .subtracting(columns)
+                    columns = columns.union(rest)
+                    checked = checked.union(rest)
+                }
+                entityChanges.updates.append(rowID: object.rowID!, columns: columns, checked: checked)
             }
             entityChanges.updates.value = { row, column in
                 try Self.storedValue(of: entity.attributes[column], in: updated[row], references)
