@@ -179,6 +179,7 @@ extension ManagedObjectContext {
                 }
                 .sorted { $0.rowID! < $1.rowID! }
             entityChanges.updates.reserveCapacity(updated.count)
+            let positionSlots = Self.slotsWithListPositions(of: entity)
             for object in updated {
                 // Compared with the row inside the transaction: values set to what the
                 // context last saw, or decoded for a row never loaded.
@@ -194,6 +195,14 @@ extension ManagedObjectContext {
                     columns = columns.union(rest)
                     checked = checked.union(rest)
                 }
+                if !object.changedAttributes.subtracting(unverified).isEmpty {
+                    // The row is written anyway, and SQLite rewrites a whole row for any
+                    // UPDATE: what only may differ is written with it, unread. A relationship
+                    // that keeps a list position is still compared, so that an object that
+                    // did not move keeps its place.
+                    checked = checked.intersection(positionSlots)
+                }
+                if !checked.isEmpty, !object.unloaded.isEmpty { entityChanges.updates.readsWholeRows = true }
                 entityChanges.updates.append(rowID: object.rowID!, columns: columns, checked: checked)
             }
             entityChanges.updates.value = { row, column in
@@ -259,6 +268,15 @@ extension ManagedObjectContext {
         }
         for position in states.indices { visit(position) }
         return order
+    }
+
+    /// The slots of the to-one relationships whose lists keep their order in a position column.
+    private static func slotsWithListPositions(of entity: EntityDescription) -> AttributeSet {
+        var slots = AttributeSet()
+        for relationship in entity.relationships where !relationship.isToMany {
+            if let slot = relationship.slot, (try? relationship.positionColumn()) != nil { slots.insert(slot) }
+        }
+        return slots
     }
 
     /// An attribute's value as stored (NULL if never set), naming the attribute on failure.

@@ -150,13 +150,14 @@ extension SQLiteStore {
         let entity = changes.entity
         let updates = changes.updates
         let rows = (0..<updates.count).filter { expected != nil || !updates.checked($0).isEmpty }
-        // Rows with checked columns are read whole: their objects may not have loaded the
-        // rest (decoded for a row never read), and take it from here (`storedRows`).
-        let wholeRows = !updates.checkedSets.isEmpty
+        // Read whole when some objects have not loaded the rest (decoded for a row never
+        // read): they take it from here (`storedRows`).
         let read =
-            wholeRows
+            updates.readsWholeRows
             ? Array(0..<entity.columns.count)
-            : rows.reduce(AttributeSet()) { $0.union(columnSets[$1]) }.positions(below: entity.columns.count)
+            : rows.reduce(AttributeSet()) { columns, row in
+                columns.union(expected != nil ? columnSets[row] : updates.checked(row))
+            }.positions(below: entity.columns.count)
         var rowPositions: [Int64: Int] = [:]
         for row in rows { rowPositions[updates.rowIDs[row]] = row }
         let rowIDs = rowPositions.keys.sorted()
@@ -170,7 +171,7 @@ extension SQLiteStore {
                 guard let row = rowPositions[rowID] else { return }
                 found.insert(rowID)
                 let checked = updates.checked(row)
-                if !checked.isEmpty {
+                if !checked.isEmpty, updates.readsWholeRows {
                     result.storedRows[row] = (0..<read.count).map { statement.column(Int32($0 + 1)) }
                 }
                 var conflicting: [Int: StoredValue] = [:]

@@ -137,6 +137,9 @@ struct RowWrites {
     /// read inside the save's transaction, holds another value: values the caller set to
     /// what the context last saw, or decoded for a row never loaded. Empty when none.
     private(set) var checkedSets: [AttributeSet] = []
+    /// Updates: whether the rows with checked columns are read whole, for objects that have
+    /// not loaded all of theirs (`EntitySaveResult.storedRows`).
+    var readsWholeRows = false
     /// Updates: the value the row's object last saw in the column, `nil` when not known; what
     /// `onConflict` compares the stored value with.
     var expected: ((_ row: Int, _ column: Int) -> StoredValue?)?
