@@ -31,8 +31,17 @@ struct Soak {
     }
 
     func run() throws -> Outcome {
-        // Made once here, so no two processes race to create the tables.
-        _ = try PersistentContainer(for: SoakRow.self, storeURL: store)
+        // Made once here, every row from one save, so no two processes race to create the
+        // tables and every row is there at the end.
+        let seeding = ManagedObjectContext(try PersistentContainer(for: SoakRow.self, storeURL: store))
+        for id in 0..<rows {
+            let row = SoakRow(context: seeding)
+            row.id = id
+            row.writer = 0
+            row.seq = 0
+            row.check = SoakRow.check(writer: 0, seq: 0)
+        }
+        try seeding.save()
         let deadline = Date().addingTimeInterval(seconds).timeIntervalSince1970
         let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
         var processes: [(Process, Pipe)] = []
