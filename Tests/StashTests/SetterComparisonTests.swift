@@ -119,6 +119,24 @@ import Testing
         #expect(MergePolicy.overwrite.description == "overwrite" && MergePolicy.overwrite != .incomingWins)
     }
 
+    /// A value restated in one context, then changed by a sibling's save: under
+    /// `.incomingWins` the restated value is now a change and wins; under `.storedWins`
+    /// the object takes the sibling's value.
+    @Test func aSiblingsSaveMakesARestatedValueAChange() throws {
+        for (policy, expected) in [(MergePolicy.incomingWins, "Title 1"), (.storedWins, "sibling")] {
+            let (directory, container, context, post) = try savedPost()
+            context.mergePolicy = policy
+            post.title = "Title 1"
+            let sibling = ManagedObjectContext(container)
+            try sibling.fetch(FetchDescriptor<Post>())[0].title = "sibling"
+            try sibling.save()
+            #expect(context.hasChanges == (policy == .incomingWins))  // merges the sibling's save
+            #expect(post.title == expected)
+            try context.save()
+            #expect(try sqliteShell(directory.file(), "SELECT title FROM Post") == expected + "\n")
+        }
+    }
+
     /// Text is compared by its bytes, as the store keeps it: the other Unicode form of the
     /// same word is a change.
     @Test func theOtherUnicodeFormIsAChange() throws {
