@@ -22,6 +22,8 @@ struct Options {
                           (for instruction counts of the import, fetch and re-import alone)
           --no-rest       skip the REST import over loopback HTTP
           --rest-only     only the REST import over loopback HTTP
+          --spans         name each measured span on standard error, in order, for callgrind's
+                          per-span profiles (see `measuredSpan`)
         """
 
     static func parse(_ arguments: [String]) -> Options {
@@ -41,6 +43,8 @@ struct Options {
             case "--rest-only":
                 options.restOnly = true
                 options.readWhileWriting = false
+            case "--spans":
+                break  // read by `listsSpans`
             case "-h", "--help":
                 print(usage)
                 exit(0)
