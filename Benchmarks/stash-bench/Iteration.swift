@@ -13,6 +13,9 @@ struct Iteration {
     let order: [Side]
     /// Compares the two store files column for column (slow, so once is enough).
     let compareStores: Bool
+    /// Whether the query workload and the graph run (both on by default).
+    var queries = true
+    var graph = true
 
     func run(into results: inout Results) throws {
         let baselinePath = directory.appendingPathComponent("baseline.sqlite").path
@@ -61,8 +64,8 @@ struct Iteration {
         if compareStores {
             try StoreComparison.assertSame(table: Baseline.table, baselinePath, stashPath)
         }
-        try runQueries(database, container, &results)
-        try runGraph(&results)
+        if queries { try runQueries(database, container, &results) }
+        if graph { try runGraph(&results) }
     }
 
     /// The nested-author import and the fetch that reads each essay's author, on stores of
