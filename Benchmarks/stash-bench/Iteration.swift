@@ -13,6 +13,9 @@ struct Iteration {
     let order: [Side]
     /// Compares the two store files column for column (slow, so once is enough).
     let compareStores: Bool
+    /// Whether the query workload and the graph run (both on by default).
+    var queries = true
+    var graph = true
 
     func run(into results: inout Results) throws {
         let baselinePath = directory.appendingPathComponent("baseline.sqlite").path
@@ -31,17 +34,23 @@ struct Iteration {
             switch side {
             case .baseline:
                 let start = Instant()
-                let records = try Baseline.fetchAll(from: database)
-                let checksum = Baseline.touch(records)
+                let (records, checksum) = try span(.fetchAll, .baseline) {
+                    let records = try Baseline.fetchAll(from: database)
+                    return (records, Baseline.touch(records))
+                }
                 results.add(.fetchAll, .baseline, start.elapsed)
                 precondition(checksum == payload.expected, "baseline fetch: \(checksum) != \(payload.expected)")
+                withExtendedLifetime(records) {}
             case .stash:
                 let start = Instant()
-                let (context, articles) = try StashRun.fetchAll(from: container)
-                let checksum = StashRun.touch(articles)
+                let (context, articles, checksum) = try span(.fetchAll, .stash) {
+                    let (context, articles) = try StashRun.fetchAll(from: container)
+                    return (context, articles, StashRun.touch(articles))
+                }
                 results.add(.fetchAll, .stash, start.elapsed)
                 precondition(checksum == payload.expected, "Stash fetch: \(checksum) != \(payload.expected)")
                 precondition(!context.hasChanges, "fetching left changes in the context")
+                withExtendedLifetime(articles) {}
             }
         }
 
@@ -55,8 +64,8 @@ struct Iteration {
         if compareStores {
             try StoreComparison.assertSame(table: Baseline.table, baselinePath, stashPath)
         }
-        try runQueries(database, container, &results)
-        try runGraph(&results)
+        if queries { try runQueries(database, container, &results) }
+        if graph { try runGraph(&results) }
     }
 
     /// The nested-author import and the fetch that reads each essay's author, on stores of
@@ -67,17 +76,19 @@ struct Iteration {
         let container = try GraphRun.createStore(at: directory.appendingPathComponent("graph-stash.sqlite").path)
         for side in order {
             let start = Instant()
-            let imported =
+            let imported = try span(.graphImport, side) {
                 side == .stash
-                ? try GraphRun.importPayload(graph.data, into: container)
-                : try GraphBaseline.importPayload(graph.data, into: database)
+                    ? try GraphRun.importPayload(graph.data, into: container)
+                    : try GraphBaseline.importPayload(graph.data, into: database)
+            }
             results.add(.graphImport, side, start.elapsed)
             precondition(imported == graph.count, "graph import made \(imported) essays")
         }
         for side in order {
             let start = Instant()
-            let checksum =
+            let checksum = try span(.graphFetch, side) {
                 side == .stash ? try GraphRun.fetchAll(from: container) : try GraphBaseline.fetchAll(from: database)
+            }
             results.add(.graphFetch, side, start.elapsed)
             precondition(checksum == graph.checksum, "graph fetch read \(checksum), not \(graph.checksum)")
         }
@@ -97,12 +108,12 @@ struct Iteration {
             case .baseline:
                 let records = try Baseline.fetchAll(from: database)
                 let start = Instant()
-                try Baseline.addView(to: records, in: database)
+                try span(.edit, .baseline) { try Baseline.addView(to: records, in: database) }
                 results.add(.edit, .baseline, start.elapsed)
             case .stash:
                 let (context, articles) = try StashRun.fetchAll(from: container)
                 let start = Instant()
-                try StashRun.addView(to: articles, in: context)
+                try span(.edit, .stash) { try StashRun.addView(to: articles, in: context) }
                 results.add(.edit, .stash, start.elapsed)
                 precondition(!context.hasChanges, "Stash's context still has changes after the edit")
             }
@@ -125,15 +136,19 @@ struct Iteration {
         var counts: [Side: [Int]] = [:]
         for side in order {
             var start = Instant()
-            lookUps[side] =
+            lookUps[side] = try span(.lookUps, side) {
                 side == .stash ? try workload.stashLookUps(container) : try workload.baselineLookUps(database)
+            }
             results.add(.lookUps, side, start.elapsed)
             start = Instant()
-            pages[side] =
+            pages[side] = try span(.newestPages, side) {
                 side == .stash ? try workload.stashNewestPages(container) : try workload.baselineNewestPages(database)
+            }
             results.add(.newestPages, side, start.elapsed)
             start = Instant()
-            counts[side] = side == .stash ? try workload.stashCounts(container) : try workload.baselineCounts(database)
+            counts[side] = try span(.filteredCounts, side) {
+                side == .stash ? try workload.stashCounts(container) : try workload.baselineCounts(database)
+            }
             results.add(.filteredCounts, side, start.elapsed)
         }
         precondition(lookUps[.stash] == lookUps[.baseline], "look-ups differ")
@@ -155,18 +170,20 @@ struct Iteration {
         switch side {
         case .baseline:
             let start = Instant()
-            let records = try Baseline.decode(payload.data)
+            let records = try span(operations.1, .baseline) { try Baseline.decode(payload.data) }
             let decoded = Instant()
-            try Baseline.write(records, to: database, upsert: upsert)
+            try span(operations.2, .baseline) { try Baseline.write(records, to: database, upsert: upsert) }
             let end = Instant()
             record(&results, .baseline, start, decoded, end, total: operations.0, operations.1, operations.2)
             precondition(records.count == expected, "baseline decoded \(records.count) records")
             try expectRows(expected, in: baselinePath, after: "baseline \(step)")
         case .stash:
             let start = Instant()
-            let (context, articles) = try StashRun.decode(payload.data, into: container)
+            let (context, articles) = try span(operations.1, .stash) {
+                try StashRun.decode(payload.data, into: container)
+            }
             let decoded = Instant()
-            try context.save()
+            try span(operations.2, .stash) { try context.save() }
             let end = Instant()
             record(&results, .stash, start, decoded, end, total: operations.0, operations.1, operations.2)
             precondition(articles.count == expected, "Stash decoded \(articles.count) articles")

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Which implementation a sample belongs to.
 enum Side: CaseIterable {
@@ -44,6 +45,38 @@ struct Instant {
         return Double(components.seconds) + Double(components.attoseconds) * 1e-18
     }
 }
+
+/// Whether `--spans` asked for each measured span to be named on standard error.
+let listsSpans = CommandLine.arguments.contains("--spans")
+
+/// Runs one measured span of `operation` on `side` and answers what it made, between two
+/// marks that callgrind can see, so that it can count every span alone (the values made
+/// are returned and released outside it, as the timings leave deallocation out):
+///
+///     valgrind --tool=callgrind --zero-before='*spanStarts*' --dump-before='*spanEnds*' \
+///         stash-bench --records 20000 --iterations 1 --no-rest --spans
+///
+/// writes one profile per span (`callgrind.out.PID.1`, `.2`, …) in the order that
+/// `--spans` names them on standard error.
+func span<Value>(_ operation: Operation, _ side: Side, _ body: () throws -> Value) rethrows -> Value {
+    if listsSpans {
+        FileHandle.standardError.write(Data("span: \(operation.spanName) \(side)\n".utf8))
+    }
+    spanStarts()
+    defer { spanEnds() }
+    return try body()
+}
+
+/// The marks around a span: functions of their own, never inlined, that do something
+/// (count), so that the calls stay.
+@inline(never)
+func spanStarts() { spanMarks.add(1, ordering: .relaxed) }
+
+@inline(never)
+func spanEnds() { spanMarks.subtract(1, ordering: .relaxed) }
+
+/// Spans started and not ended.
+let spanMarks = Atomic<Int>(0)
 
 /// Samples per operation and side; the report shows medians, so one slow iteration (a
 /// page-cache miss, the first run's one-time set-up) does not decide the result.
@@ -108,6 +141,25 @@ struct Results {
 }
 
 extension Operation {
+    /// One word for `--spans`.
+    var spanName: String {
+        switch self {
+        case .importTotal: "import"
+        case .importDecode: "import-decode"
+        case .importWrite: "import-write"
+        case .fetchAll: "fetch"
+        case .reimportTotal: "reimport"
+        case .reimportDecode: "reimport-decode"
+        case .reimportWrite: "reimport-write"
+        case .edit: "edit"
+        case .lookUps: "lookups"
+        case .newestPages: "newest"
+        case .filteredCounts: "counts"
+        case .graphImport: "graph-import"
+        case .graphFetch: "graph-fetch"
+        }
+    }
+
     fileprivate var shortLabel: String {
         switch self {
         case .importTotal, .importDecode, .importWrite: "import"

@@ -11,6 +11,8 @@ struct Options {
     var iterations = 5
     var readWhileWriting = true
     var rest = true
+    var queries = true
+    var graph = true
     /// Only the REST import (for profiling it).
     var restOnly = false
 
@@ -21,7 +23,11 @@ struct Options {
           --no-read-while-writing  skip the main context's fetch latency during a background import
                           (for instruction counts of the import, fetch and re-import alone)
           --no-rest       skip the REST import over loopback HTTP
+          --no-queries    skip the look-ups, newest pages and counts
+          --no-graph      skip the graph import and fetch
           --rest-only     only the REST import over loopback HTTP
+          --spans         name each measured span on standard error, in order, for callgrind's
+                          per-span profiles (see `measuredSpan`)
         """
 
     static func parse(_ arguments: [String]) -> Options {
@@ -38,9 +44,15 @@ struct Options {
                 options.readWhileWriting = false
             case "--no-rest":
                 options.rest = false
+            case "--no-queries":
+                options.queries = false
+            case "--no-graph":
+                options.graph = false
             case "--rest-only":
                 options.restOnly = true
                 options.readWhileWriting = false
+            case "--spans":
+                break  // read by `listsSpans`
             case "-h", "--help":
                 print(usage)
                 exit(0)
@@ -72,10 +84,12 @@ do {
     for index in 0..<(options.restOnly ? 0 : options.iterations) {
         let directory = root.appendingPathComponent("iteration-\(index + 1)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let iteration = Iteration(
+        var iteration = Iteration(
             payload: payload, directory: directory,
             order: index.isMultiple(of: 2) ? [.baseline, .stash] : [.stash, .baseline],
             compareStores: index == 0)
+        iteration.queries = options.queries
+        iteration.graph = options.graph
         try iteration.run(into: &results)
         try FileManager.default.removeItem(at: directory)
         print(results.iterationLine(index))

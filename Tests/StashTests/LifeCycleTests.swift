@@ -41,6 +41,20 @@ final class Memo: ManagedObject, Decodable {
     }
 }
 
+/// A model whose `willSave()` inserts another object, an audit entry, for each new one.
+final class Ledger: ManagedObject {
+    @Attribute(.unique) var id: Int
+    @Attribute var note: String = ""
+
+    // Unchecked: only the serialized `LifeCycleTests` use `Ledger`, one test at a time.
+    nonisolated(unsafe) static var calls: [Int] = []
+
+    override func willSave() {
+        Self.calls.append(id)
+        if id > 0, isInserted, let context = managedObjectContext { Ledger(context: context).id = -id }
+    }
+}
+
 struct MemoInvalid: Error, CustomStringConvertible {
     var description: String { "the text says invalid" }
 }
@@ -111,6 +125,31 @@ struct MemoInvalid: Error, CustomStringConvertible {
         #expect(update?.entity == "Memo")
         #expect(context.hasChanges)
         #expect(try sqliteShell(file, "SELECT text FROM Memo") == "one two\n")
+    }
+
+    /// Every pending object's `willSave()` runs once, and so does that of each object a hook
+    /// inserted; an object both changed and deleted is called once.
+    @Test func objectsAHookInsertsGetTheirWillSaveOnce() throws {
+        Ledger.calls = []
+        let context = ManagedObjectContext(try PersistentContainer(for: Ledger.self, inMemory: true))
+        for id in 1...3 { Ledger(context: context).id = id }
+        try context.save()
+        #expect(Ledger.calls.sorted() == [-3, -2, -1, 1, 2, 3])
+        #expect(try context.fetchCount(FetchDescriptor<Ledger>()) == 6)
+        let all = try context.fetch(FetchDescriptor<Ledger>(sortBy: [SortDescriptor(\.id)]))
+        #expect(all.map(\.id) == [-3, -2, -1, 1, 2, 3])
+        Ledger.calls = []
+        all[3].note = "changed"
+        all[4].note = "changed, then deleted"
+        context.delete(all[4])
+        context.delete(all[5])
+        try context.save()
+        #expect(Ledger.calls.sorted() == [1, 2, 3])
+        #expect(try context.fetchCount(FetchDescriptor<Ledger>()) == 4)
+        // Nothing pending: no hook runs.
+        Ledger.calls = []
+        try context.save()
+        #expect(Ledger.calls.isEmpty)
     }
 
     @Test func prepareForDeletionRunsBeforeTheDeleteRules() throws {

@@ -33,18 +33,52 @@ extension ManagedObjectContext {
 
     /// Before a save checks anything: `willSave()` on each inserted, changed and deleted
     /// object. Objects a hook inserts or changes get theirs too, once.
+    ///
+    /// The first walk keeps no record of whom it called: it goes over copies of the pending
+    /// lists (the dictionaries are copied only if a hook changes them), and only when a hook
+    /// added pending objects are those copies turned into the set of objects called, for
+    /// the walks that follow. A set built every save cost 870 instructions an object of a
+    /// 20,000-object import (stash-bench under callgrind), for models that mostly override
+    /// no hook.
     func callWillSave() {
+        let count = pendingChangeCount
+        var walked: [PendingLists] = []
+        walked.reserveCapacity(states.count)
+        for state in states {
+            let inserted = state.inserted
+            for object in inserted where state.isLive(object) { object.willSave() }
+            let updated = state.updated
+            for position in updated.values.indices { updated.values[position].object.willSave() }
+            let deleted = state.deleted
+            // A deleted object may be listed as changed too: called once.
+            for (id, object) in deleted where updated[id] == nil { object.willSave() }
+            walked.append(PendingLists(inserted: inserted, updated: updated, deleted: deleted))
+        }
+        guard pendingChangeCount != count else { return }
         var called = Set<ObjectIdentifier>()
-        var count = 0
+        for (lists, state) in zip(walked, states) {
+            for object in lists.inserted where state.isLive(object) { called.insert(ObjectIdentifier(object)) }
+            called.formUnion(lists.updated.keys)
+            called.formUnion(lists.deleted.keys)
+        }
+        walked = []
+        var again = 0
         repeat {
             // Again only when a hook inserted, changed or deleted other objects.
-            count = pendingChangeCount
+            again = pendingChangeCount
             for state in states {
                 for object in state.inserted where state.isLive(object) { call(object, &called) }
                 for saved in state.updated.values { call(saved.object, &called) }
                 for object in state.deleted.values { call(object, &called) }
             }
-        } while pendingChangeCount != count
+        } while pendingChangeCount != again
+    }
+
+    /// An entity's pending lists as the first `willSave()` walk saw them.
+    private struct PendingLists {
+        let inserted: [ManagedObject]
+        let updated: [ObjectIdentifier: SavedState]
+        let deleted: [ObjectIdentifier: ManagedObject]
     }
 
     /// `willSave()` on `object`, once a save.
@@ -58,26 +92,36 @@ extension ManagedObjectContext {
     }
 
     /// `validateForInsert()` and `validateForUpdate()`: a throw fails the save, naming the
-    /// object.
+    /// object. The changed objects are reached in place in `updated`, not copied out with
+    /// their saved values (which cost 1,500 instructions an object of a 20,000-object edit).
     func callValidation(in state: EntityState) throws {
         for object in state.inserted where state.isLive(object) {
-            try validating(object) { try object.validateForInsert() }
+            do {
+                try object.validateForInsert()
+            } catch {
+                throw validationFailure(error, of: object)
+            }
         }
-        for saved in state.updated.values where saved.object.state == .persisted {
-            try validating(saved.object) { try saved.object.validateForUpdate() }
+        let updated = state.updated
+        for position in updated.values.indices {
+            let object = updated.values[position].object
+            guard object.state == .persisted else { continue }
+            do {
+                try object.validateForUpdate()
+            } catch {
+                throw validationFailure(error, of: object)
+            }
         }
     }
 
-    private func validating(_ object: ManagedObject, _ body: () throws -> Void) throws {
-        do {
-            try body()
-        } catch var error as StashError {
+    /// What a hook threw, naming the object.
+    private func validationFailure(_ error: any Error, of object: ManagedObject) -> StashError {
+        if var error = error as? StashError {
             error.entity = error.entity ?? object.entity.name
-            throw error
-        } catch {
-            throw StashError(
-                .validationFailed, "\(object.objectID) is not valid: \(error); nothing was saved",
-                entity: object.entity.name)
+            return error
         }
+        return StashError(
+            .validationFailed, "\(object.objectID) is not valid: \(error); nothing was saved",
+            entity: object.entity.name)
     }
 }

@@ -49,8 +49,18 @@ struct RegisteredObjects {
 
     /// Drops the entries whose objects are gone; the next purge waits until the entries
     /// double again, so registering stays amortized O(1).
+    ///
+    /// The entries are looked at in place and only the gone ones removed: a filtered copy
+    /// of the dictionary copied every weak reference, 860 instructions an object of a
+    /// 20,000-object fetch (stash-bench under callgrind), when every object was still held.
     private mutating func purge() {
-        entries = entries.filter { $0.value.object != nil }
+        var gone: [Int64] = []
+        var position = entries.startIndex
+        while position != entries.endIndex {
+            if entries.values[position].object == nil { gone.append(entries.keys[position]) }
+            entries.formIndex(after: &position)
+        }
+        for rowID in gone { entries[rowID] = nil }
         purgeThreshold = max(entries.count * 2, Self.minimumPurgeThreshold)
     }
 }
