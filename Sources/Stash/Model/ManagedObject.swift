@@ -22,7 +22,14 @@ open class ManagedObject: SendableMetatype {
     /// The context that tracks this object, if any. Kept alive by the object, so that its
     /// relationships and attributes not loaded yet can always be read: an object outlives
     /// the variable that held its context (see `RegisteredObjects`).
-    public internal(set) final var managedObjectContext: ManagedObjectContext?
+    public internal(set) final var managedObjectContext: ManagedObjectContext? {
+        didSet {
+            #if DEBUG
+                // The debug check on reads follows the object into and out of contexts.
+                storage.readGuard = managedObjectContext?.readGuard ?? ReadGuard()
+            #endif
+        }
+    }
     final var state = LifecycleState.transient
     /// The row's `_pk` once saved (or matched to a stored row).
     final var rowID: Int64?
