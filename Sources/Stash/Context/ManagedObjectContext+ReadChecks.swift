@@ -26,6 +26,12 @@
             return occupant == 0 || occupant == currentThreadID
         }
 
+        /// Traps, as the runtime does, unless the caller is on the actor of this context, made
+        /// in one of its methods.
+        func checkActorOfRead() {
+            if case .actor(let actor) = confinement { actor.preconditionIsolated() }
+        }
+
         /// `nil` if the caller may read this context's objects here; otherwise how the read is
         /// misplaced.
         func misplacedRead() -> String? {
@@ -35,10 +41,10 @@
             case .background(let actor):
                 return actor.executor.isRunningJob || actor.executor.isCurrent
                     ? nil : "outside \(name).perform { … }, off the queue to which the context belongs"
-            case .actor(let actor):
+            case .actor:
                 // The runtime's check, which traps itself, naming the actor: Swift has no call
                 // that tells without trapping.
-                actor.preconditionIsolated()
+                checkActorOfRead()
                 return nil
             case .unconfined:
                 return hasNoOtherOccupant

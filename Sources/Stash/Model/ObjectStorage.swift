@@ -51,7 +51,7 @@ final class ObjectStorage {
             case .main: if isOnMainActor { return }
             case .queue: if readGuard.executor!._withUnsafeGuaranteedRef({ $0.isRunningJob }) { return }
             case .unconfined: if readGuard.context!._withUnsafeGuaranteedRef({ $0.hasNoOtherOccupant }) { return }
-            case .actor: break
+            case .actor: return readGuard.context!._withUnsafeGuaranteedRef { $0.checkActorOfRead() }
             }
             readGuard.context!.takeUnretainedValue().checkMisplacedRead(of: self, atSlot: slot, toMany: toMany)
         }
