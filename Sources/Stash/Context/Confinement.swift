@@ -1,8 +1,9 @@
 import Dispatch
 import Foundation
+import Synchronization
 
-/// Who may use a context, checked at every entry point and attribute write: Core Data's
-/// confinement in Swift 6 terms.
+/// Who may use a context, checked at every entry point and attribute write (and, in debug
+/// builds, every attribute and relationship read): Core Data's confinement in Swift 6 terms.
 enum Confinement: Sendable {
     /// The main actor: `mainContext`, or a context made in `@MainActor` or top-level code.
     case main
@@ -39,6 +40,10 @@ enum Confinement: Sendable {
 /// there blocks no thread other tasks need.
 final class QueueExecutor: SerialExecutor, Sendable {
     let queue: DispatchQueue
+    #if DEBUG
+        /// The thread running one of the executor's jobs, 0 between jobs (see `isRunningJob`).
+        private let jobThread = Atomic<UInt>(0)
+    #endif
 
     init(label: String) {
         queue = DispatchQueue(label: label)
@@ -53,8 +58,25 @@ final class QueueExecutor: SerialExecutor, Sendable {
     func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
         let executor = asUnownedSerialExecutor()
-        queue.async { job.runSynchronously(on: executor) }
+        #if DEBUG
+            queue.async { [self] in
+                jobThread.store(currentThreadID, ordering: .relaxed)
+                job.runSynchronously(on: executor)
+                jobThread.store(0, ordering: .relaxed)
+            }
+        #else
+            queue.async { job.runSynchronously(on: executor) }
+        #endif
     }
+
+    #if DEBUG
+        /// `true` on the thread running one of the executor's jobs: one compare, for the debug
+        /// check on reads, where `isCurrent` looks the queue up. A thread finds itself here only
+        /// while it runs the job.
+        var isRunningJob: Bool {
+            jobThread.load(ordering: .relaxed) == currentThreadID
+        }
+    #endif
 
     func asUnownedSerialExecutor() -> UnownedSerialExecutor {
         UnownedSerialExecutor(ordinary: self)
@@ -84,6 +106,24 @@ var isOnMainQueue: Bool {
     let identity = MainQueueMark.identity
     return DispatchQueue.getSpecific(key: queueIdentity) == identity
 }
+
+#if DEBUG
+    /// `true` in main-actor code, for the debug check on reads: on the main thread (a compare,
+    /// where an app's main-actor code runs) or else on the main queue (a look-up, where the
+    /// main actor's jobs run when the main thread does not drain it, as under `swift test`).
+    var isOnMainActor: Bool {
+        Thread.isMainThread || isOnMainQueue
+    }
+
+    /// The calling thread as a number, for the debug checks of reads: never 0.
+    var currentThreadID: UInt {
+        #if canImport(Darwin)
+            UInt(bitPattern: pthread_self())
+        #else
+            pthread_self()
+        #endif
+    }
+#endif
 
 /// The actor of a background context: its executor is the context's own queue.
 actor BackgroundActor {

@@ -14,8 +14,9 @@ import Synchronization
 ///
 /// ## Concurrency
 /// A context belongs to one executor, and it and its objects are used there only, as with
-/// Core Data's confinement; every entry point and attribute write checks it, and use from
-/// elsewhere is a trap that names the context:
+/// Core Data's confinement; every entry point and attribute write checks it (debug builds
+/// check attribute and relationship reads too), and use from elsewhere is a trap that names
+/// the context:
 /// - `container.mainContext` belongs to the main actor;
 /// - `container.newBackgroundContext()`, and the context `performBackgroundTask` hands out,
 ///   to a private serial executor of their own, entered with `perform`;
@@ -36,6 +37,12 @@ public final class ManagedObjectContext: @unchecked Sendable {
     public let name: String
     /// Held while an unconfined context is in use, to catch two threads inside it at once.
     let lock = NSRecursiveLock()
+    #if DEBUG
+        /// The thread inside an unconfined context, 0 when none is: the debug check on reads
+        /// compares it (a try-lock would order the reader after the writer, and so hide the
+        /// race from ThreadSanitizer).
+        let occupant = Atomic<UInt>(0)
+    #endif
     /// Saves of other contexts not merged yet (see `mergeInbox`).
     let inbox = Locked<[SaveNote]>([])
     let hasMail = Atomic<Bool>(false)
@@ -300,6 +307,10 @@ public final class ManagedObjectContext: @unchecked Sendable {
         case .unconfined:
             guard lock.try() else { twoThreadsAtOnce() }
             defer { lock.unlock() }
+            #if DEBUG
+                let outer = occupant.exchange(currentThreadID, ordering: .relaxed)
+                defer { occupant.store(outer, ordering: .relaxed) }
+            #endif
             return try inside(body)
         }
     }

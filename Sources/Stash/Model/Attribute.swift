@@ -152,6 +152,9 @@ public struct Attribute<Value: Codable> {
     @inlinable
     public var wrappedValue: Value {
         get {
+            #if DEBUG
+                storage.checkRead(atSlot: slot)
+            #endif
             if storage.isObserved { owner.observeAccess(atSlot: slot) }
             guard let value = storage.values[slot] else {
                 return owner.valueOfUnsetAttribute(atSlot: slot) as! Value

@@ -19,10 +19,21 @@ open class ManagedObject: SendableMetatype {
     final private(set) var storage: ObjectStorage
     final var cachedEntity: EntityDescription?
 
-    /// The context that tracks this object, if any. Kept alive by the object, so that its
-    /// relationships and attributes not loaded yet can always be read: an object outlives
-    /// the variable that held its context (see `RegisteredObjects`).
-    public internal(set) final var managedObjectContext: ManagedObjectContext?
+    #if DEBUG
+        /// The context that tracks this object, if any. Kept alive by the object, so that its
+        /// relationships and attributes not loaded yet can always be read: an object outlives
+        /// the variable that held its context (see `RegisteredObjects`).
+        public internal(set) final var managedObjectContext: ManagedObjectContext? {
+            // The debug check on reads follows the object into and out of contexts.
+            didSet { storage.readGuard = managedObjectContext?.readGuard ?? ReadGuard() }
+        }
+    #else
+        /// The context that tracks this object, if any. Kept alive by the object, so that its
+        /// relationships and attributes not loaded yet can always be read: an object outlives
+        /// the variable that held its context (see `RegisteredObjects`). (Debug builds declare
+        /// it with an observer, for the check on reads; release builds as it is here.)
+        public internal(set) final var managedObjectContext: ManagedObjectContext?
+    #endif
     final var state = LifecycleState.transient
     /// The row's `_pk` once saved (or matched to a stored row).
     final var rowID: Int64?

@@ -17,6 +17,11 @@ final class ObjectStorage {
     /// (`ManagedObjectContext.observesObjects`). Unchecked for the reason `values` is: it is
     /// read on every property read.
     @exclusivity(unchecked) @usableFromInline var isObserved = false
+    #if DEBUG
+        /// What the debug check on reads (`checkRead`) needs of the owner's context, kept in
+        /// step with `ManagedObject.managedObjectContext`. Unchecked for the reason `values` is.
+        @exclusivity(unchecked) var readGuard = ReadGuard()
+    #endif
     /// The object these values belong to, set when it claims the box. `unowned`: the box
     /// lives as long as its object, which holds it, and its wrappers, which live inside it.
     @usableFromInline unowned var owner: ManagedObject?
@@ -32,6 +37,25 @@ final class ObjectStorage {
     @usableFromInline init(capacity: Int) {
         values.reserveCapacity(capacity)
     }
+
+    #if DEBUG
+        /// Traps unless the caller is in the isolation of the owner's context, for a read of
+        /// the attribute or to-one relationship at `slot` (or, `toMany`, the to-many one at
+        /// that index). Debug builds only: release builds check writes and entry points.
+        /// One function with few locals: every call and local costs in a debug build, where a
+        /// plain read is about 800 instructions.
+        @usableFromInline
+        func checkRead(atSlot slot: Int, toMany: Bool = false) {
+            switch readGuard.kind {
+            case .none: return
+            case .main: if isOnMainActor { return }
+            case .queue: if readGuard.executor!._withUnsafeGuaranteedRef({ $0.isRunningJob }) { return }
+            case .unconfined: if readGuard.context!._withUnsafeGuaranteedRef({ $0.hasNoOtherOccupant }) { return }
+            case .actor: return readGuard.context!._withUnsafeGuaranteedRef { $0.checkActorOfRead() }
+            }
+            readGuard.context!.takeUnretainedValue().checkMisplacedRead(of: self, atSlot: slot, toMany: toMany)
+        }
+    #endif
 
     /// Appends a wrapper's initial value; returns its slot.
     @inlinable

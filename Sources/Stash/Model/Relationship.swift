@@ -76,6 +76,9 @@ public struct Relationship<Value> {
     ) -> Value {
         get {
             let slot = owner[keyPath: storageKeyPath].slot
+            #if DEBUG
+                owner.storage.checkRead(atSlot: slot, toMany: !_isOptional(Value.self))
+            #endif
             if _isOptional(Value.self) {
                 // Unchecked: `Value` is `Target?`, one reference as `ManagedObject?` is, and the
                 // slot only ever holds objects of the target's class (set through
