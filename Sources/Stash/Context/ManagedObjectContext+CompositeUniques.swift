@@ -112,21 +112,7 @@ extension ManagedObjectContext {
                 continue
             }
             if object.uniqueMatch == nil, mergePolicy.kind == .fail { throw compositeConflict(state, constraint) }
-            let ownStorage = object.storage
-            let ownChanges = object.changedAttributes
-            let holderValues = holder.values
-            let holderChanges = holder.changedAttributes
-            let holderWasUpdated = state.updated[ObjectIdentifier(holder)] != nil
-            standIn(object, for: holder, in: state)
-            undo.append {
-                object.state = .inserted
-                object.standIn = nil
-                ObjectLayout.of(type(of: object)).repoint(object, to: ownStorage)
-                object.changedAttributes = ownChanges
-                holder.values = holderValues
-                holder.changedAttributes = holderChanges
-                if !holderWasUpdated { state.updated[ObjectIdentifier(holder)] = nil }
-            }
+            standIn(object, for: holder, in: state, undo: &undo)
             // The lists that held the new object hold its holder now, in its place.
             let editor = RelationshipEditor(context: self)
             for relationship in state.entity.relationships where !relationship.isToMany {

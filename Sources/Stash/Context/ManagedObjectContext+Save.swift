@@ -109,10 +109,12 @@ extension ManagedObjectContext {
     ) throws {
         let holderValues = holder.values
         let holderChanges = holder.changedAttributes
+        let holderRestated = holder.restatedAttributes
         let holderWasUpdated = state.updated[ObjectIdentifier(holder)] != nil
         undo.append { [self] in
             holder.values = holderValues
             holder.changedAttributes = holderChanges
+            holder.restatedAttributes = holderRestated
             if !holderWasUpdated { state.updated[ObjectIdentifier(holder)] = nil }
             object.state = .inserted
             object.managedObjectContext = self

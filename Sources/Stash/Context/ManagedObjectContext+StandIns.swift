@@ -67,6 +67,29 @@ extension ManagedObjectContext {
     /// for that row's object as its choice says, so the save does not decide by the
     /// context's merge policy instead. One look-up per such object; none for an entity that
     /// never had one. `undo` puts each back if the save fails.
+    /// `standIn(_:for:in:)` during a save, with what puts both objects back if the save fails.
+    func standIn(
+        _ object: ManagedObject, for holder: ManagedObject, in state: EntityState, undo: inout [() -> Void]
+    ) {
+        let ownStorage = object.storage
+        let ownChanges = object.changedAttributes
+        let holderValues = holder.values
+        let holderChanges = holder.changedAttributes
+        let holderRestated = holder.restatedAttributes
+        let holderWasUpdated = state.updated[ObjectIdentifier(holder)] != nil
+        standIn(object, for: holder, in: state)
+        undo.append {
+            object.state = .inserted
+            object.standIn = nil
+            ObjectLayout.of(type(of: object)).repoint(object, to: ownStorage)
+            object.changedAttributes = ownChanges
+            holder.values = holderValues
+            holder.changedAttributes = holderChanges
+            holder.restatedAttributes = holderRestated
+            if !holderWasUpdated { state.updated[ObjectIdentifier(holder)] = nil }
+        }
+    }
+
     func resolveExplicitMatches(in state: EntityState, undo: inout [() -> Void]) throws {
         guard state.hasExplicitMatches, !state.entity.uniqueAttributes.isEmpty else { return }
         for object in state.inserted where state.isLive(object) && object.uniqueMatch != nil {
@@ -74,21 +97,7 @@ extension ManagedObjectContext {
                 guard let key = state.uniqueKey(of: object, index),
                     let holder = try storedObject(for: key, unique: index, in: state), holder !== object
                 else { continue }
-                let ownStorage = object.storage
-                let ownChanges = object.changedAttributes
-                let holderValues = holder.values
-                let holderChanges = holder.changedAttributes
-                let holderWasUpdated = state.updated[ObjectIdentifier(holder)] != nil
-                standIn(object, for: holder, in: state)
-                undo.append {
-                    object.state = .inserted
-                    object.standIn = nil
-                    ObjectLayout.of(type(of: object)).repoint(object, to: ownStorage)
-                    object.changedAttributes = ownChanges
-                    holder.values = holderValues
-                    holder.changedAttributes = holderChanges
-                    if !holderWasUpdated { state.updated[ObjectIdentifier(holder)] = nil }
-                }
+                standIn(object, for: holder, in: state, undo: &undo)
                 break
             }
         }
