@@ -109,7 +109,7 @@ extension ManagedObjectContext {
             register(object, in: state)
             // The lookups above missed (and indexed anything pending), so the keys are free.
             for (index, key) in keys where state.uniqueIndexes[index][key] == nil {
-                state.uniqueIndexes[index][key] = .unsaved(.init(object: object))
+                state.setEntry(object, index, key)
             }
             return object
         }
