@@ -59,6 +59,41 @@ import Testing
         #expect(released == nil)
     }
 
+    /// The unique index holds a new object only while the insert queue does: once saved, or
+    /// rolled back, decoded and inserted objects and their context are freed with the last
+    /// reference to them, and a saved one's value still names its row.
+    @Test func newObjectsAreFreedAfterTheirSaveOrRollback() throws {
+        let container = try PersistentContainer(for: Post.self, inMemory: true)
+        weak var released: ManagedObjectContext?
+        weak var saved: Post?
+        weak var rolledBack: Post?
+        do {
+            let context = ManagedObjectContext(container)
+            released = context
+            let posts = try recipeDecoder(context).decode([Post].self, from: postsJSON(count: 3))
+            saved = posts[0]
+            try context.save()
+            let made = Post(context: context)
+            made.id = 99
+            made.userId = 1
+            made.title = "never saved"
+            made.body = ""
+            rolledBack = made
+            context.rollback()
+        }
+        #expect(saved == nil)
+        #expect(rolledBack == nil)
+        #expect(released == nil)
+        let context = ManagedObjectContext(container)
+        let decoded = try recipeDecoder(context).decode([Post].self, from: postsJSON(count: 3))
+        try context.save()
+        let again = try recipeDecoder(context).decode(Post.self, from: json(#"{"id": 1, "title": "again"}"#))
+        #expect(again === decoded[0])
+        #expect(try context.fetchCount(FetchDescriptor<Post>()) == 3)
+        let unsaved = FetchDescriptor<Post>(predicate: #Predicate { $0.id == 99 })
+        #expect(try ManagedObjectContext(container).fetchCount(unsaved) == 0)
+    }
+
     /// Rows whose objects nobody holds are found again by decoding, and an unchanged payload
     /// writes nothing.
     @Test func anUnchangedPayloadForLetGoObjectsWritesNothing() throws {

@@ -112,7 +112,7 @@ extension ManagedObjectContext {
             register(object, in: state)
             // The lookups above missed (and indexed anything pending), so the keys are free.
             for (index, key) in keys where state.uniqueIndexes[index][key] == nil {
-                state.uniqueIndexes[index][key] = .unsaved(.init(object: object))
+                state.setEntry(object, index, key)
             }
             return (object, changed)
         }
@@ -171,32 +171,61 @@ extension ManagedObjectContext {
         return present
     }
 
+    /// The attribute's value, or the error of a missing key (or object on its key path).
+    ///
+    /// An attribute without a key path, the common case, is decoded from `container` as it
+    /// is: copying the container and handling a path in the same function cost 140
+    /// instructions an attribute (stash-bench import under callgrind).
     private func decode(_ attribute: AttributeDescription, from container: KeyedDecodingContainer<AttributeKey>)
         throws -> Any
     {
-        var container = container
         if let path = attribute.keyPath {
-            switch try place(of: attribute, path, in: container) {
-            case .container(let nested):
-                container = nested
-            case .absent(let key, let outer):
-                let context = DecodingError.Context(codingPath: outer.codingPath, debugDescription: "")
-                throw StashError.decodingAttribute(
-                    attribute, failedWith: DecodingError.keyNotFound(key, context), in: outer, at: key)
-            case .null(let key, let outer):
-                throw StashError(
-                    .decodingFailed, "expected an object holding \"\(attribute.codingKey.stringValue)\", found null",
-                    attribute: attribute.name, codingPath: CodingPathText.format(outer.codingPath + [key]))
-            }
+            return try decodeLastKey(of: attribute, from: try innermostContainer(of: attribute, path, in: container))
         }
-        var key = attribute.codingKey
-        if let converted = attribute.convertedKey, !container.contains(key), container.contains(converted) {
-            key = converted
+        return try decodeLastKey(of: attribute, from: container)
+    }
+
+    /// The attribute's value under its own key, or the key's `.convertFromSnakeCase` form
+    /// when only that is there.
+    @inline(__always)
+    private func decodeLastKey(of attribute: AttributeDescription, from container: KeyedDecodingContainer<AttributeKey>)
+        throws -> Any
+    {
+        if let converted = attribute.convertedKey, !container.contains(attribute.codingKey),
+            container.contains(converted)
+        {
+            return try decodeValue(of: attribute, from: container, at: converted)
         }
+        return try decodeValue(of: attribute, from: container, at: attribute.codingKey)
+    }
+
+    private func decodeValue(
+        of attribute: AttributeDescription, from container: KeyedDecodingContainer<AttributeKey>, at key: AttributeKey
+    ) throws -> Any {
         do {
             return try attribute.codec.decode(from: container, forKey: key)
         } catch {
             throw StashError.decodingAttribute(attribute, failedWith: error, in: container, at: key)
+        }
+    }
+
+    /// The object holding a key-path attribute's last key; an object absent or null on the
+    /// way is an error, as a missing key is.
+    @inline(never)
+    private func innermostContainer(
+        of attribute: AttributeDescription, _ path: [KeyStep], in container: KeyedDecodingContainer<AttributeKey>
+    ) throws -> KeyedDecodingContainer<AttributeKey> {
+        switch try place(of: attribute, path, in: container) {
+        case .container(let nested):
+            return nested
+        case .absent(let key, let outer):
+            let context = DecodingError.Context(codingPath: outer.codingPath, debugDescription: "")
+            throw StashError.decodingAttribute(
+                attribute, failedWith: DecodingError.keyNotFound(key, context), in: outer, at: key)
+        case .null(let key, let outer):
+            throw StashError(
+                .decodingFailed, "expected an object holding \"\(attribute.codingKey.stringValue)\", found null",
+                attribute: attribute.name, codingPath: CodingPathText.format(outer.codingPath + [key]))
         }
     }
 
@@ -235,14 +264,28 @@ extension ManagedObjectContext {
     private func incomingValue(of attribute: AttributeDescription, from container: KeyedDecodingContainer<AttributeKey>)
         throws -> Any?
     {
-        var container = container
-        if let path = attribute.keyPath {
-            switch try place(of: attribute, path, in: container) {
-            case .container(let nested): container = nested
-            case .absent: return nil
-            case .null: return attribute.isOptional ? attribute.codec.nilValue : nil
-            }
+        if let path = attribute.keyPath { return try incomingValue(of: attribute, path, from: container) }
+        return try incomingLastKey(of: attribute, from: container)
+    }
+
+    /// `incomingValue` for an attribute inside nested objects: an object absent on the way
+    /// leaves the value, a null one reads as a null would.
+    @inline(never)
+    private func incomingValue(
+        of attribute: AttributeDescription, _ path: [KeyStep], from container: KeyedDecodingContainer<AttributeKey>
+    ) throws -> Any? {
+        switch try place(of: attribute, path, in: container) {
+        case .container(let nested): return try incomingLastKey(of: attribute, from: nested)
+        case .absent: return nil
+        case .null: return attribute.isOptional ? attribute.codec.nilValue : nil
         }
+    }
+
+    /// `incomingValue` under the attribute's last key, in the object that holds it.
+    @inline(__always)
+    private func incomingLastKey(
+        of attribute: AttributeDescription, from container: KeyedDecodingContainer<AttributeKey>
+    ) throws -> Any? {
         var key = attribute.codingKey
         if !container.contains(key) {
             guard let converted = attribute.convertedKey, container.contains(converted) else { return nil }

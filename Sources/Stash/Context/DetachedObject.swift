@@ -61,10 +61,13 @@ extension ManagedObjectContext {
         // through it would copy every entry.
         var position = index.values.startIndex
         while position != index.values.endIndex {
-            if case .unsaved(let entry) = index.values[position], let object = entry.object,
-                leaving.contains(ObjectIdentifier(object)),
-                let rowID = object.rowID
-            {
+            let object: ManagedObject? =
+                switch index.values[position] {
+                case .queued(let object): object
+                case .unsaved(let entry): entry.object
+                case .row: nil
+                }
+            if let object, leaving.contains(ObjectIdentifier(object)), let rowID = object.rowID {
                 index.values[position] = .row(rowID)
             }
             index.values.formIndex(after: &position)

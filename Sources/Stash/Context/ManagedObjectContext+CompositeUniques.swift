@@ -32,7 +32,7 @@ extension ManagedObjectContext {
             }
             keys.append((constraint, key))
         }
-        for (constraint, key) in keys { state.compositeIndexes[constraint][key] = .unsaved(.init(object: object)) }
+        for (constraint, key) in keys { state.setCompositeEntry(object, constraint, key) }
         return nil
     }
 
@@ -72,6 +72,7 @@ extension ManagedObjectContext {
     private func liveObject(_ entry: UniqueEntry, in state: EntityState) -> ManagedObject? {
         let object: ManagedObject?
         switch entry {
+        case .queued(let queued): object = queued
         case .unsaved(let entry): object = entry.object
         case .row(let rowID): object = state.byRowID[rowID]
         }

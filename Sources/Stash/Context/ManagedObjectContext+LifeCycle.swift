@@ -46,7 +46,7 @@ extension ManagedObjectContext {
         walked.reserveCapacity(states.count)
         for state in states {
             let inserted = state.inserted
-            for object in inserted where state.isLive(object) { object.willSave() }
+            for object in inserted where isOwnNew(object) { object.willSave() }
             let updated = state.updated
             for position in updated.values.indices { updated.values[position].object.willSave() }
             let deleted = state.deleted
@@ -56,8 +56,8 @@ extension ManagedObjectContext {
         }
         guard pendingChangeCount != count else { return }
         var called = Set<ObjectIdentifier>()
-        for (lists, state) in zip(walked, states) {
-            for object in lists.inserted where state.isLive(object) { called.insert(ObjectIdentifier(object)) }
+        for lists in walked {
+            for object in lists.inserted where isOwnNew(object) { called.insert(ObjectIdentifier(object)) }
             called.formUnion(lists.updated.keys)
             called.formUnion(lists.deleted.keys)
         }
@@ -67,11 +67,18 @@ extension ManagedObjectContext {
             // Again only when a hook inserted, changed or deleted other objects.
             again = pendingChangeCount
             for state in states {
-                for object in state.inserted where state.isLive(object) { call(object, &called) }
+                for object in state.inserted where isOwnNew(object) { call(object, &called) }
                 for saved in state.updated.values { call(saved.object, &called) }
                 for object in state.deleted.values { call(object, &called) }
             }
         } while pendingChangeCount != again
+    }
+
+    /// `EntityState.isLive`, without loading the state's unowned reference to the context for
+    /// each object.
+    @inline(__always)
+    private func isOwnNew(_ object: ManagedObject) -> Bool {
+        object.state == .inserted && object.managedObjectContext === self
     }
 
     /// An entity's pending lists as the first `willSave()` walk saw them.
@@ -95,7 +102,7 @@ extension ManagedObjectContext {
     /// object. The changed objects are reached in place in `updated`, not copied out with
     /// their saved values (which cost 1,500 instructions an object of a 20,000-object edit).
     func callValidation(in state: EntityState) throws {
-        for object in state.inserted where state.isLive(object) {
+        for object in state.inserted where isOwnNew(object) {
             do {
                 try object.validateForInsert()
             } catch {
