@@ -217,32 +217,59 @@ extension SQLiteStore {
         if !changes.entity.uniqueColumns.isEmpty, try connection.integer(entitySQL.anyRow) != 0 {
             pending = try matchStoredRows(of: changes, at: position, pending, &result, inserted, &later, connection)
         }
-        let statement = try connection.statement(entitySQL.insert)
-        defer { statement.reset() }
         let columnCount = changes.entity.columns.count
-        for row in pending {
+        let positionColumns = entitySQL.schema.positionColumns
+        let width = columnCount + positionColumns.count
+        // Rows go in statements of `batch` rows (the rest one by one), so AUTOINCREMENT's
+        // read and write of sqlite_sequence happen once a statement, not once a row (import
+        // write 914M -> 777M instructions at 20,000 records under callgrind). The rows of
+        // one statement get consecutive ids ending at the last one: no `_pk` is given, and
+        // the one writer holds the write lock. A value naming a row of the same statement
+        // is written once every insert is done (`UnwrittenRow`).
+        let batch = width == 0 ? 1 : max(1, min(64, 32_000 / width))
+        let single = entitySQL.insert
+        let tuple = single[single.range(of: " VALUES ")!.upperBound...]
+        var start = 0
+        while start < pending.count {
+            let count = pending.count - start >= batch ? batch : 1
+            let sql = count == 1 ? single : single + String(repeating: ", " + tuple, count: count - 1)
+            let statement = try connection.statement(sql)
+            defer { statement.reset() }
             statement.rewind()
-            var unwritten: [Int] = []
-            for column in 0..<columnCount {
-                let value: StoredValue
-                do {
-                    value = try inserts.value(row, column)
-                } catch is UnwrittenRow {
-                    value = .null
-                    unwritten.append(column)
+            var unwritten: [(Int, Int)] = []
+            for offset in 0..<count {
+                let row = pending[start + offset]
+                let base = Int32(offset * width)
+                for column in 0..<columnCount {
+                    let value: StoredValue
+                    do {
+                        value = try inserts.value(row, column)
+                    } catch is UnwrittenRow {
+                        value = .null
+                        unwritten.append((offset, column))
+                    }
+                    try statement.bind(value, at: base + Int32(column + 1))
                 }
-                try statement.bind(value, at: Int32(column + 1))
-            }
-            for (offset, name) in entitySQL.schema.positionColumns.enumerated() {
-                try statement.bind(try inserts.position?(row, name) ?? .null, at: Int32(columnCount + offset + 1))
+                for (index, name) in positionColumns.enumerated() {
+                    try statement.bind(
+                        try inserts.position?(row, name) ?? .null, at: base + Int32(columnCount + index + 1))
+                }
             }
             while try statement.step() {}
-            let rowID = connection.lastInsertedRowID
-            result.insertedRowIDs[row] = rowID
-            inserted.record(entity: position, row: row, rowID: rowID)
-            for column in unwritten {
-                later.add(entity: position, rowID: rowID, column: column) { try inserts.value(row, column) }
+            let last = connection.lastInsertedRowID
+            for offset in 0..<count {
+                let row = pending[start + offset]
+                let rowID = last - Int64(count - 1 - offset)
+                result.insertedRowIDs[row] = rowID
+                inserted.record(entity: position, row: row, rowID: rowID)
             }
+            for (offset, column) in unwritten {
+                let row = pending[start + offset]
+                later.add(entity: position, rowID: last - Int64(count - 1 - offset), column: column) {
+                    try inserts.value(row, column)
+                }
+            }
+            start += count
         }
     }
 
