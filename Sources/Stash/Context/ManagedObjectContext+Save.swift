@@ -174,12 +174,16 @@ extension ManagedObjectContext {
             // In row order, so that a save does the same thing every time.
             let deleted = state.deleted.values.filter { $0.rowID != nil }.sorted { $0.rowID! < $1.rowID! }
             entityChanges.deletes = deleted.map { $0.rowID! }
-            let updated = state.updated.values.map(\.object)
-                .filter {
-                    $0.state == .persisted && $0.rowID != nil
-                        && (!$0.changedAttributes.isEmpty || !$0.restatedAttributes.isEmpty)
-                }
-                .sorted { $0.rowID! < $1.rowID! }
+            // Sorted by keys taken out first: comparing objects retains each of them, and a
+            // registered object's retains take the runtime's slow path (its weak reference).
+            let updated = state.updated.values.compactMap { saved -> (Int64, ManagedObject)? in
+                let object = saved.object
+                guard object.state == .persisted, let rowID = object.rowID,
+                    !object.changedAttributes.isEmpty || !object.restatedAttributes.isEmpty
+                else { return nil }
+                return (rowID, object)
+            }
+            .sorted { $0.0 < $1.0 }.map(\.1)
             entityChanges.updates.reserveCapacity(updated.count)
             let positionSlots = Self.slotsWithListPositions(of: entity)
             for object in updated {
