@@ -32,4 +32,18 @@ import Testing
             FetchDescriptor<Employee>(sortBy: [SortDescriptor(\.id)]))
         #expect(reread.map { $0.manager?.id ?? -1 } == employees.map { $0.manager?.id ?? -1 })
     }
+
+    /// A model with no column to write: its rows go in one by one (`DEFAULT VALUES`).
+    @Test func rowsOfAModelWithNoColumnsAreWrittenOneByOne() throws {
+        let directory = try TemporaryDirectory()
+        let container = try PersistentContainer(for: EmptyMarker.self, storeURL: directory.file())
+        let context = ManagedObjectContext(container)
+        for _ in 0..<70 { _ = EmptyMarker(context: context) }
+        try context.save()
+        #expect(
+            try sqliteShell(directory.file(), "SELECT count(*), min(_pk), max(_pk) FROM EmptyMarker") == "70|1|70\n")
+    }
 }
+
+/// No attribute at all: only its row.
+final class EmptyMarker: ManagedObject {}

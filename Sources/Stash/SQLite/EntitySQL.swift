@@ -17,6 +17,9 @@ struct EntitySQL: Sendable {
     let schema: EntitySchema
     let createTable: String
     let insert: String
+    /// `insert` for `batchRows` rows at once (`VALUES (?, ?), (?, ?), …`), `nil` for a table
+    /// with no column to write: see `SQLiteStore.insertRows`.
+    let batchInsert: (rows: Int, sql: String)?
     let count: String
     /// `SELECT EXISTS (SELECT 1 FROM "Post")`: whether the table has any row at all.
     let anyRow: String
@@ -37,6 +40,12 @@ struct EntitySQL: Sendable {
             written.isEmpty
             ? "INSERT INTO \(quotedTable) DEFAULT VALUES"
             : "INSERT INTO \(quotedTable) (\(written.map(quoted).joined(separator: ", "))) VALUES (\(placeholders(written.count)))"
+        // At most 64 rows, and fewer parameters than SQLite's limit (32,766 since 3.32).
+        let rows = written.isEmpty ? 1 : max(1, min(64, 32_000 / written.count))
+        batchInsert =
+            rows == 1
+            ? nil
+            : (rows, insert + String(repeating: ", (\(placeholders(written.count)))", count: rows - 1))
         count = "SELECT count(*) FROM \(quotedTable)"
         anyRow = "SELECT EXISTS (SELECT 1 FROM \(quotedTable))"
         deleteByKey = "DELETE FROM \(quotedTable) WHERE \"_pk\" = ?"

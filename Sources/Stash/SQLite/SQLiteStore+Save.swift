@@ -226,14 +226,11 @@ extension SQLiteStore {
         // one statement get consecutive ids ending at the last one: no `_pk` is given, and
         // the one writer holds the write lock. A value naming a row of the same statement
         // is written once every insert is done (`UnwrittenRow`).
-        let batch = width == 0 ? 1 : max(1, min(64, 32_000 / width))
-        let single = entitySQL.insert
-        let tuple = single[single.range(of: " VALUES ")!.upperBound...]
         var start = 0
         while start < pending.count {
-            let count = pending.count - start >= batch ? batch : 1
-            let sql = count == 1 ? single : single + String(repeating: ", " + tuple, count: count - 1)
-            let statement = try connection.statement(sql)
+            let batch = entitySQL.batchInsert.flatMap { pending.count - start >= $0.rows ? $0 : nil }
+            let count = batch?.rows ?? 1
+            let statement = try connection.statement(batch?.sql ?? entitySQL.insert)
             defer { statement.reset() }
             statement.rewind()
             var unwritten: [(Int, Int)] = []
