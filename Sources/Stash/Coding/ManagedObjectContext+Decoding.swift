@@ -162,8 +162,10 @@ extension ManagedObjectContext {
         guard mergePolicy.kind == .incomingWins else { return AttributeSet() }
         for (attribute, value) in values {
             if object.holds(value, for: attribute) {
-                // The row is compared inside the save's transaction (see `restate`).
-                object.restate(attribute, in: self)
+                // The row is compared inside the save's transaction (see `restate`); not a
+                // unique value, which the object was found by: written again with a row
+                // that changes, it would only make SQLite rewrite its index entry.
+                if !attribute.isUnique { object.restate(attribute, in: self) }
             } else {
                 object.setValue(value, of: attribute, knownToDiffer: true)
             }

@@ -85,14 +85,9 @@ extension SQLiteStore {
                     "UPDATE \(quoted(table)) SET \(column) = ?1 WHERE \"_pk\" = ?2 AND \(column) IS NOT ?1")
                 for write in group {
                     // A row whose relationship was found to hold its value already did not move.
-                    let unchanged = write.unlessUnchanged.flatMap { entity, column in
-                        result.entities[entity].unchangedColumns.isEmpty
-                            ? nil
-                            : { (rowID: Int64) in
-                                result.entities[entity].unchangedColumns[rowID]?.contains(column) ?? false
-                            }
-                    }
-                    for place in try write.places() where !(unchanged?(place.rowID) ?? false) {
+                    let unchanged = write.unlessUnchanged.map { result.entities[$0.entity].unchangedColumns } ?? [:]
+                    let relationship = write.unlessUnchanged?.column ?? 0
+                    for place in try write.places() where unchanged[place.rowID]?.contains(relationship) != true {
                         try update.run([place.position.map(StoredValue.integer) ?? .null, .integer(place.rowID)])
                     }
                 }
