@@ -6,6 +6,8 @@ let package = Package(
     products: [
         .library(name: "Stash", targets: ["Stash"]),
         .library(name: "StashREST", targets: ["StashREST"]),
+        .library(name: "Feeds", targets: ["Feeds"]),
+        .executable(name: "feeds", targets: ["feeds"]),
     ],
     targets: [
         .systemLibrary(
@@ -22,6 +24,18 @@ let package = Package(
             name: "StashREST",
             dependencies: ["Stash"],
             path: "Sources/StashREST"
+        ),
+        // The bookmarks and feed manager: models, formats, refresh, search, OPML (a library, testable).
+        .target(
+            name: "Feeds",
+            dependencies: ["Stash", "StashREST"],
+            path: "Sources/Feeds"
+        ),
+        // Its command line: argument parsing and output only.
+        .executableTarget(
+            name: "feeds",
+            dependencies: ["Feeds"],
+            path: "Sources/feeds"
         ),
         .executableTarget(
             name: "stash-example",
@@ -49,6 +63,11 @@ let package = Package(
             dependencies: ["StashREST", "Stash"],
             path: "Tests/StashRESTTests",
             exclude: ["Server"]
+        ),
+        .testTarget(
+            name: "FeedsTests",
+            dependencies: ["Feeds", "Stash", "StashREST"],
+            path: "Tests/FeedsTests"
         ),
     ]
 )
