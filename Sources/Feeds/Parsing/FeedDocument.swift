@@ -1,0 +1,66 @@
+import Foundation
+
+/// A feed document as parsed, whatever its format: what a refresh stores.
+public struct FeedDocument: Sendable, Equatable {
+    public var kind: FeedKind
+    /// Plain text (markup and entities resolved), trimmed; `nil` when the document has none.
+    public var title: String?
+    /// The site the feed belongs to, absolute.
+    public var siteURL: String?
+    /// JSON Feed's `next_url`, absolute: the next page of an archive.
+    public var nextURL: String?
+    /// In document order. Each `identity` is unique within the document.
+    public var entries: [EntryDocument]
+
+    public init(
+        kind: FeedKind, title: String? = nil, siteURL: String? = nil, nextURL: String? = nil,
+        entries: [EntryDocument] = []
+    ) {
+        self.kind = kind
+        self.title = title
+        self.siteURL = siteURL
+        self.nextURL = nextURL
+        self.entries = entries
+    }
+}
+
+/// The formats a document may be in, told from its content.
+public enum FeedKind: String, Sendable, Equatable, CaseIterable {
+    case rss2 = "rss"
+    case rss1 = "rdf"
+    case atom
+    case jsonFeed = "json"
+}
+
+/// One item of a document.
+public struct EntryDocument: Sendable, Equatable {
+    /// `EntryIdentity`'s string: never empty, unique within its document.
+    public var identity: String
+    /// Plain text, trimmed; `""` when the item has none.
+    public var title: String
+    /// Absolute; never an RSS guid with `isPermaLink="false"`.
+    public var link: String?
+    public var author: String?
+    /// Sanitised HTML (`HTMLSanitizer`), relative links made absolute.
+    public var summary: String?
+    /// Sanitised HTML, relative links made absolute.
+    public var content: String?
+    public var published: Date?
+    public var updated: Date?
+    public var enclosures: [Enclosure]
+
+    public init(
+        identity: String, title: String = "", link: String? = nil, author: String? = nil, summary: String? = nil,
+        content: String? = nil, published: Date? = nil, updated: Date? = nil, enclosures: [Enclosure] = []
+    ) {
+        self.identity = identity
+        self.title = title
+        self.link = link
+        self.author = author
+        self.summary = summary
+        self.content = content
+        self.published = published
+        self.updated = updated
+        self.enclosures = enclosures
+    }
+}
