@@ -285,7 +285,8 @@ public final class RESTClient: Sendable {
                     .status,
                     (RESTError.summary(of: data) ?? HTTPURLResponse.localizedString(forStatusCode: status))
                         + (unfollowed ? ", with no Location to follow" : ""),
-                    url: response.url ?? request.url, status: status, body: data)
+                    url: response.url ?? request.url, status: status, body: data,
+                    retryAfter: status == 429 || status == 503 ? Self.retryAfter(response) : nil)
                 guard status == 429 || status >= 500, attempt < policy.maximumAttempts else { throw error }
                 delay =
                     status == 429 || status == 503

@@ -58,9 +58,13 @@ public struct RESTConfiguration: Sendable {
         case bearer(String)
         /// `Authorization: Basic <base64 of user:password>`.
         case basic(user: String, password: String)
+        /// `Authorization: Token <token>`, as Django REST framework's token authentication
+        /// (and linkding, built on it) asks.
+        case token(String)
 
         var headerValue: String {
             switch self {
+            case .token(let token): "Token \(token)"
             case .bearer(let token): "Bearer \(token)"
             case .basic(let user, let password): "Basic \(Data("\(user):\(password)".utf8).base64EncodedString())"
             }

@@ -54,10 +54,13 @@ public struct RESTError: Error, Sendable, CustomStringConvertible {
     public let body: String?
     /// What failed underneath: a `URLError`, a `StashError`.
     public let underlying: (any Error)?
+    /// How long the server asked to wait (`Retry-After` on a 429 or 503), when it did: a
+    /// caller that schedules its own next try (a feed reader's backoff per host) waits that.
+    public let retryAfter: Duration?
 
     init(
         _ code: Code, _ message: String, url: URL?, status: Int? = nil, body: Data? = nil,
-        underlying: (any Error)? = nil
+        underlying: (any Error)? = nil, retryAfter: Duration? = nil
     ) {
         self.code = code
         self.message = message
@@ -65,6 +68,7 @@ public struct RESTError: Error, Sendable, CustomStringConvertible {
         self.status = status
         self.body = body.flatMap(Self.start(of:))
         self.underlying = underlying
+        self.retryAfter = retryAfter
     }
 
     public var description: String {

@@ -3,96 +3,80 @@ import Stash
 import StashREST
 
 /// The feeds and bookmarks manager: every command of `feeds` is one call here. It owns the
-/// container; each call works in a context of its own and answers values.
+/// container; each call works in a background context of its own and answers values, so
+/// calls may run at once from any task.
 public final class FeedLibrary: Sendable {
     public let container: PersistentContainer
+    let fetcher: FeedFetcher
 
     /// Opens (or makes) the store at `storeURL`, or one in memory when `nil`.
-    public init(storeURL: URL?) throws {
+    public init(storeURL: URL?, configuration: RESTConfiguration? = nil) throws {
         container = try FeedStore.container(at: storeURL)
+        fetcher = FeedFetcher(configuration: configuration ?? FeedFetcher.configuration)
     }
 
     // MARK: Feeds
 
     /// Finds the feed at `url` (following an HTML page's alternate link), fetches it and
-    /// stores it with its entries. Nothing is stored when it fails.
+    /// stores it with its entries. Nothing is stored when it fails. A feed subscribed to
+    /// already is refreshed.
     public func add(_ url: String) async throws -> FeedSummary {
-        throw FeedsError(.invalidInput, "feeds add is being built")
+        let address = try Self.webURL(url)
+        let (feedURL, response, document) = try await discover(address)
+        return try await container.performBackgroundTask { context in
+            let writer = DocumentWriter(context: context)
+            let feed = try writer.feed(for: feedURL.absoluteString)
+            _ = try writer.write(document, to: feed, validators: response.validators)
+            try context.save()
+            return try Self.summary(of: feed, in: context)
+        }
     }
 
     /// Unsubscribes: the feed and its entries are deleted. Throws `notFound`.
     public func remove(_ url: String) async throws {
-        throw FeedsError(.invalidInput, "feeds remove is being built")
+        try await container.performBackgroundTask { context in
+            let feed = try Self.feed(url, in: context)
+            context.delete(feed)
+            try context.save()
+        }
     }
 
     /// Every subscription, by title.
     public func feeds() async throws -> [FeedSummary] {
-        throw FeedsError(.invalidInput, "feeds list is being built")
+        try await container.performBackgroundTask { context in
+            let feeds = try context.fetch(
+                FetchDescriptor<Feed>(sortBy: [SortDescriptor(\.title), SortDescriptor(\.url)]))
+            return try feeds.map { try Self.summary(of: $0, in: context) }
+        }
     }
 
-    /// Refreshes every feed (or the one named, which is always fetched), at most 4 at once
-    /// and one request at a time per host. Never throws: each feed's failure is in the report.
-    public func refresh(
-        _ url: String? = nil, progress: (@Sendable (RefreshProgress) -> Void)? = nil
-    ) async -> RefreshReport {
-        RefreshReport()
+    // MARK: Helpers shared by the topics
+
+    /// `text` as an http or https URL, or `invalidInput` saying why not.
+    static func webURL(_ text: String) throws -> URL {
+        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard let url = URL(string: trimmed), let scheme = url.scheme?.lowercased(),
+            scheme == "http" || scheme == "https", url.host?.isEmpty == false
+        else { throw FeedsError(.invalidInput, "\(text): not an http or https URL") }
+        return url
     }
 
-    // MARK: Entries
-
-    public func entries(_ query: EntryQuery) async throws -> [EntrySummary] {
-        throw FeedsError(.invalidInput, "feeds entries is being built")
+    /// The subscription to `url` (scheme and host in any case), or `notFound`.
+    static func feed(_ url: String, in context: ManagedObjectContext) throws -> Feed {
+        let normalized = AttributeNormalization([.trimmed, .urlSchemeAndHost]).normalize(url)
+        guard let feed = try context.fetch(FetchDescriptor<Feed>(predicate: #Predicate { $0.url == normalized })).first
+        else { throw FeedsError(.notFound, "\(url): no such feed (feeds list shows them)") }
+        return feed
     }
 
-    /// Throws `notFound` naming the id.
-    public func entry(id: Int64) async throws -> EntryDetail {
-        throw FeedsError(.invalidInput, "feeds show is being built")
-    }
-
-    /// Applies `change` to every entry named; throws `notFound` naming the first unknown id,
-    /// changing none.
-    public func mark(_ ids: [Int64], _ change: EntryChange) async throws {
-        throw FeedsError(.invalidInput, "feeds read is being built")
-    }
-
-    /// Marks every entry of one feed read; answers how many changed.
-    public func markAllRead(feed url: String) async throws -> Int {
-        throw FeedsError(.invalidInput, "feeds read --feed is being built")
-    }
-
-    /// Full-text search over titles, summaries and contents (HTML removed), best first.
-    public func search(_ text: String, limit: Int = 50) async throws -> [SearchResult] {
-        throw FeedsError(.invalidInput, "feeds search is being built")
-    }
-
-    // MARK: Bookmarks
-
-    public func addBookmark(_ url: String, tags: [String] = [], note: String? = nil) async throws -> BookmarkSummary {
-        throw FeedsError(.invalidInput, "feeds bookmark add is being built")
-    }
-
-    public func removeBookmark(_ url: String) async throws {
-        throw FeedsError(.invalidInput, "feeds bookmark remove is being built")
-    }
-
-    /// Every bookmark, newest first; with `tag`, those that carry it (any case).
-    public func bookmarks(tag: String? = nil) async throws -> [BookmarkSummary] {
-        throw FeedsError(.invalidInput, "feeds bookmarks is being built")
-    }
-
-    /// Imports a linkding-style paged API (`{"count", "next", "results"}`) in one call.
-    public func importBookmarks(from url: String, token: String? = nil) async throws -> BookmarkImportReport {
-        throw FeedsError(.invalidInput, "feeds bookmarks import is being built")
-    }
-
-    // MARK: OPML
-
-    public func importOPML(_ data: Data) async throws -> OPMLImportReport {
-        throw FeedsError(.invalidInput, "feeds opml import is being built")
-    }
-
-    /// An OPML 2.0 document of every subscription, in its folders.
-    public func exportOPML() async throws -> String {
-        throw FeedsError(.invalidInput, "feeds opml export is being built")
+    static func summary(of feed: Feed, in context: ManagedObjectContext) throws -> FeedSummary {
+        let url = feed.url
+        let entries = try context.fetchCount(
+            FetchDescriptor<Entry>(predicate: #Predicate { $0.feed?.url == url && !$0.removed }))
+        let unread = try context.fetchCount(
+            FetchDescriptor<Entry>(predicate: #Predicate { $0.feed?.url == url && !$0.removed && !$0.read }))
+        return FeedSummary(
+            url: feed.url, title: feed.title, site: feed.siteURL, entries: entries, unread: unread,
+            lastError: feed.lastError)
     }
 }

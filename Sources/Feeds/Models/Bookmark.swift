@@ -4,7 +4,7 @@ import Stash
 /// A saved link, one per URL once normalised (`BookmarkURL`): scheme and host in lower
 /// case, so `HTTPS://Example.com/a` and `https://example.com/a` are one bookmark.
 public final class Bookmark: ManagedObject, Decodable {
-    @Attribute(.unique) public var url: String
+    @Attribute(.unique, normalized: [.trimmed, .urlSchemeAndHost]) public var url: String
     @Attribute public var title: String = ""
     @Attribute(key: "notes") public var note: String = ""
     @Attribute(key: "date_added") public var created: Date = Date()

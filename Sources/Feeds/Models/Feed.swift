@@ -3,8 +3,9 @@ import Stash
 
 /// A subscription: one feed document's URL and what the last refreshes learnt about it.
 public final class Feed: ManagedObject {
-    /// The URL subscribed to (after discovery), as fetched: the feed's identity.
-    @Attribute(.unique) public var url: String
+    /// The URL subscribed to (after discovery), as fetched: the feed's identity. Scheme and
+    /// host are kept in lower case, so one feed is one row however its URL was typed.
+    @Attribute(.unique, normalized: [.trimmed, .urlSchemeAndHost]) public var url: String
     /// The document's own title; the URL's host until the first refresh.
     @Attribute public var title: String = ""
     /// The web site the feed belongs to (RSS `link`, Atom `rel="alternate"`, JSON Feed

@@ -21,6 +21,11 @@ public struct AttributeNormalization: OptionSet, Sendable, Hashable {
     /// Unicode canonical composition (NFC): `e` + U+0301 is `é`, so the two spellings of
     /// "café" are one value.
     public static let precomposed = AttributeNormalization(rawValue: 1 << 2)
+    /// For URLs kept as text: the scheme and the host in lower case, the rest as given (RFC
+    /// 3986 §6.2.2.1: those two are case-insensitive, a path is not), so
+    /// `HTTPS://Example.COM/A` and `https://example.com/A` are one bookmark. Text with no
+    /// `scheme://` is left as it is.
+    public static let urlSchemeAndHost = AttributeNormalization(rawValue: 1 << 3)
 
     /// `text` in this form: trimmed, then folded, then composed.
     public func normalize(_ text: String) -> String {
@@ -28,6 +33,23 @@ public struct AttributeNormalization: OptionSet, Sendable, Hashable {
         if contains(.trimmed) { text = text.trimmingCharacters(in: .whitespacesAndNewlines) }
         if contains(.caseFolded) { text = text.folding(options: .caseInsensitive, locale: nil) }
         if contains(.precomposed) { text = text.precomposedStringWithCanonicalMapping }
+        if contains(.urlSchemeAndHost) { text = Self.lowercasingSchemeAndHost(text) }
         return text
+    }
+
+    /// `text` with the scheme and the host (not the user information or port's neighbours)
+    /// lowered.
+    static func lowercasingSchemeAndHost(_ text: String) -> String {
+        guard let separator = text.range(of: "://") else { return text }
+        let scheme = text[..<separator.lowerBound]
+        guard let first = scheme.first, first.isLetter,
+            scheme.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "+" || $0 == "-" || $0 == "." })
+        else { return text }
+        let rest = text[separator.upperBound...]
+        let authorityEnd = rest.firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? rest.endIndex
+        let authority = rest[..<authorityEnd]
+        let hostStart = authority.lastIndex(of: "@").map { authority.index(after: $0) } ?? authority.startIndex
+        return scheme.lowercased() + "://" + authority[..<hostStart] + authority[hostStart...].lowercased()
+            + rest[authorityEnd...]
     }
 }

@@ -1,0 +1,103 @@
+import Foundation
+import Stash
+import StashREST
+
+extension FeedLibrary {
+    /// Saves `url` (one bookmark per URL whatever the case of its scheme and host), with
+    /// these tags added to any it has and the note, when given, replacing its note.
+    public func addBookmark(_ url: String, tags: [String] = [], note: String? = nil) async throws -> BookmarkSummary {
+        let address = try Self.webURL(url).absoluteString
+        return try await container.performBackgroundTask { context in
+            let bookmark = try Self.bookmark(address, in: context) ?? Bookmark(context: context)
+            if bookmark.objectID.isTemporary {
+                bookmark.url = address
+                bookmark.created = Date()
+            }
+            if let note { bookmark.note = note }
+            var current = bookmark.tags
+            for name in tags {
+                let tag = try Self.tag(name, in: context)
+                if !current.contains(where: { $0 === tag }) { current.append(tag) }
+            }
+            bookmark.tags = current
+            try context.save()
+            return Self.summary(of: bookmark)
+        }
+    }
+
+    /// Deletes the bookmark of `url`; throws `notFound`.
+    public func removeBookmark(_ url: String) async throws {
+        try await container.performBackgroundTask { context in
+            guard let bookmark = try Self.bookmark(url, in: context) else {
+                throw FeedsError(.notFound, "\(url): no such bookmark")
+            }
+            context.delete(bookmark)
+            try context.save()
+        }
+    }
+
+    /// Every bookmark, newest first; with `tag`, those that carry it (any case).
+    public func bookmarks(tag: String? = nil) async throws -> [BookmarkSummary] {
+        try await container.performBackgroundTask { context in
+            let bookmarks: [Bookmark]
+            if let tag {
+                let name = Self.tagNormalization.normalize(tag)
+                let found = try context.fetch(FetchDescriptor<Tag>(predicate: #Predicate { $0.name == name })).first
+                bookmarks = (found?.bookmarks ?? []).sorted { $0.created > $1.created }
+            } else {
+                bookmarks = try context.fetch(
+                    FetchDescriptor<Bookmark>(sortBy: [SortDescriptor(\.created, order: .reverse)]))
+            }
+            return bookmarks.map(Self.summary(of:))
+        }
+    }
+
+    /// Imports a linkding-style paged API (`{"count", "next", "results": [...]}`, the
+    /// token sent as `Authorization: Token T`) in one StashREST call: every page decoded
+    /// into `Bookmark`s (their tags by name) and saved in one transaction, or nothing.
+    public func importBookmarks(from url: String, token: String? = nil) async throws -> BookmarkImportReport {
+        let address = try Self.webURL(url)
+        var configuration = RESTConfiguration()
+        if let token { configuration.authorization = .token(token) }
+        let api = RESTClient(baseURL: address, configuration: configuration)
+        var options = FetchOptions()
+        options.itemsKey = "results"
+        options.pagination = .nextURL(key: "next")
+        options.conditional = false
+        // Made here, in no actor: the context belongs to this call alone.
+        let context = ManagedObjectContext(container)
+        do {
+            let result = try await api.fetchReporting(
+                [Bookmark].self, from: address.absoluteString, into: context, options: options)
+            return BookmarkImportReport(
+                inserted: result.report.inserted, updated: result.report.updated, pages: result.report.pages)
+        } catch let error as RESTError {
+            throw FeedsError(error.code == .decoding ? .invalidInput : .network, "\(error)")
+        }
+    }
+
+    static let tagNormalization = AttributeNormalization([.trimmed, .caseFolded, .precomposed])
+
+    static func bookmark(_ url: String, in context: ManagedObjectContext) throws -> Bookmark? {
+        let normalized = AttributeNormalization([.trimmed, .urlSchemeAndHost]).normalize(url)
+        return try context.fetch(FetchDescriptor<Bookmark>(predicate: #Predicate { $0.url == normalized })).first
+    }
+
+    /// The tag `name` names (any case), made when there is none.
+    static func tag(_ name: String, in context: ManagedObjectContext) throws -> Tag {
+        let normalized = tagNormalization.normalize(name)
+        guard !normalized.isEmpty else { throw FeedsError(.invalidInput, "a tag needs a name") }
+        if let tag = try context.fetch(FetchDescriptor<Tag>(predicate: #Predicate { $0.name == normalized })).first {
+            return tag
+        }
+        let tag = Tag(context: context)
+        tag.name = normalized
+        return tag
+    }
+
+    static func summary(of bookmark: Bookmark) -> BookmarkSummary {
+        BookmarkSummary(
+            url: bookmark.url, title: bookmark.title, note: bookmark.note, tags: bookmark.tags.map(\.name).sorted(),
+            created: bookmark.created)
+    }
+}
