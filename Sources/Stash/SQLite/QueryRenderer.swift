@@ -283,8 +283,12 @@ struct QueryRenderer {
     /// ends with the row id) gives the whole order.
     ///
     /// A list position comes first: ` ORDER BY "post_position" IS NULL, "post_position", "_pk"`.
-    mutating func writeOrderBy(_ sort: [QuerySort], listPosition: String? = nil) {
+    mutating func writeOrderBy(_ sort: [QuerySort], listPosition: String? = nil, first: String? = nil) {
         text += " ORDER BY "
+        if let first {
+            text += first
+            text += ", "
+        }
         if let listPosition {
             text += "\(quoted(listPosition)) IS NULL, \(quoted(listPosition)), "
         }
