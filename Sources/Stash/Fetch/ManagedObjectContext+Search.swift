@@ -7,7 +7,8 @@ extension ManagedObjectContext {
     /// let hits = try context.search(recent, matching: "swift linux")   // ranked
     /// ```
     ///
-    /// - The text is words, not a query language: it is split at white space and each word
+    /// - The text is words, not a query language: it is split at white space (and control
+    ///   characters) and each word
     ///   is matched as it is written (`c++`, `AND`, `-x`, `title:foo`, a lone `"` are words,
     ///   never an error), every word required. Case and diacritics do not count (`cafe`
     ///   finds "Café"). The last word also matches as a prefix unless the options say not
@@ -30,7 +31,7 @@ extension ManagedObjectContext {
                     .unsupportedQuery, "search needs an attribute declared @Attribute(.searchable)",
                     entity: state.entity.name)
             }
-            let terms = text.split(whereSeparator: { $0.isWhitespace }).map(String.init)
+            let terms = Self.searchTerms(in: text)
             guard !terms.isEmpty else { return [] }
             var rows = try descriptor.storeQuery(for: state.entity)
             rows.excludedRowIDs = state.deleted.values.compactMap(\.rowID).sorted()
@@ -45,5 +46,14 @@ extension ManagedObjectContext {
                 SearchHit(object: unsafeDowncast(object, to: T.self), score: hit.score, snippet: hit.snippet)
             }
         }
+    }
+
+    /// The words of a search text: split at white space and control characters (a NUL
+    /// would end FTS5's reading of the query early).
+    static func searchTerms(in text: String) -> [String] {
+        text.split(whereSeparator: { character in
+            character.isWhitespace
+                || character.unicodeScalars.allSatisfy { $0.properties.generalCategory == .control }
+        }).map(String.init)
     }
 }
