@@ -45,7 +45,7 @@ extension ManagedObjectContext {
     /// Looks at the store's change token before a fetch: after a commit by another process,
     /// the objects the fetch meets are refreshed from their rows (`materialize`) and the
     /// to-many lists are read again when next asked for.
-    private func lookForExternalCommits() throws {
+    func lookForExternalCommits() throws {
         let count = try container.externalCommitCount()
         guard count != externalCommitsSeen else { return }
         externalCommitsSeen = count

@@ -50,6 +50,13 @@ final class AttributeDescription: Sendable {
             error.attribute = name
             throw error
         }
+        if declaration.options.contains(.searchable), base.valueType != String.self,
+            base.valueType != Optional<String>.self
+        {
+            throw StashError(
+                .invalidModel, ".searchable is for String and String? attributes, not \(base.typeName)",
+                attribute: name)
+        }
         self.normalization = declaration.normalization
         self.name = name
         self.index = index
@@ -79,7 +86,8 @@ final class AttributeDescription: Sendable {
         ColumnSchema(
             name: name, type: codec.storedType, isOptional: isOptional, isUnique: isUnique,
             isIndexed: (options.contains(.indexed) || isRelationship) && !isUnique, defaultValue: defaultStoredValue,
-            defaultMaker: defaultMaker, originalName: originalName, references: referencedTable)
+            defaultMaker: defaultMaker, originalName: originalName, references: referencedTable,
+            isSearchable: options.contains(.searchable))
     }
 }
 

@@ -18,4 +18,10 @@ public struct AttributeOptions: OptionSet, Sendable, Hashable {
     /// `"true"`/`"false"` for a `Bool`. Anything else is still an error. For `String`, the
     /// integer types, `Double`, `Float`, `Bool` and `Decimal` (optional or not).
     public static let lossless = AttributeOptions(rawValue: 1 << 2)
+
+    /// The store keeps the column in the entity's full-text index (SQLite FTS5), for
+    /// `ManagedObjectContext.search(_:matching:)`. For `String` and `String?` attributes only.
+    /// The index is kept by triggers on the table, so every writer keeps it right: a save,
+    /// another process, the `sqlite3` shell. An entity without one pays nothing.
+    public static let searchable = AttributeOptions(rawValue: 1 << 3)
 }

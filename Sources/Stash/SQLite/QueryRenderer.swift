@@ -282,9 +282,14 @@ struct QueryRenderer {
     /// row id, in the direction of the last key, so that an index on the last key (which
     /// ends with the row id) gives the whole order.
     ///
-    /// A list position comes first: ` ORDER BY "post_position" IS NULL, "post_position", "_pk"`.
-    mutating func writeOrderBy(_ sort: [QuerySort], listPosition: String? = nil) {
+    /// A list position comes first: ` ORDER BY "post_position" IS NULL, "post_position", "_pk"`;
+    /// `first`, a key of the caller's, before that (a search's score: the sort breaks its ties).
+    mutating func writeOrderBy(_ sort: [QuerySort], listPosition: String? = nil, first: String? = nil) {
         text += " ORDER BY "
+        if let first {
+            text += first
+            text += ", "
+        }
         if let listPosition {
             text += "\(quoted(listPosition)) IS NULL, \(quoted(listPosition)), "
         }

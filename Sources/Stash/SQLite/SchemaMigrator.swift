@@ -22,6 +22,9 @@
 ///   largest key copied, so no key still in use is given again. (A key deleted above that
 ///   largest one before the rebuild was never recorded, and may be given once more.)
 /// - Indexes follow `.unique` (`Post_id_unique`) and `.indexed` (`Post_publishedAt_index`).
+/// - `.searchable` attributes get the entity's full-text index, `Post_search`, and the
+///   triggers that keep it (`SearchSQL`), filled from the rows; it is remade when they
+///   change, the table is rebuilt or a column renamed, and dropped with the last of them.
 ///
 /// Undoing what a newer model made is refused, so that an older app opening the store cannot
 /// break it for the newer one. The store keeps the highest `schemaVersion` of the models that
@@ -112,13 +115,25 @@ struct SchemaMigrator {
         case fillPerRow(EntitySchema, ColumnSchema)
         case createIndex(EntitySchema, IndexSchema)
         case dropIndex(EntitySchema, name: String)
+        /// The full-text index and its triggers made, and filled from the table's rows.
+        case createSearch(EntitySchema)
+        /// The full-text index and its triggers dropped (the table keeps its rows).
+        case dropSearch(EntitySchema)
 
         var entityName: String {
             switch self {
             case .createTable(let entity), .renameColumn(let entity, _, _), .addColumn(let entity, _),
                 .rebuild(let entity, _), .fillPerRow(let entity, _), .createIndex(let entity, _),
-                .dropIndex(let entity, _):
+                .dropIndex(let entity, _), .createSearch(let entity), .dropSearch(let entity):
                 entity.name
+            }
+        }
+
+        /// A step after which triggers written for the table's old shape may not hold.
+        var reshapesTable: Bool {
+            switch self {
+            case .rebuild, .renameColumn: true
+            default: false
             }
         }
 
@@ -132,6 +147,8 @@ struct SchemaMigrator {
             case .fillPerRow(let entity, let column): "fill \(entity.name).\(column.name) row by row"
             case .createIndex(let entity, let index): "make the index \(EntitySQL.indexName(index, of: entity))"
             case .dropIndex(_, let name): "drop the index \(name)"
+            case .createSearch(let entity): "make the full-text index \(SearchSQL.tableName(of: entity.name))"
+            case .dropSearch(let entity): "drop the full-text index \(SearchSQL.tableName(of: entity.name))"
             }
         }
     }
@@ -158,19 +175,58 @@ struct SchemaMigrator {
 
     /// What the store needs to match the entities; empty when it already does.
     func plan() throws -> Plan {
+        try checkSearchNames()
         var plan = Plan()
         for entity in entities {
             let columns = try existingColumns(of: entity.name)
+            var steps: [Step] = []
             if columns.isEmpty {
-                plan.steps.append(.createTable(entity))
-                plan.steps += entity.indexes.map { .createIndex(entity, $0) }
-                continue
+                steps.append(.createTable(entity))
+                steps += entity.indexes.map { .createIndex(entity, $0) }
+            } else {
+                var renames: [String: String] = [:]
+                steps += try planTable(entity, from: columns, &plan.losses, &renames)
+                steps += try planIndexes(of: entity, renames, &plan.losses)
             }
-            var renames: [String: String] = [:]
-            plan.steps += try planTable(entity, from: columns, &plan.losses, &renames)
-            plan.steps += try planIndexes(of: entity, renames, &plan.losses)
+            plan.steps += try planSearch(of: entity, around: steps)
         }
         return plan
+    }
+
+    /// The entity's steps with its full-text index's around them. The index and its
+    /// triggers are remade (and refilled) when they are not exactly what the entity wants,
+    /// or when the table is rebuilt or a column renamed: dropped before, so that the old
+    /// triggers are neither copied to the new table nor run by the copy, and made after,
+    /// from the table's final rows. They are dropped when the entity has no `.searchable`
+    /// attribute left.
+    private func planSearch(of entity: EntitySchema, around steps: [Step]) throws -> [Step] {
+        let wanted = SearchSQL(entity)?.create ?? []
+        var found: [String: String] = [:]
+        let names = SearchSQL.objectNames(of: entity.name)
+        try connection.forEachRow(
+            "SELECT name, sql FROM sqlite_master WHERE name IN (\(placeholders(names.count)))",
+            names.map { .text($0) }
+        ) { row in
+            if case .text(let name) = row.column(0), case .text(let sql) = row.column(1) { found[name] = sql }
+        }
+        let current = names.compactMap { found[$0] } == wanted && !steps.contains(where: \.reshapesTable)
+        if current { return steps }
+        return (found.isEmpty ? [] : [.dropSearch(entity)]) + steps + (wanted.isEmpty ? [] : [.createSearch(entity)])
+    }
+
+    /// An entity's full-text index takes `<Entity>_search` and FTS5 the names of its shadow
+    /// tables: no entity (nor join table) may have one of them.
+    private func checkSearchNames() throws {
+        let names = Set(entities.map(\.name))
+        for entity in entities where !entity.searchableColumns.isEmpty {
+            let taken = [SearchSQL.tableName(of: entity.name)] + SearchSQL.shadowTableNames(of: entity.name)
+            if let name = taken.first(where: names.contains) {
+                throw StashError(
+                    .invalidModel,
+                    "the table \(name) is the entity's full-text index (or part of it), and also an entity's name",
+                    entity: entity.name)
+            }
+        }
     }
 
     private func planTable(
@@ -326,6 +382,16 @@ struct SchemaMigrator {
             }
         case .dropIndex(_, let name):
             try connection.execute("DROP INDEX \(quoted(name))")
+        case .createSearch(let entity):
+            guard let search = SearchSQL(entity) else { return }
+            for sql in search.create {
+                try connection.execute(sql)
+            }
+            try connection.execute(search.rebuild)
+        case .dropSearch(let entity):
+            for sql in SearchSQL.drop(of: entity.name) {
+                try connection.execute(sql)
+            }
         }
     }
 

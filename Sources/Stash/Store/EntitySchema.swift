@@ -28,6 +28,9 @@ struct EntitySchema: Sendable {
             + compoundIndexes.map { IndexSchema(columns: $0, isUnique: false) }
     }
 
+    /// Positions in `columns` of the `.searchable` ones: what the full-text index holds.
+    var searchableColumns: [Int] { columns.indices.filter { columns[$0].isSearchable } }
+
     func column(named name: String) -> ColumnSchema? {
         columns.first { $0.name == name }
     }
@@ -61,6 +64,8 @@ struct ColumnSchema: Sendable {
     var references: String?
     /// With `references`: the row goes when the row it references does (a join table's).
     var cascades = false
+    /// `@Attribute(.searchable)`: the store keeps the column in the entity's full-text index.
+    var isSearchable = false
 
     /// A migration can fill the column for existing rows: with NULL or with the default.
     var hasDefault: Bool { isOptional || defaultValue != nil }

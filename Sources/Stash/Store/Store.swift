@@ -12,6 +12,10 @@ protocol Store: AnyObject, Sendable {
     /// Calls `body` with each row `query` selects, in row id order.
     func fetch(_ query: StoreQuery, _ body: (any StoreRow) throws -> Void) throws
 
+    /// Calls `body` with each row that matches `query`'s terms and rows, best match first,
+    /// with its score and snippet. An entity without `.searchable` attributes throws.
+    func search(_ query: SearchQuery, _ body: (any StoreRow, SearchRow) throws -> Void) throws
+
     /// How many rows `query` selects, without reading them.
     func count(_ query: StoreQuery) throws -> Int
 
