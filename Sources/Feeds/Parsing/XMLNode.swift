@@ -76,15 +76,19 @@ final class XMLNode {
         for child in children {
             switch child {
             case .text(let text): markup += HTMLSanitizer.escapeText(text)
-            case .element(let node):
-                markup += "<" + node.name
-                for (key, value) in node.attributes.sorted(by: { $0.key < $1.key }) where !key.hasPrefix("xmlns") {
-                    markup += " \(key)=\"\(HTMLSanitizer.escapeAttribute(value))\""
-                }
-                markup += ">" + node.innerMarkup + "</\(node.name)>"
+            case .element(let node): markup += node.outerMarkup
             }
         }
         return markup
+    }
+
+    /// The element itself as markup, its children as `innerMarkup`.
+    var outerMarkup: String {
+        var markup = "<" + name
+        for (key, value) in attributes.sorted(by: { $0.key < $1.key }) where !key.hasPrefix("xmlns") {
+            markup += " \(key)=\"\(HTMLSanitizer.escapeAttribute(value))\""
+        }
+        return markup + ">" + innerMarkup + "</\(name)>"
     }
 }
 
