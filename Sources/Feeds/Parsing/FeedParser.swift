@@ -82,17 +82,22 @@ public enum FeedParser {
         parser.shouldResolveExternalEntities = false
         _ = parser.parse()
         let error = parser.parserError.map { ($0 as NSError).code }
-        // libxml2's XML_ERR_DOCUMENT_END (5): the input ended inside the root, or has content after it.
+        // libxml2's XML_ERR_DOCUMENT_END (5): the input ended inside the root, or has content
+        // after it. libxml2 reports some end tags even for broken input, so the root closing is
+        // not enough: any other error is judged too.
         let documentEnd = 5
-        if let root = builder.root, builder.rootClosed {
+        if let root = builder.root, builder.rootClosed, error == nil || error == documentEnd {
             return try read(root, rootName: rootName, url: url)
-        }
-        if let error, error != documentEnd {
-            throw FeedParseError(
-                url: url, code: .brokenXML, reason: "broken XML at line \(parser.lineNumber): \(describe(error))")
         }
         if builder.root == nil {
             throw FeedParseError(url: url, code: .empty, reason: "empty document: no root element")
+        }
+        // A whole document ends with `>` (its root's end tag, or a comment after it).
+        let endsWhole = document.last { !$0.isWhitespace } == ">"
+        if let error, error != documentEnd, endsWhole {
+            throw FeedParseError(
+                url: url, code: .brokenXML,
+                reason: "broken XML at line \(builder.errorLine ?? parser.lineNumber): \(describe(error))")
         }
         throw FeedParseError(url: url, code: .truncated, reason: "truncated document: <\(rootName)> never closes")
     }

@@ -99,6 +99,12 @@ final class XMLTreeBuilder: NSObject, XMLParserDelegate {
     private var stack: [XMLNode] = []
     private(set) var root: XMLNode?
     private(set) var rootClosed = false
+    /// The line of the first error, as the parser stood when it found it.
+    private(set) var errorLine: Int?
+
+    func parser(_ parser: XMLParser, parseErrorOccurred parseError: any Error) {
+        if errorLine == nil { errorLine = parser.lineNumber }
+    }
 
     func parser(
         _ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?, qualifiedName: String?,

@@ -20,7 +20,6 @@ enum XMLRecovery {
         var output: [UInt8] = []
         output.reserveCapacity(bytes.count + 64)
         output += Array(#"<?xml version="1.0" encoding="UTF-8"?>"#.utf8)
-        output.append(0x0A)
         var index = 0
         // Whitespace and a BOM before the first markup, and the old declaration, go.
         while index < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[index]) { index += 1 }
@@ -31,6 +30,8 @@ enum XMLRecovery {
         {
             index = end(of: "?>", in: bytes, from: index)
         }
+        // The line breaks of what was removed stay, so errors name the document's own lines.
+        output += bytes[..<index].filter { $0 == 0x0A }
         var root: String?
         while index < bytes.count {
             let byte = bytes[index]
