@@ -80,7 +80,7 @@ enum AtomReader {
         let base = node.base(inheriting: base)
         switch type(of: node) {
         case .text: return FeedMarkup.escapedHTML(node.text)
-        case .html: return FeedMarkup.html(htmlSource(node), base: base)
+        case .html: return FeedMarkup.html(node.htmlSource, base: base)
         case .xhtml:
             return FeedMarkup.html(
                 xhtmlMarkup(node), base: node.child("div", in: XMLNamespace.xhtml)?.base(inheriting: base) ?? base)
@@ -91,23 +91,9 @@ enum AtomReader {
     static func plainText(_ node: XMLNode) -> String {
         switch type(of: node) {
         case .text: HTMLText.collapsingWhitespace(node.text)
-        case .html: HTMLText.plainText(htmlSource(node))
+        case .html: HTMLText.plainText(node.htmlSource)
         case .xhtml: HTMLText.plainText(xhtmlMarkup(node))
         }
-    }
-
-    /// The HTML an `html` construct holds: its text is the (unescaped) source, and elements
-    /// a feed left unescaped inside it (`<content type="html">a <a href="x">b</a>`) are taken
-    /// as the markup they are rather than lost.
-    static func htmlSource(_ node: XMLNode) -> String {
-        var source = ""
-        for child in node.children {
-            switch child {
-            case .text(let text): source += text
-            case .element(let element): source += element.outerMarkup
-            }
-        }
-        return source
     }
 
     /// The markup inside an xhtml construct's wrapping `div` (the `div` itself is not

@@ -41,10 +41,10 @@ enum RSSReader {
         if link == nil, isPermaLink, let text = guid?.trimmedText, LinkResolver.isWeb(text) {
             link = LinkResolver.resolve(text, against: base)
         }
-        let title = FeedMarkup.title(item.child("title", in: XMLNamespace.rss)?.text)
+        let title = FeedMarkup.title(item.child("title", in: XMLNamespace.rss)?.htmlSource)
         let linkBase = base
-        let summary = FeedMarkup.html(item.child("description", in: XMLNamespace.rss)?.text, base: linkBase)
-        let content = FeedMarkup.html(item.child("encoded", in: XMLNamespace.content)?.text, base: linkBase)
+        let summary = FeedMarkup.html(item.child("description", in: XMLNamespace.rss)?.htmlSource, base: linkBase)
+        let content = FeedMarkup.html(item.child("encoded", in: XMLNamespace.content)?.htmlSource, base: linkBase)
         let published = FeedMarkup.date(
             item.child("pubDate", in: XMLNamespace.rss)?.text ?? item.child("date", in: XMLNamespace.dublinCore)?.text
                 ?? item.child("issued", in: XMLNamespace.dublinCoreTerms)?.text)

@@ -82,6 +82,20 @@ final class XMLNode {
         return markup
     }
 
+    /// The HTML an element holds as escaped text: its text is the (unescaped) source, and
+    /// elements a feed left unescaped inside it (`<description>a <b>b</b>`) are taken as the
+    /// markup they are rather than lost.
+    var htmlSource: String {
+        var source = ""
+        for child in children {
+            switch child {
+            case .text(let text): source += text
+            case .element(let element): source += element.outerMarkup
+            }
+        }
+        return source
+    }
+
     /// The element itself as markup, its children as `innerMarkup`.
     var outerMarkup: String {
         var markup = "<" + name
