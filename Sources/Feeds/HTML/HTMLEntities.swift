@@ -1,12 +1,18 @@
-/// The HTML 4 named character references (the 252 that HTML 4 defines, and XHTML's
-/// `&apos;`: the ones feeds use: `&nbsp;`, `&eacute;`, `&mdash;`, `&hellip;`…), by name.
+/// The HTML 4 named character references (the 252 that HTML 4 defines, XHTML's `&apos;`
+/// and HTML5's names for ASCII punctuation: the ones feeds use, and those used to hide a
+/// `javascript&colon;` URL: `&nbsp;`, `&eacute;`, `&mdash;`, `&hellip;`…), by name.
 ///
 /// Feeds put these in RSS, where XML does not define them; `XMLRecovery` turns them into
 /// numeric references before parsing, and `HTMLTokenizer` decodes them in content. HTML5's
-/// two thousand extra names are left out: a name missing here stays as literal text.
+/// two thousand other names are left out: a name missing here stays as literal text.
 enum HTMLEntities {
     static let named: [String: UInt32] = [
-        "apos": 0x0027,
+        // HTML5 names for ASCII punctuation: rare in text, used to hide `javascript&colon;`.
+        "apos": 0x0027, "colon": 0x003A, "Tab": 0x0009, "NewLine": 0x000A, "lpar": 0x0028, "rpar": 0x0029,
+        "sol": 0x002F, "num": 0x0023, "period": 0x002E, "comma": 0x002C, "excl": 0x0021, "quest": 0x003F,
+        "equals": 0x003D, "plus": 0x002B, "percnt": 0x0025, "lowbar": 0x005F, "semi": 0x003B, "dollar": 0x0024,
+        "commat": 0x0040, "lsqb": 0x005B, "rsqb": 0x005D, "lcub": 0x007B, "rcub": 0x007D, "ast": 0x002A,
+        "bsol": 0x005C, "grave": 0x0060, "Hat": 0x005E, "verbar": 0x007C,
         "quot": 0x0022, "amp": 0x0026, "lt": 0x003C, "gt": 0x003E, "nbsp": 0x00A0,
         "iexcl": 0x00A1, "cent": 0x00A2, "pound": 0x00A3, "curren": 0x00A4, "yen": 0x00A5,
         "brvbar": 0x00A6, "sect": 0x00A7, "uml": 0x00A8, "copy": 0x00A9, "ordf": 0x00AA,
