@@ -42,6 +42,17 @@ import Testing
         ("Fri, 01 Jan 99 00:00:00 GMT", 915_148_800),
         ("2024-02-29T00:00:00Z", 1_709_164_800),
         ("1969-12-31T23:59:59Z", -1),
+        // What feeds send: an offset after GMT, a one-digit hour, no comma, a wrong day name,
+        // two-digit years on both sides of 2000, a CDT and a BST.
+        ("Thu, 05 Nov 2026 13:29:00 GMT-01:01", instant),
+        ("Thu, 05 Nov 2026 16:30:00 UTC+0200", instant),
+        ("Thu, 5 Nov 2026 9:30:00 EST", instant),
+        ("Thu 05 Nov 2026 14:30:00 GMT", instant),
+        ("Mon, 05 Nov 2026 14:30:00 GMT", instant),
+        ("Sun, 06 Jul 14 12:56:00 GMT", 1_404_651_360),
+        ("Fri, 01 Oct 2010 09:00:00 CDT", 1_285_941_600),
+        ("Sat, 01 Jul 2023 13:00 BST", 1_688_212_800),
+        ("2014-07-06T12:56:00.000+00:00", 1_404_651_360),
     ]
 
     @Test(arguments: readable)
@@ -57,6 +68,7 @@ import Testing
         "2026-11-05T14:30:00.Z", "2026-11-05x", "Thu, 05 Nov 2026 14:30:00 IST", "Thu, 05 Nov 2026 14:30:00 A",
         "Thu, 05 Foo 2026 14:30:00 GMT", "Thu, 05 Nov 202 14:30:00 GMT", "Thx, 05 Nov 2026", "1793975400",
         "2026-11-05T14:30:00Z trailing", "Thu, 05 Nov 2026 14:30:00 GMT+1",
+        "Thu, 05 Nov 2026 14:30:00 GMT-01:61", "Thu, 05 Nov 2026 14:30:00 EST-0100", "Thu, 05 Nov 2026 123:30:00 GMT",
     ])
     func refusesWhatIsNoDate(text: String) {
         #expect(LenientDateParser().date(from: text) == nil, "\(text)")

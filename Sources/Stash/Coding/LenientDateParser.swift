@@ -12,7 +12,9 @@ import Foundation
 ///   month names, `-` between day, month and year, two-digit years (00–49 are 2000–2049,
 ///   50–99 are 1950–1999, as RFC 2822 says), no seconds, numeric offsets (`+0100`, `-05:00`)
 ///   and the named zones UT, UTC, GMT, Z, EST, EDT, CST, CDT, MST, MDT, PST, PDT, AKST, AKDT,
-///   HST, WET, WEST, BST, CET, CEST, EET, EEST, MSK, JST, AEST, AEDT.
+///   HST, WET, WEST, BST, CET, CEST, EET, EEST, MSK, JST, AEST, AEDT; an offset after a zero
+///   zone's name (`GMT-01:01`, `UTC+0200`, as some feeds write it) is that offset (`GMT+1`,
+///   one digit, is not read); a one-digit hour (`6:05:00`).
 ///
 /// A date with no zone at all (`2026-11-05T14:30:00`, `2026-11-05`) is read as UTC: the
 /// sender's zone is unknown, and UTC is what such an API almost always means. Anything else
@@ -165,8 +167,10 @@ private struct Scanner {
     }
 
     /// `HH:MM`, then `:SS` and a fraction if there.
-    mutating func time() -> (Int, Int, Int, Int)? {
-        guard let hour = number(2), skip(UInt8(ascii: ":")), let minute = number(2) else { return nil }
+    mutating func time(oneDigitHour: Bool = false) -> (Int, Int, Int, Int)? {
+        guard let hour = oneDigitHour ? number(1, upTo: 2) : number(2), skip(UInt8(ascii: ":")),
+            let minute = number(2)
+        else { return nil }
         var second = 0
         var nanoseconds = 0
         if skip(UInt8(ascii: ":")) {
@@ -259,16 +263,22 @@ private struct Scanner {
         var nanoseconds = 0
         var offset = 0
         skipSpaces()
-        if peekDigits() == 2 {
-            guard let time = time() else { return nil }
+        if peekDigits() == 2 || (peekDigits() == 1 && peek(1) == UInt8(ascii: ":")) {
+            guard let time = time(oneDigitHour: true) else { return nil }
             (hour, minute, second, nanoseconds) = time
             skipSpaces()
             if peek() == UInt8(ascii: "+") || peek() == UInt8(ascii: "-") {
                 guard let zone = numericZone() else { return nil }
                 offset = zone
             } else if let byte = peek(), isLetter(byte) {
-                guard let zone = LenientDateParser.zones[word().uppercased()] else { return nil }
+                let name = word().uppercased()
+                guard let zone = LenientDateParser.zones[name] else { return nil }
                 offset = zone
+                // `GMT-01:01`, `UTC+0200`: an offset written after a zero zone's name.
+                if zone == 0, peek() == UInt8(ascii: "+") || peek() == UInt8(ascii: "-") {
+                    guard let extra = numericZone() else { return nil }
+                    offset = extra
+                }
             }
         }
         return date(year, month, day, hour, minute, second, nanoseconds, offset)

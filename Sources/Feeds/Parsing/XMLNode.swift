@@ -1,0 +1,148 @@
+import Foundation
+
+#if canImport(FoundationXML)
+    import FoundationXML
+#endif
+
+/// An XML element as the feed parsers read it: a small tree `XMLParser` builds once, so RSS
+/// and Atom are read by walking elements rather than by a state machine per format.
+final class XMLNode {
+    /// The local name (`creator` for `dc:creator`).
+    let name: String
+    /// The namespace URI, `""` when none.
+    let namespace: String
+    let attributes: [String: String]
+    private(set) var children: [Child] = []
+
+    enum Child {
+        case element(XMLNode)
+        case text(String)
+    }
+
+    init(name: String, namespace: String, attributes: [String: String]) {
+        self.name = name
+        self.namespace = namespace
+        self.attributes = attributes
+    }
+
+    func append(_ child: Child) {
+        if case .text(let more) = child, case .text(let text)? = children.last {
+            children[children.count - 1] = .text(text + more)
+        } else {
+            children.append(child)
+        }
+    }
+
+    var elements: [XMLNode] {
+        children.compactMap { if case .element(let node) = $0 { node } else { nil } }
+    }
+
+    /// The text directly inside (CDATA and text joined, child elements skipped).
+    var text: String {
+        children.reduce(into: "") { if case .text(let text) = $1 { $0 += text } }
+    }
+
+    /// The text directly inside, trimmed, or `nil` when that is empty.
+    var trimmedText: String? {
+        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        return trimmed.isEmpty ? nil : trimmed
+    }
+
+    /// The first child named `name` in one of `namespaces`.
+    func child(_ name: String, in namespaces: Set<String>) -> XMLNode? {
+        elements.first { $0.name == name && namespaces.contains($0.namespace) }
+    }
+
+    func children(_ name: String, in namespaces: Set<String>) -> [XMLNode] {
+        elements.filter { $0.name == name && namespaces.contains($0.namespace) }
+    }
+
+    /// An attribute by its local name, whatever prefix the document gave it (`rdf:about`).
+    func attribute(_ name: String) -> String? {
+        if let value = attributes[name] { return value }
+        return attributes.first { $0.key.hasSuffix(":" + name) }?.value
+    }
+
+    /// `base` with this element's `xml:base` applied.
+    func base(inheriting base: URL?) -> URL? {
+        guard let value = attributes["xml:base"] else { return base }
+        return LinkResolver.url(value, against: base)
+    }
+
+    /// The children as markup (elements by local name, text escaped): what Atom's xhtml
+    /// content holds.
+    var innerMarkup: String {
+        var markup = ""
+        for child in children {
+            switch child {
+            case .text(let text): markup += HTMLSanitizer.escapeText(text)
+            case .element(let node): markup += node.outerMarkup
+            }
+        }
+        return markup
+    }
+
+    /// The HTML an element holds as escaped text: its text is the (unescaped) source, and
+    /// elements a feed left unescaped inside it (`<description>a <b>b</b>`) are taken as the
+    /// markup they are rather than lost.
+    var htmlSource: String {
+        var source = ""
+        for child in children {
+            switch child {
+            case .text(let text): source += text
+            case .element(let element): source += element.outerMarkup
+            }
+        }
+        return source
+    }
+
+    /// The element itself as markup, its children as `innerMarkup`.
+    var outerMarkup: String {
+        var markup = "<" + name
+        for (key, value) in attributes.sorted(by: { $0.key < $1.key }) where !key.hasPrefix("xmlns") {
+            markup += " \(key)=\"\(HTMLSanitizer.escapeAttribute(value))\""
+        }
+        return markup + ">" + innerMarkup + "</\(name)>"
+    }
+}
+
+/// Builds an `XMLNode` tree with `XMLParser`, recording what a judgement of the document
+/// needs: on Linux `parse()` returns `true` for some broken input, so whether the root
+/// element opened and closed is what tells a whole document from a cut one.
+final class XMLTreeBuilder: NSObject, XMLParserDelegate {
+    private var stack: [XMLNode] = []
+    private(set) var root: XMLNode?
+    private(set) var rootClosed = false
+    /// The line of the first error, as the parser stood when it found it.
+    private(set) var errorLine: Int?
+
+    func parser(_ parser: XMLParser, parseErrorOccurred parseError: any Error) {
+        if errorLine == nil { errorLine = parser.lineNumber }
+    }
+
+    func parser(
+        _ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?, qualifiedName: String?,
+        attributes: [String: String] = [:]
+    ) {
+        let node = XMLNode(name: elementName, namespace: namespaceURI ?? "", attributes: attributes)
+        if let parent = stack.last {
+            parent.append(.element(node))
+        } else if root == nil {
+            root = node
+        }
+        stack.append(node)
+    }
+
+    func parser(_ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?, qualifiedName: String?) {
+        guard stack.popLast() != nil else { return }
+        if stack.isEmpty { rootClosed = true }
+    }
+
+    func parser(_ parser: XMLParser, foundCharacters string: String) {
+        stack.last?.append(.text(string))
+    }
+
+    func parser(_ parser: XMLParser, foundCDATA block: Data) {
+        stack.last?.append(.text(String(decoding: block, as: UTF8.self)))
+    }
+}
