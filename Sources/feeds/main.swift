@@ -1,6 +1,7 @@
 import Feeds
 import Foundation
 
-// The command line is being built (issue 16); for now it opens the store.
-let store = FeedStore.location(option: nil, environment: ProcessInfo.processInfo.environment)
-print("feeds: store at \(store.path)")
+// Parsing, the handlers and the formatting live in Feeds/CommandLine, where tests reach them.
+let status = await FeedsCommand.run(
+    Array(CommandLine.arguments.dropFirst()), environment: ProcessInfo.processInfo.environment, output: .process)
+exit(status)

@@ -1,0 +1,45 @@
+import Foundation
+
+/// One document the demo server answers with. Its validators are fixed when it is made, so
+/// a second request with them gets `304 Not Modified`.
+public struct DemoResource: Sendable, Equatable {
+    public var contentType: String
+    public var body: Data
+    /// `Last-Modified`, to the second.
+    public var lastModified: Date
+    /// `ETag`, quoted: a digest of the body, so equal bodies have equal tags.
+    public var etag: String
+
+    public init(contentType: String, body: Data, lastModified: Date = Date(timeIntervalSince1970: 1_793_889_000)) {
+        self.contentType = contentType
+        self.body = body
+        self.lastModified = Date(timeIntervalSince1970: lastModified.timeIntervalSince1970.rounded(.down))
+        // FNV-1a, 64 bits: stable across runs, unlike `Hasher`.
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in body {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x0100_0000_01b3
+        }
+        self.etag = "\"" + String(hash, radix: 16) + "\""
+    }
+
+    public init(contentType: String, text: String, lastModified: Date = Date(timeIntervalSince1970: 1_793_889_000)) {
+        self.init(contentType: contentType, body: Data(text.utf8), lastModified: lastModified)
+    }
+
+    /// Whether a request's `If-None-Match` (any of its tags, weak or strong, or `*`) or else
+    /// its `If-Modified-Since` says the client has this version.
+    func isNotModified(ifNoneMatch: String?, ifModifiedSince: String?) -> Bool {
+        if let ifNoneMatch {
+            let tags = ifNoneMatch.split(separator: ",").map { tag in
+                let trimmed = tag.trimmingCharacters(in: .whitespaces)
+                return trimmed.hasPrefix("W/") ? String(trimmed.dropFirst(2)) : trimmed
+            }
+            return tags.contains("*") || tags.contains(etag)
+        }
+        if let ifModifiedSince, let since = HTTPDate.parse(ifModifiedSince) {
+            return lastModified <= since
+        }
+        return false
+    }
+}
