@@ -32,7 +32,7 @@ import Testing
         let api = testClient(server) { $0.retry = .none }
         do {
             _ = try await api.get("limited/a?count=1&retry_after=7")
-            Issue.record("a 429 was answered")
+            Testing.Issue.record("a 429 was answered")
         } catch let error as RESTError {
             #expect(error.code == .status && error.status == 429)
             #expect(error.retryAfter == .seconds(7))
@@ -40,7 +40,7 @@ import Testing
         }
         do {
             _ = try await api.get("status/404")
-            Issue.record("a 404 was answered")
+            Testing.Issue.record("a 404 was answered")
         } catch let error as RESTError {
             #expect(error.status == 404 && error.retryAfter == nil)
         }

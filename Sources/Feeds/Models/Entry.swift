@@ -11,7 +11,7 @@ public final class Entry: ManagedObject, CompositeUniqueModel, IndexedModel {
     /// same for `http` and `https` (see `EntryIdentity`).
     @Attribute public var identity: String
     /// Title as plain text (markup removed), the empty string when the item has none.
-    @Attribute public var title: String = ""
+    @Attribute(.searchable) public var title: String = ""
     @Attribute public var link: String?
     @Attribute public var author: String?
     /// Sanitised HTML.
@@ -20,7 +20,7 @@ public final class Entry: ManagedObject, CompositeUniqueModel, IndexedModel {
     @Attribute public var content: String?
     /// Summary and content as plain text: what search reads, so words only inside tags or
     /// attributes are never found.
-    @Attribute public var text: String = ""
+    @Attribute(.searchable) public var text: String = ""
     @Attribute public var published: Date?
     @Attribute public var updated: Date?
     /// When a refresh first stored the entry.
