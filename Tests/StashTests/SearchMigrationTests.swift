@@ -212,7 +212,20 @@ enum SearchRelease {
         #expect(error?.code == .invalidModel)
         #expect(error?.entity == "Story")
         #expect(error?.message.contains("Story_search_data") == true)
+
+        let reserved = #expect(throws: StashError.self) {
+            _ = try PersistentContainer(for: Ranked.self, storeURL: directory.file("ranked.sqlite"))
+        }
+        #expect(reserved?.code == .invalidModel)
+        #expect(reserved?.entity == "Ranked")
+        #expect(reserved?.attribute == "rank")
     }
+}
+
+/// A searchable attribute with a name FTS5 keeps for itself.
+final class Ranked: ManagedObject, Decodable {
+    @Attribute(.unique) var id: Int
+    @Attribute(.searchable) var rank: String
 }
 
 /// An entity that takes the name of one of `Story`'s index tables.
