@@ -180,6 +180,29 @@ enum SearchRelease {
         #expect(try integrityCheck(directory.file()) == "ok\n")
     }
 
+    @Test func aStoreWithAnIndexIsStashsToReopenReadOnlyAndCopy() throws {
+        let directory = try storeBeforeSearch()
+        let container = try PersistentContainer(
+            for: SearchRelease.Searchable.Story.self, storeURL: directory.file())
+        let copy = directory.file("copy.sqlite")
+        try container.backup(to: copy)
+        for (file, readOnly) in [(directory.file(), true), (copy, false)] {
+            let reopened = try PersistentContainer(
+                for: SearchRelease.Searchable.Story.self, storeURL: file, readOnly: readOnly)
+            let context = ManagedObjectContext(reopened)
+            let hits = try context.search(FetchDescriptor<SearchRelease.Searchable.Story>(), matching: "linux")
+            #expect(hits.map(\.object.id) == [1])
+        }
+        let memory = ManagedObjectContext(
+            try PersistentContainer(for: SearchRelease.Searchable.Story.self, inMemory: true))
+        let story = SearchRelease.Searchable.Story(context: memory)
+        story.id = 1
+        story.title = "In memory"
+        try memory.save()
+        #expect(
+            try memory.search(FetchDescriptor<SearchRelease.Searchable.Story>(), matching: "memory").count == 1)
+    }
+
     @Test func anEntityNamedLikeAnotherEntitysIndexIsRefused() throws {
         let directory = try TemporaryDirectory()
         let error = #expect(throws: StashError.self) {
@@ -189,7 +212,20 @@ enum SearchRelease {
         #expect(error?.code == .invalidModel)
         #expect(error?.entity == "Story")
         #expect(error?.message.contains("Story_search_data") == true)
+
+        let reserved = #expect(throws: StashError.self) {
+            _ = try PersistentContainer(for: Ranked.self, storeURL: directory.file("ranked.sqlite"))
+        }
+        #expect(reserved?.code == .invalidModel)
+        #expect(reserved?.entity == "Ranked")
+        #expect(reserved?.attribute == "rank")
     }
+}
+
+/// A searchable attribute with a name FTS5 keeps for itself.
+final class Ranked: ManagedObject, Decodable {
+    @Attribute(.unique) var id: Int
+    @Attribute(.searchable) var rank: String
 }
 
 /// An entity that takes the name of one of `Story`'s index tables.

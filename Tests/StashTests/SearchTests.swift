@@ -388,4 +388,14 @@ private struct NoteStore {
         }
         #expect(main == 1)
     }
+
+    @Test func aBackgroundContextSearchedOutsidePerformTraps() async throws {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let container = try PersistentContainer(for: SearchModels.Writeup.self, inMemory: true)
+            let background = container.newBackgroundContext()
+            _ = try background.search(FetchDescriptor<SearchModels.Writeup>(), matching: "swift")
+        }
+        let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+        #expect(message.contains("was used off its executor"))
+    }
 }

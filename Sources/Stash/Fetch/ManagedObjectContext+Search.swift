@@ -8,16 +8,17 @@ extension ManagedObjectContext {
     /// ```
     ///
     /// - The text is words, not a query language: it is split at white space (and control
-    ///   characters) and each word
-    ///   is matched as it is written (`c++`, `AND`, `-x`, `title:foo`, a lone `"` are words,
-    ///   never an error), every word required. Case and diacritics do not count (`cafe`
-    ///   finds "Café"). The last word also matches as a prefix unless the options say not
-    ///   to. Text without a word gives no hits.
+    ///   characters) and each word is matched as it is written (`c++`, `AND`, `-x`,
+    ///   `title:foo`, a lone `"` are words, never an error), every word required. Case and
+    ///   diacritics do not count (`cafe` finds "Café"). The last word also matches as a
+    ///   prefix (`swift lin` finds "Linux") unless `options` say not to. Text without a word
+    ///   gives no hits, not an error.
     /// - The descriptor's predicate filters the hits, its limit and offset page them; they
     ///   are ordered by relevance (BM25), its sort descriptors breaking ties.
     /// - It reads what is saved: an unsaved change is not searched (its object is found, or
     ///   not, by its saved text), except that objects deleted in this context are left out.
     ///   Each hit's object is the context's one instance for the row.
+    /// - Any context may search, from its own isolation, as it may fetch.
     ///
     /// An entity without a `.searchable` attribute is an `unsupportedQuery` error.
     public func search<T: ManagedObject>(

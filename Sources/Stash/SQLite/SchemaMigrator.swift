@@ -215,10 +215,19 @@ struct SchemaMigrator {
     }
 
     /// An entity's full-text index takes `<Entity>_search` and FTS5 the names of its shadow
-    /// tables: no entity (nor join table) may have one of them.
+    /// tables: no entity (nor join table) may have one of them. FTS5 keeps `rank` and `rowid`
+    /// (in any case) for itself: no searchable column may take them.
     private func checkSearchNames() throws {
         let names = Set(entities.map(\.name))
         for entity in entities where !entity.searchableColumns.isEmpty {
+            for position in entity.searchableColumns {
+                let column = entity.columns[position].name
+                guard ["rank", "rowid"].contains(column.lowercased()) else { continue }
+                throw StashError(
+                    .invalidModel,
+                    "`\(column)` cannot be searchable: SQLite's full-text index keeps the name for itself",
+                    entity: entity.name, attribute: column)
+            }
             let taken = [SearchSQL.tableName(of: entity.name)] + SearchSQL.shadowTableNames(of: entity.name)
             if let name = taken.first(where: names.contains) {
                 throw StashError(
