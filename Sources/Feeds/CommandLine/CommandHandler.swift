@@ -119,7 +119,7 @@ struct CommandHandler {
         if output.isTerminal { output.standardError("\r\u{1B}[K") }
         json ? printJSON(FeedsJSON.refresh(report)) : print(FeedsText.refreshSummary(report))
         for failure in report.failed {
-            output.standardError("feeds: \(failure.url): \(failure.error ?? "failed")\n")
+            output.standardError("feeds: \(FeedsText.failure(failure))\n")
         }
         return report.failed.isEmpty ? FeedsCommand.success : FeedsCommand.failure
     }
