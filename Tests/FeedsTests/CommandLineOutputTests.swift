@@ -117,5 +117,11 @@ import Testing
                 == "UNREAD  ENTRIES  TITLE  URL\n     3       12  A      https://a.example/feed\n    last error: HTTP 500\n"
         )
         #expect(FeedsText.marked([1, 2], .read(true)) == "Marked 2 entries read: 1 2\n")
+        #expect(FeedsText.marked([9], .removed) == "Marked 1 entry deleted: 9\n")
+        // A terminal's progress line is redrawn in place: carriage return, erase the line.
+        #expect(
+            FeedsText.progress(RefreshProgress(done: 2, total: 5, url: "https://a.example/feed"))
+                == "\r\u{1B}[K[2/5] https://a.example/feed")
+        #expect(FeedsText.search([], for: "nothing") == "No entries match \u{201C}nothing\u{201D}.\n")
     }
 }

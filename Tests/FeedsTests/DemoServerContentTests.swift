@@ -113,4 +113,28 @@ import Testing
         #expect(pages == 2)
         #expect(seen == Array(1...30))
     }
+
+    /// Runs once `FeedLibrary` is built (its calls answer instead of throwing "is being built").
+    @Test(
+        .enabled("FeedLibrary is built") {
+            do {
+                _ = try await FeedLibrary(storeURL: nil).feeds()
+                return true
+            } catch {
+                return !String(describing: error).contains("is being built")
+            }
+        })
+    func theDemoRunsEndToEndWithoutTheInternet() async throws {
+        let collected = CollectedOutput()
+        let status = await DemoRun.run(store: nil, output: collected.output)
+        #expect(collected.standardError == "")
+        #expect(status == 0)
+        let text = collected.standardOutput
+        #expect(text.contains("every feed answered 304 Not Modified"))
+        #expect(text.contains("Imported 30 bookmarks (30 new, 0 updated) in 2 pages"))
+        #expect(text.contains("Harbour Lane Bakery Journal"))
+        #expect(text.contains("Tidepool Robotics Lab"))
+        #expect(text.contains("Backyard Sky Almanac"))
+        #expect(!text.contains("No entries match"))
+    }
 }

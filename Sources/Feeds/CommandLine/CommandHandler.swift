@@ -13,15 +13,17 @@ struct CommandHandler {
         return command.positionals.isEmpty ? nil : command.positionals.joined(separator: " ")
     }
 
-    /// The error's message, prefixed with the subject when it does not name it already.
+    /// The error's message, prefixed with the subject when it names none of the command's
+    /// URLs or ids (an id counts only as a whole word: `12` does not name `1`).
     func describe(_ error: any Error) -> String {
         let message = (error as? FeedsError)?.message ?? String(describing: error)
-        guard let subject, !message.contains(subject) else { return message }
-        if command.spec.positionals.first?.kind == .id, let first = command.positionals.first,
-            command.positionals.count == 1 || message.contains(first)
-        {
-            return "entry \(subject): \(message)"
+        let words = Set(message.split { !$0.isNumber }.map(String.init))
+        let isIDs = command.spec.positionals.first?.kind == .id && command.value("feed") == nil
+        let named = command.positionals.contains { isIDs ? words.contains($0) : message.contains($0) }
+        guard let subject, !named, !(command.value("feed").map { message.contains($0) } ?? false) else {
+            return message
         }
+        if isIDs { return "\(command.positionals.count == 1 ? "entry" : "entries") \(subject): \(message)" }
         return "\(subject): \(message)"
     }
 
@@ -117,7 +119,7 @@ struct CommandHandler {
         if output.isTerminal { output.standardError("\r\u{1B}[K") }
         json ? printJSON(FeedsJSON.refresh(report)) : print(FeedsText.refreshSummary(report))
         for failure in report.failed {
-            output.standardError("feeds: \(failure.url): \(failure.error ?? "failed")\n")
+            output.standardError("feeds: \(FeedsText.failure(failure))\n")
         }
         return report.failed.isEmpty ? FeedsCommand.success : FeedsCommand.failure
     }

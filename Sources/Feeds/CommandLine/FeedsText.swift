@@ -38,6 +38,13 @@ public enum FeedsText {
         return "Refreshed \(count(report.feeds.count, "feed", "feeds")): " + parts.joined(separator: ", ") + "\n"
     }
 
+    /// One failed feed of a refresh, for stderr: its error, prefixed with its URL unless the
+    /// error names it already.
+    public static func failure(_ result: FeedRefreshResult) -> String {
+        let error = result.error ?? "failed"
+        return error.contains(result.url) ? error : "\(result.url): \(error)"
+    }
+
     /// A terminal's progress line, redrawn in place.
     public static func progress(_ progress: RefreshProgress) -> String {
         "\r\u{1B}[K[\(progress.done)/\(progress.total)] \(progress.url)"
