@@ -229,6 +229,7 @@ struct ParsingCorpusTests {
     @Test func omniShowEnclosures() throws {
         let document = try parse("feeds/real/rsparser-theomnishow.rss")
         #expect(document.title == "The Omni Show")
+        #expect(document.feedURL == "https://theomnishow.omnigroup.com/rss/")
         #expect(
             document.entries.map { $0.enclosures.first?.length } == [24_388_318, 24_985_882, 24_354_550, 22_275_279])
         #expect(document.entries.allSatisfy { $0.enclosures.count == 1 && $0.enclosures[0].type == "audio/mpeg" })
@@ -303,6 +304,7 @@ struct ParsingCorpusTests {
         #expect(document.title == "Title")
         #expect(document.siteURL == "https://example.org/")
         #expect(document.nextURL == "https://example.org/feed.json?p=2")
+        #expect(document.feedURL == "https://example.org/feed.json?p=1")
         let first = document.entries[0]
         #expect(first.identity == "therecord.co/chris-parrish")
         #expect(first.link == "http://therecord.co/chris-parrish")

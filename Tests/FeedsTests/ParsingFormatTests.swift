@@ -52,6 +52,7 @@ import Testing
             </channel></rss>
             """)
         #expect(document.siteURL == "https://example.com/")
+        #expect(document.feedURL == "https://example.com/blog/feed")
         let first = document.entries[0]
         #expect(first.title == "Fish & chips")
         #expect(first.link == "https://example.com/p/1")  // a permalink guid stands for the link
@@ -131,6 +132,7 @@ import Testing
         #expect(document.kind == .atom)
         #expect(document.title == "A bold title <3")
         #expect(document.siteURL == "https://example.org/")
+        #expect(document.feedURL == "https://example.org/base/feed.atom")
         let first = document.entries[0]
         #expect(first.title == "An xhtml title")
         #expect(first.link == "https://example.org/base/posts/one.html")
@@ -173,6 +175,7 @@ import Testing
             """)
         #expect(document.siteURL == "https://example.com/home/")
         #expect(document.nextURL == "https://example.com/blog/feed?page=2")
+        #expect(document.feedURL == "https://example.com/blog/feed.json")
         let first = document.entries[0]
         #expect(first.identity == "7")
         #expect(first.link == "https://example.com/home/post/7")

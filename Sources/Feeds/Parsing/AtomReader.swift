@@ -18,7 +18,11 @@ enum AtomReader {
         let title = root.child("title", in: XMLNamespace.atom).map(plainText)
         return FeedDocument(
             kind: .atom, title: title?.isEmpty == false ? title : nil,
-            siteURL: alternateLink(of: root, base: base), entries: EntryIdentity.disambiguated(entries))
+            siteURL: alternateLink(of: root, base: base), entries: EntryIdentity.disambiguated(entries),
+            feedURL: root.children("link", in: XMLNamespace.atom).first { $0.attribute("rel") == "self" }
+                .flatMap { link in
+                    link.attribute("href").flatMap { LinkResolver.resolve($0, against: link.base(inheriting: base)) }
+                })
     }
 
     static func entry(_ node: XMLNode, base feedBase: URL?, feedAuthor: String?) -> EntryDocument {

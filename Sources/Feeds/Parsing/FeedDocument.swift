@@ -11,16 +11,20 @@ public struct FeedDocument: Sendable, Equatable {
     public var nextURL: String?
     /// In document order. Each `identity` is unique within the document.
     public var entries: [EntryDocument]
+    /// Where the feed says it lives (Atom and RSS `atom:link rel="self"`, JSON Feed
+    /// `feed_url`), absolute: a feed that moved may say so before its old URL stops answering.
+    public var feedURL: String?
 
     public init(
         kind: FeedKind, title: String? = nil, siteURL: String? = nil, nextURL: String? = nil,
-        entries: [EntryDocument] = []
+        entries: [EntryDocument] = [], feedURL: String? = nil
     ) {
         self.kind = kind
         self.title = title
         self.siteURL = siteURL
         self.nextURL = nextURL
         self.entries = entries
+        self.feedURL = feedURL
     }
 }
 

@@ -42,7 +42,8 @@ enum JSONFeedReader {
         return FeedDocument(
             kind: .jsonFeed, title: title?.isEmpty == false ? title : nil, siteURL: home,
             nextURL: payload.nextURL.flatMap { LinkResolver.resolve($0, against: url) },
-            entries: EntryIdentity.disambiguated(entries))
+            entries: EntryIdentity.disambiguated(entries),
+            feedURL: payload.feedURL.flatMap { LinkResolver.resolve($0, against: url) })
     }
 
     static func describe(_ error: DecodingError) -> String {
@@ -60,6 +61,7 @@ enum JSONFeedReader {
         var title: String?
         var homePageURL: String?
         var nextURL: String?
+        var feedURL: String?
         var author: Author?
         var authors: [Author]?
         var items: [Lossy<Item>]?
@@ -68,6 +70,7 @@ enum JSONFeedReader {
             case version, title, author, authors, items
             case homePageURL = "home_page_url"
             case nextURL = "next_url"
+            case feedURL = "feed_url"
         }
 
         init(from decoder: any Decoder) throws {
@@ -76,6 +79,7 @@ enum JSONFeedReader {
             title = container.lenient(String.self, .title)
             homePageURL = container.lenient(String.self, .homePageURL)
             nextURL = container.lenient(String.self, .nextURL)
+            feedURL = container.lenient(String.self, .feedURL)
             author = container.lenient(Author.self, .author)
             authors = container.lenient([Author].self, .authors)
             items = container.lenient([Lossy<Item>].self, .items)

@@ -23,7 +23,9 @@ enum RSSReader {
             siteURL: channel?.child("link", in: XMLNamespace.rss)?.trimmedText.flatMap {
                 LinkResolver.resolve($0, against: base)
             },
-            entries: EntryIdentity.disambiguated(entries))
+            entries: EntryIdentity.disambiguated(entries),
+            feedURL: channel?.children("link", in: XMLNamespace.atom).first { $0.attribute("rel") == "self" }?
+                .attribute("href").flatMap { LinkResolver.resolve($0, against: base) })
     }
 
     static func entry(_ item: XMLNode, base channelBase: URL?, kind: FeedKind) -> EntryDocument {

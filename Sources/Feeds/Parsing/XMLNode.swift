@@ -113,11 +113,15 @@ final class XMLTreeBuilder: NSObject, XMLParserDelegate {
     private var stack: [XMLNode] = []
     private(set) var root: XMLNode?
     private(set) var rootClosed = false
-    /// The line of the first error, as the parser stood when it found it.
-    private(set) var errorLine: Int?
+    /// The first error that breaks the document (libxml2's code), and its line.
+    private(set) var error: (code: Int, line: Int)?
 
     func parser(_ parser: XMLParser, parseErrorOccurred parseError: any Error) {
-        if errorLine == nil { errorLine = parser.lineNumber }
+        let code = (parseError as NSError).code
+        // libxml2's namespace errors (XML_NS_ERR_*, 200 and up: an undeclared prefix, as real
+        // feeds have) leave the XML well formed, and parsing goes on.
+        guard error == nil, code < 200 else { return }
+        error = (code, parser.lineNumber)
     }
 
     func parser(
