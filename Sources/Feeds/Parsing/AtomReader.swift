@@ -46,8 +46,9 @@ enum AtomReader {
         let author = authors(of: node) ?? source.flatMap(authors) ?? feedAuthor
         return EntryDocument(
             identity: EntryIdentity.identity(
-                id: node.child("id", in: XMLNamespace.atom)?.text, link: link, published: published ?? updated,
-                title: title, content: content ?? summary),
+                id: node.child("id", in: XMLNamespace.atom)?.text, link: link, published: published,
+                title: node.child("title", in: XMLNamespace.atom)?.htmlSource ?? "",
+                content: (contentNode ?? node.child("summary", in: XMLNamespace.atom))?.htmlSource),
             title: title, link: link, author: author, summary: summary, content: content, published: published,
             updated: updated, enclosures: enclosures)
     }

@@ -31,7 +31,8 @@ enum JSONFeedReader {
             let published = FeedMarkup.date(item.datePublished)
             return EntryDocument(
                 identity: EntryIdentity.identity(
-                    id: item.id, link: link, published: published, title: title, content: content ?? summary),
+                    id: item.id, link: link, published: published, title: item.title ?? "",
+                    content: item.contentHTML ?? item.contentText ?? item.summary),
                 title: title, link: link, author: Author.names(item.authors, item.author) ?? feedAuthor,
                 summary: summary, content: content, published: published, updated: FeedMarkup.date(item.dateModified),
                 enclosures: (item.attachments ?? []).compactMap(\.value).compactMap {

@@ -43,10 +43,12 @@ enum RSSReader {
         if link == nil, isPermaLink, let text = guid?.trimmedText, LinkResolver.isWeb(text) {
             link = LinkResolver.resolve(text, against: base)
         }
-        let title = FeedMarkup.title(item.child("title", in: XMLNamespace.rss)?.htmlSource)
-        let linkBase = base
-        let summary = FeedMarkup.html(item.child("description", in: XMLNamespace.rss)?.htmlSource, base: linkBase)
-        let content = FeedMarkup.html(item.child("encoded", in: XMLNamespace.content)?.htmlSource, base: linkBase)
+        let rawTitle = item.child("title", in: XMLNamespace.rss)?.htmlSource
+        let rawSummary = item.child("description", in: XMLNamespace.rss)?.htmlSource
+        let rawContent = item.child("encoded", in: XMLNamespace.content)?.htmlSource
+        let title = FeedMarkup.title(rawTitle)
+        let summary = FeedMarkup.html(rawSummary, base: base)
+        let content = FeedMarkup.html(rawContent, base: base)
         let published = FeedMarkup.date(
             item.child("pubDate", in: XMLNamespace.rss)?.text ?? item.child("date", in: XMLNamespace.dublinCore)?.text
                 ?? item.child("issued", in: XMLNamespace.dublinCoreTerms)?.text)
@@ -68,7 +70,7 @@ enum RSSReader {
         let id = guid?.trimmedText ?? (kind == .rss1 ? item.attribute("about") : nil)
         return EntryDocument(
             identity: EntryIdentity.identity(
-                id: id, link: link, published: published, title: title, content: content ?? summary),
+                id: id, link: link, published: published, title: rawTitle ?? "", content: rawContent ?? rawSummary),
             title: title, link: link, author: author, summary: summary, content: content, published: published,
             updated: updated, enclosures: enclosures)
     }
