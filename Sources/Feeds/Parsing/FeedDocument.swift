@@ -45,9 +45,12 @@ public struct EntryDocument: Sendable, Equatable {
     /// Absolute; never an RSS guid with `isPermaLink="false"`.
     public var link: String?
     public var author: String?
-    /// Sanitised HTML (`HTMLSanitizer`), relative links made absolute.
+    /// Sanitised HTML (`HTMLSanitizer`), relative links made absolute: RSS `description`, Atom
+    /// `summary`, JSON Feed `summary` (plain text, escaped).
     public var summary: String?
-    /// Sanitised HTML, relative links made absolute.
+    /// Sanitised HTML, relative links made absolute: RSS `content:encoded`, Atom `content`
+    /// (none when it is out of line, `src`), JSON Feed `content_html`, else `content_text`
+    /// escaped. A refresh that shows one body uses `content ?? summary`.
     public var content: String?
     public var published: Date?
     public var updated: Date?
