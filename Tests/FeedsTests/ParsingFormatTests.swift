@@ -75,6 +75,20 @@ import Testing
         #expect(document.entries[2].identity == "example.com/p/4")
     }
 
+    @Test func linksThatAreNoWebLinksAreDropped() throws {
+        let document = try parse(
+            """
+            <rss version="2.0"><channel><title>T</title><link>javascript:alert(1)</link>
+            <item><guid>1</guid><link>javascript:alert(1)</link><enclosure url="data:audio/mp3;base64,AAAA" type="audio/mpeg"/></item>
+            <item><guid>2</guid><link> ftp://files.example.com/a.txt </link></item>
+            </channel></rss>
+            """)
+        #expect(document.siteURL == nil)
+        #expect(document.entries[0].link == nil)
+        #expect(document.entries[0].enclosures.isEmpty)
+        #expect(document.entries[1].link == "ftp://files.example.com/a.txt")
+    }
+
     @Test func rssWithoutVersionOrItems() throws {
         let document = try parse("<rss><channel><title>Empty</title></channel></rss>")
         #expect(document.kind == .rss2)

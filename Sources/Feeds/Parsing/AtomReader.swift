@@ -21,7 +21,7 @@ enum AtomReader {
             siteURL: alternateLink(of: root, base: base), entries: EntryIdentity.disambiguated(entries),
             feedURL: root.children("link", in: XMLNamespace.atom).first { $0.attribute("rel") == "self" }
                 .flatMap { link in
-                    link.attribute("href").flatMap { LinkResolver.resolve($0, against: link.base(inheriting: base)) }
+                    link.attribute("href").flatMap { LinkResolver.link($0, against: link.base(inheriting: base)) }
                 })
     }
 
@@ -60,7 +60,7 @@ enum AtomReader {
         let preferred =
             alternates.first { $0.attribute("type").map { $0.contains("html") } ?? true } ?? alternates.first
         guard let preferred, let href = preferred.attribute("href") else { return nil }
-        return LinkResolver.resolve(href, against: preferred.base(inheriting: base))
+        return LinkResolver.link(href, against: preferred.base(inheriting: base))
     }
 
     static func authors(of node: XMLNode) -> String? {

@@ -24,7 +24,7 @@ public enum FeedDiscovery {
             let attribute = { (key: String) in attributes.first { $0.name == key }?.value }
             // The first `<base href>` is the base of every URL in the page, before it or after.
             if name == "base", base == nil, let href = attribute("href"),
-                let resolved = LinkResolver.resolve(href, against: baseURL), let url = URL(string: resolved)
+                let resolved = LinkResolver.link(href, against: baseURL), let url = URL(string: resolved)
             {
                 base = url
             }
@@ -38,7 +38,7 @@ public enum FeedDiscovery {
         }
         var seen: Set<String> = []
         return hrefs.compactMap { href in
-            guard let resolved = LinkResolver.resolve(href, against: base ?? baseURL), seen.insert(resolved).inserted
+            guard let resolved = LinkResolver.link(href, against: base ?? baseURL), seen.insert(resolved).inserted
             else {
                 return nil
             }

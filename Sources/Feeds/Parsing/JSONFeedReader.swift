@@ -20,11 +20,11 @@ enum JSONFeedReader {
         guard isJSONFeed, let items = payload.items else {
             throw FeedParseError(url: url, code: .notAFeed, reason: "not a feed: JSON that is not a JSON Feed")
         }
-        let home = payload.homePageURL.flatMap { LinkResolver.resolve($0, against: url) }
+        let home = payload.homePageURL.flatMap { LinkResolver.link($0, against: url) }
         let base = home.flatMap { URL(string: $0) } ?? url
         let feedAuthor = Author.names(payload.authors, payload.author)
         let entries = items.compactMap(\.value).map { item in
-            let link = (item.url ?? item.externalURL).flatMap { LinkResolver.resolve($0, against: base) }
+            let link = (item.url ?? item.externalURL).flatMap { LinkResolver.link($0, against: base) }
             let content = FeedMarkup.html(item.contentHTML, base: base) ?? FeedMarkup.escapedHTML(item.contentText)
             let summary = FeedMarkup.escapedHTML(item.summary)
             let title = HTMLText.collapsingWhitespace(item.title ?? "")
@@ -42,9 +42,9 @@ enum JSONFeedReader {
         let title = payload.title.map(HTMLText.collapsingWhitespace)
         return FeedDocument(
             kind: .jsonFeed, title: title?.isEmpty == false ? title : nil, siteURL: home,
-            nextURL: payload.nextURL.flatMap { LinkResolver.resolve($0, against: url) },
+            nextURL: payload.nextURL.flatMap { LinkResolver.link($0, against: url) },
             entries: EntryIdentity.disambiguated(entries),
-            feedURL: payload.feedURL.flatMap { LinkResolver.resolve($0, against: url) })
+            feedURL: payload.feedURL.flatMap { LinkResolver.link($0, against: url) })
     }
 
     static func describe(_ error: DecodingError) -> String {

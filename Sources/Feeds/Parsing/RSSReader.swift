@@ -21,11 +21,11 @@ enum RSSReader {
                 $0.isEmpty ? nil : $0
             },
             siteURL: channel?.child("link", in: XMLNamespace.rss)?.trimmedText.flatMap {
-                LinkResolver.resolve($0, against: base)
+                LinkResolver.link($0, against: base)
             },
             entries: EntryIdentity.disambiguated(entries),
             feedURL: channel?.children("link", in: XMLNamespace.atom).first { $0.attribute("rel") == "self" }?
-                .attribute("href").flatMap { LinkResolver.resolve($0, against: base) })
+                .attribute("href").flatMap { LinkResolver.link($0, against: base) })
     }
 
     static func entry(_ item: XMLNode, base channelBase: URL?, kind: FeedKind) -> EntryDocument {
@@ -33,15 +33,15 @@ enum RSSReader {
         let guid = item.child("guid", in: XMLNamespace.rss)
         let isPermaLink = guid?.attribute("isPermaLink")?.lowercased() != "false"
         var link = item.child("link", in: XMLNamespace.rss)?.trimmedText.flatMap {
-            LinkResolver.resolve($0, against: base)
+            LinkResolver.link($0, against: base)
         }
         if link == nil {
             link = item.children("link", in: XMLNamespace.atom)
                 .first { ($0.attribute("rel") ?? "alternate") == "alternate" }?
-                .attribute("href").flatMap { LinkResolver.resolve($0, against: base) }
+                .attribute("href").flatMap { LinkResolver.link($0, against: base) }
         }
         if link == nil, isPermaLink, let text = guid?.trimmedText, LinkResolver.isWeb(text) {
-            link = LinkResolver.resolve(text, against: base)
+            link = LinkResolver.link(text, against: base)
         }
         let rawTitle = item.child("title", in: XMLNamespace.rss)?.htmlSource
         let rawSummary = item.child("description", in: XMLNamespace.rss)?.htmlSource
