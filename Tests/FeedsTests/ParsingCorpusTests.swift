@@ -229,6 +229,7 @@ struct ParsingCorpusTests {
     @Test func omniShowEnclosures() throws {
         let document = try parse("feeds/real/rsparser-theomnishow.rss")
         #expect(document.title == "The Omni Show")
+        #expect(document.feedURL == "https://theomnishow.omnigroup.com/rss/")
         #expect(
             document.entries.map { $0.enclosures.first?.length } == [24_388_318, 24_985_882, 24_354_550, 22_275_279])
         #expect(document.entries.allSatisfy { $0.enclosures.count == 1 && $0.enclosures[0].type == "audio/mpeg" })
@@ -296,6 +297,32 @@ struct ParsingCorpusTests {
         #expect(try parse("feeds/edge/gofeed-version_rss_missing.xml").entries.isEmpty)
     }
 
+    /// Every prefix of a real feed is a clear error, never a crash or a feed that lost its end;
+    /// only the whole file (and the file cut inside its final `</rss>`'s `>`) parses.
+    @Test func everyPrefixOfAFeedIsAClearError() throws {
+        let data = try FeedFixtures.data("feeds/real/feedparser-docs-rss20.xml")
+        let text = String(decoding: data, as: UTF8.self)
+        let end = try #require(text.range(of: "</rss>", options: .backwards))
+        let lastWhole = text.utf8.distance(from: text.startIndex, to: end.upperBound)
+        for length in 0..<lastWhole {
+            do {
+                _ = try FeedParser.parse(data.prefix(length), url: URL(string: "https://fixtures.example/cut")!)
+                #expect(length == lastWhole - 1, "the first \(length) bytes parsed as a feed")
+            } catch let error as FeedParseError {
+                #expect([.empty, .truncated, .brokenXML].contains(error.code), "\(length): \(error)")
+            }
+        }
+        #expect(
+            try FeedParser.parse(data.prefix(lastWhole), url: URL(string: "https://fixtures.example/")!).entries.count
+                == 1)
+        let json = try FeedFixtures.data("jsonfeed/spec-v1.1-simple.json")
+        for length in 1..<json.count - 2 {
+            #expect(throws: FeedParseError.self, "\(length)") {
+                try FeedParser.parse(json.prefix(length), url: URL(string: "https://fixtures.example/cut.json")!)
+            }
+        }
+    }
+
     // MARK: JSON Feed
 
     @Test func feedKitJSONFeedWithEveryField() throws {
@@ -303,6 +330,7 @@ struct ParsingCorpusTests {
         #expect(document.title == "Title")
         #expect(document.siteURL == "https://example.org/")
         #expect(document.nextURL == "https://example.org/feed.json?p=2")
+        #expect(document.feedURL == "https://example.org/feed.json?p=1")
         let first = document.entries[0]
         #expect(first.identity == "therecord.co/chris-parrish")
         #expect(first.link == "http://therecord.co/chris-parrish")

@@ -46,6 +46,12 @@ import Testing
         #expect(links(html) == ["https://cdn.example.org/site/atom.xml"])
         let relativeBase = #"<base href="/sub/"><link rel="alternate" type="application/rss+xml" href="r.xml">"#
         #expect(links(relativeBase) == ["https://example.com/sub/r.xml"])
+        // Only the first base counts, and it counts for links before it too.
+        let late = """
+            <link rel="alternate" type="application/rss+xml" href="early.xml">
+            <base href="https://first.example/"><base href="https://second.example/">
+            """
+        #expect(links(late) == ["https://first.example/early.xml"])
     }
 
     @Test func aPageWithNoFeedLinksNone() {

@@ -52,6 +52,7 @@ import Testing
             </channel></rss>
             """)
         #expect(document.siteURL == "https://example.com/")
+        #expect(document.feedURL == "https://example.com/blog/feed")
         let first = document.entries[0]
         #expect(first.title == "Fish & chips")
         #expect(first.link == "https://example.com/p/1")  // a permalink guid stands for the link
@@ -72,6 +73,20 @@ import Testing
         #expect(document.entries[1].author == "Jo Bloggs")
         #expect(document.entries[2].link == "https://example.com/p/4.html")
         #expect(document.entries[2].identity == "example.com/p/4")
+    }
+
+    @Test func linksThatAreNoWebLinksAreDropped() throws {
+        let document = try parse(
+            """
+            <rss version="2.0"><channel><title>T</title><link>javascript:alert(1)</link>
+            <item><guid>1</guid><link>javascript:alert(1)</link><enclosure url="data:audio/mp3;base64,AAAA" type="audio/mpeg"/></item>
+            <item><guid>2</guid><link> ftp://files.example.com/a.txt </link></item>
+            </channel></rss>
+            """)
+        #expect(document.siteURL == nil)
+        #expect(document.entries[0].link == nil)
+        #expect(document.entries[0].enclosures.isEmpty)
+        #expect(document.entries[1].link == "ftp://files.example.com/a.txt")
     }
 
     @Test func rssWithoutVersionOrItems() throws {
@@ -131,6 +146,7 @@ import Testing
         #expect(document.kind == .atom)
         #expect(document.title == "A bold title <3")
         #expect(document.siteURL == "https://example.org/")
+        #expect(document.feedURL == "https://example.org/base/feed.atom")
         let first = document.entries[0]
         #expect(first.title == "An xhtml title")
         #expect(first.link == "https://example.org/base/posts/one.html")
@@ -173,6 +189,7 @@ import Testing
             """)
         #expect(document.siteURL == "https://example.com/home/")
         #expect(document.nextURL == "https://example.com/blog/feed?page=2")
+        #expect(document.feedURL == "https://example.com/blog/feed.json")
         let first = document.entries[0]
         #expect(first.identity == "7")
         #expect(first.link == "https://example.com/home/post/7")

@@ -123,6 +123,14 @@ import Testing
         #expect(failure(data)?.code == .tooLarge)
     }
 
+    @Test func anUndeclaredNamespacePrefixDoesNotLoseTheFeed() throws {
+        let text =
+            #"<rss version="2.0"><channel><title>T</title><foo:bar x:y="1">z</foo:bar><item><guid>g</guid></item></channel></rss>"#
+        let document = try FeedParser.parse(Data(text.utf8), url: Self.url)
+        #expect(document.title == "T")
+        #expect(document.entries.map(\.identity) == ["g"])
+    }
+
     @Test func garbageAfterTheRootDoesNotLoseTheFeed() throws {
         let text = #"<rss version="2.0"><channel><title>T</title></channel></rss><script>x</script>"#
         #expect(try FeedParser.parse(Data(text.utf8), url: Self.url).title == "T")

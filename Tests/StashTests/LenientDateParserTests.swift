@@ -53,6 +53,8 @@ import Testing
         ("Fri, 01 Oct 2010 09:00:00 CDT", 1_285_941_600),
         ("Sat, 01 Jul 2023 13:00 BST", 1_688_212_800),
         ("2014-07-06T12:56:00.000+00:00", 1_404_651_360),
+        ("Thu, 05 Nov 2026 15:30:00 +0100 (CET)", instant),
+        ("Sat, 05 Sept 2026 14:30:00 GMT", instant - 61 * 86_400),
     ]
 
     @Test(arguments: readable)
@@ -69,6 +71,7 @@ import Testing
         "Thu, 05 Foo 2026 14:30:00 GMT", "Thu, 05 Nov 202 14:30:00 GMT", "Thx, 05 Nov 2026", "1793975400",
         "2026-11-05T14:30:00Z trailing", "Thu, 05 Nov 2026 14:30:00 GMT+1",
         "Thu, 05 Nov 2026 14:30:00 GMT-01:61", "Thu, 05 Nov 2026 14:30:00 EST-0100", "Thu, 05 Nov 2026 123:30:00 GMT",
+        "Thu, 05 Nov 2026 15:30:00 +0100 (CET", "Thu, 05 Septe 2026",
     ])
     func refusesWhatIsNoDate(text: String) {
         #expect(LenientDateParser().date(from: text) == nil, "\(text)")

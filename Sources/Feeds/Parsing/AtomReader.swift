@@ -18,7 +18,11 @@ enum AtomReader {
         let title = root.child("title", in: XMLNamespace.atom).map(plainText)
         return FeedDocument(
             kind: .atom, title: title?.isEmpty == false ? title : nil,
-            siteURL: alternateLink(of: root, base: base), entries: EntryIdentity.disambiguated(entries))
+            siteURL: alternateLink(of: root, base: base), entries: EntryIdentity.disambiguated(entries),
+            feedURL: root.children("link", in: XMLNamespace.atom).first { $0.attribute("rel") == "self" }
+                .flatMap { link in
+                    link.attribute("href").flatMap { LinkResolver.link($0, against: link.base(inheriting: base)) }
+                })
     }
 
     static func entry(_ node: XMLNode, base feedBase: URL?, feedAuthor: String?) -> EntryDocument {
@@ -42,8 +46,9 @@ enum AtomReader {
         let author = authors(of: node) ?? source.flatMap(authors) ?? feedAuthor
         return EntryDocument(
             identity: EntryIdentity.identity(
-                id: node.child("id", in: XMLNamespace.atom)?.text, link: link, published: published ?? updated,
-                title: title, content: content ?? summary),
+                id: node.child("id", in: XMLNamespace.atom)?.text, link: link, published: published,
+                title: node.child("title", in: XMLNamespace.atom)?.htmlSource ?? "",
+                content: (contentNode ?? node.child("summary", in: XMLNamespace.atom))?.htmlSource),
             title: title, link: link, author: author, summary: summary, content: content, published: published,
             updated: updated, enclosures: enclosures)
     }
@@ -55,7 +60,7 @@ enum AtomReader {
         let preferred =
             alternates.first { $0.attribute("type").map { $0.contains("html") } ?? true } ?? alternates.first
         guard let preferred, let href = preferred.attribute("href") else { return nil }
-        return LinkResolver.resolve(href, against: preferred.base(inheriting: base))
+        return LinkResolver.link(href, against: preferred.base(inheriting: base))
     }
 
     static func authors(of node: XMLNode) -> String? {

@@ -7,8 +7,12 @@ import Foundation
 /// 1. the item's own id (RSS `guid`, RSS 1.0 `rdf:about`, Atom `id`, JSON Feed `id`), trimmed;
 /// 2. else its link and published date: `link` alone when it has no date, else
 ///    `link` + `" "` + the date in RFC 3339 UTC (`2026-11-05T14:30:00Z`);
-/// 3. else `"digest:"` + the FNV-1a 64 of its title, a NUL and its content (or summary), in
-///    sixteen hex digits.
+/// 3. else `"digest:"` + the FNV-1a 64 of its title, a NUL and its content (else summary), in
+///    sixteen hex digits: both as the feed wrote them, before sanitising, so a change to
+///    `HTMLSanitizer` never changes an identity.
+///
+/// Only the published date counts, never the updated one: an entry edited in place keeps
+/// its identity.
 ///
 /// Then a leading `http://` or `https://` (any case) is removed from the result, so
 /// `https://example.com/1` and `http://example.com/1` are the same `example.com/1`: a feed

@@ -12,18 +12,19 @@ public enum FeedDiscovery {
         "application/rdf+xml", "application/x.atom+xml", "application/x-atom+xml",
     ]
 
-    /// The hrefs of the page's feed links, resolved against the page's `<base href>` (itself
-    /// resolved against `baseURL`) or `baseURL`, in page order, without repeats.
+    /// The hrefs of the page's feed links, resolved against the page's first `<base href>`
+    /// (itself resolved against `baseURL`) or `baseURL`, in page order, without repeats.
     public static func feedLinks(inHTML data: Data, baseURL: URL, contentType: String?) -> [URL] {
         let html = CharsetDecoder.decode(data, contentType: contentType).text
-        var base = baseURL
+        var base: URL?
         var hrefs: [String] = []
         var tokenizer = HTMLTokenizer(html)
         while let token = tokenizer.next() {
             guard case .start(let name, let attributes, _) = token else { continue }
             let attribute = { (key: String) in attributes.first { $0.name == key }?.value }
-            if name == "base", let href = attribute("href"), hrefs.isEmpty,
-                let resolved = LinkResolver.resolve(href, against: baseURL), let url = URL(string: resolved)
+            // The first `<base href>` is the base of every URL in the page, before it or after.
+            if name == "base", base == nil, let href = attribute("href"),
+                let resolved = LinkResolver.link(href, against: baseURL), let url = URL(string: resolved)
             {
                 base = url
             }
@@ -37,7 +38,8 @@ public enum FeedDiscovery {
         }
         var seen: Set<String> = []
         return hrefs.compactMap { href in
-            guard let resolved = LinkResolver.resolve(href, against: base), seen.insert(resolved).inserted else {
+            guard let resolved = LinkResolver.link(href, against: base ?? baseURL), seen.insert(resolved).inserted
+            else {
                 return nil
             }
             return URL(string: resolved)

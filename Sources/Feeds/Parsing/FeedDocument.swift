@@ -11,16 +11,20 @@ public struct FeedDocument: Sendable, Equatable {
     public var nextURL: String?
     /// In document order. Each `identity` is unique within the document.
     public var entries: [EntryDocument]
+    /// Where the feed says it lives (Atom and RSS `atom:link rel="self"`, JSON Feed
+    /// `feed_url`), absolute: a feed that moved may say so before its old URL stops answering.
+    public var feedURL: String?
 
     public init(
         kind: FeedKind, title: String? = nil, siteURL: String? = nil, nextURL: String? = nil,
-        entries: [EntryDocument] = []
+        entries: [EntryDocument] = [], feedURL: String? = nil
     ) {
         self.kind = kind
         self.title = title
         self.siteURL = siteURL
         self.nextURL = nextURL
         self.entries = entries
+        self.feedURL = feedURL
     }
 }
 
@@ -41,9 +45,12 @@ public struct EntryDocument: Sendable, Equatable {
     /// Absolute; never an RSS guid with `isPermaLink="false"`.
     public var link: String?
     public var author: String?
-    /// Sanitised HTML (`HTMLSanitizer`), relative links made absolute.
+    /// Sanitised HTML (`HTMLSanitizer`), relative links made absolute: RSS `description`, Atom
+    /// `summary`, JSON Feed `summary` (plain text, escaped).
     public var summary: String?
-    /// Sanitised HTML, relative links made absolute.
+    /// Sanitised HTML, relative links made absolute: RSS `content:encoded`, Atom `content`
+    /// (none when it is out of line, `src`), JSON Feed `content_html`, else `content_text`
+    /// escaped. A refresh that shows one body uses `content ?? summary`.
     public var content: String?
     public var published: Date?
     public var updated: Date?

@@ -44,7 +44,7 @@ enum FeedMarkup {
     }
 
     static func enclosure(url: String?, type: String?, length: String?, base: URL?) -> Enclosure? {
-        guard let url, let absolute = LinkResolver.resolve(url, against: base) else { return nil }
+        guard let url, let absolute = LinkResolver.link(url, against: base) else { return nil }
         let type = type?.trimmingCharacters(in: .whitespacesAndNewlines)
         let length = length.flatMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
         return Enclosure(url: absolute, type: type?.isEmpty == false ? type : nil, length: length)

@@ -81,7 +81,8 @@ public enum FeedParser {
         parser.shouldProcessNamespaces = true
         parser.shouldResolveExternalEntities = false
         _ = parser.parse()
-        let error = parser.parserError.map { ($0 as NSError).code }
+        let error =
+            builder.error?.code ?? parser.parserError.map { ($0 as NSError).code }.flatMap { $0 < 200 ? $0 : nil }
         // libxml2's XML_ERR_DOCUMENT_END (5): the input ended inside the root, or has content
         // after it. libxml2 reports some end tags even for broken input, so the root closing is
         // not enough: any other error is judged too.
@@ -97,7 +98,7 @@ public enum FeedParser {
         if let error, error != documentEnd, endsWhole {
             throw FeedParseError(
                 url: url, code: .brokenXML,
-                reason: "broken XML at line \(builder.errorLine ?? parser.lineNumber): \(describe(error))")
+                reason: "broken XML at line \(builder.error?.line ?? parser.lineNumber): \(describe(error))")
         }
         throw FeedParseError(url: url, code: .truncated, reason: "truncated document: <\(rootName)> never closes")
     }

@@ -20,18 +20,19 @@ enum JSONFeedReader {
         guard isJSONFeed, let items = payload.items else {
             throw FeedParseError(url: url, code: .notAFeed, reason: "not a feed: JSON that is not a JSON Feed")
         }
-        let home = payload.homePageURL.flatMap { LinkResolver.resolve($0, against: url) }
+        let home = payload.homePageURL.flatMap { LinkResolver.link($0, against: url) }
         let base = home.flatMap { URL(string: $0) } ?? url
         let feedAuthor = Author.names(payload.authors, payload.author)
         let entries = items.compactMap(\.value).map { item in
-            let link = (item.url ?? item.externalURL).flatMap { LinkResolver.resolve($0, against: base) }
+            let link = (item.url ?? item.externalURL).flatMap { LinkResolver.link($0, against: base) }
             let content = FeedMarkup.html(item.contentHTML, base: base) ?? FeedMarkup.escapedHTML(item.contentText)
             let summary = FeedMarkup.escapedHTML(item.summary)
             let title = HTMLText.collapsingWhitespace(item.title ?? "")
             let published = FeedMarkup.date(item.datePublished)
             return EntryDocument(
                 identity: EntryIdentity.identity(
-                    id: item.id, link: link, published: published, title: title, content: content ?? summary),
+                    id: item.id, link: link, published: published, title: item.title ?? "",
+                    content: item.contentHTML ?? item.contentText ?? item.summary),
                 title: title, link: link, author: Author.names(item.authors, item.author) ?? feedAuthor,
                 summary: summary, content: content, published: published, updated: FeedMarkup.date(item.dateModified),
                 enclosures: (item.attachments ?? []).compactMap(\.value).compactMap {
@@ -41,8 +42,9 @@ enum JSONFeedReader {
         let title = payload.title.map(HTMLText.collapsingWhitespace)
         return FeedDocument(
             kind: .jsonFeed, title: title?.isEmpty == false ? title : nil, siteURL: home,
-            nextURL: payload.nextURL.flatMap { LinkResolver.resolve($0, against: url) },
-            entries: EntryIdentity.disambiguated(entries))
+            nextURL: payload.nextURL.flatMap { LinkResolver.link($0, against: url) },
+            entries: EntryIdentity.disambiguated(entries),
+            feedURL: payload.feedURL.flatMap { LinkResolver.link($0, against: url) })
     }
 
     static func describe(_ error: DecodingError) -> String {
@@ -60,6 +62,7 @@ enum JSONFeedReader {
         var title: String?
         var homePageURL: String?
         var nextURL: String?
+        var feedURL: String?
         var author: Author?
         var authors: [Author]?
         var items: [Lossy<Item>]?
@@ -68,6 +71,7 @@ enum JSONFeedReader {
             case version, title, author, authors, items
             case homePageURL = "home_page_url"
             case nextURL = "next_url"
+            case feedURL = "feed_url"
         }
 
         init(from decoder: any Decoder) throws {
@@ -76,6 +80,7 @@ enum JSONFeedReader {
             title = container.lenient(String.self, .title)
             homePageURL = container.lenient(String.self, .homePageURL)
             nextURL = container.lenient(String.self, .nextURL)
+            feedURL = container.lenient(String.self, .feedURL)
             author = container.lenient(Author.self, .author)
             authors = container.lenient([Author].self, .authors)
             items = container.lenient([Lossy<Item>].self, .items)

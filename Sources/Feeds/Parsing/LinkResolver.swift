@@ -14,6 +14,16 @@ enum LinkResolver {
         return url?.absoluteURL.absoluteString
     }
 
+    /// `link` resolved against `base` when the result is an `http`, `https` or `ftp` URL: what
+    /// an entry, a site, a feed or an enclosure may link to. A `javascript:` or `data:` link a
+    /// feed sends is no link at all.
+    static func link(_ link: String, against base: URL?) -> String? {
+        guard let resolved = resolve(link, against: base), let scheme = URL(string: resolved)?.scheme?.lowercased(),
+            ["http", "https", "ftp"].contains(scheme)
+        else { return nil }
+        return resolved
+    }
+
     /// `link` resolved against `base` as a URL, for use as the base of what is inside it.
     static func url(_ link: String?, against base: URL?) -> URL? {
         guard let link, let resolved = resolve(link, against: base) else { return base }

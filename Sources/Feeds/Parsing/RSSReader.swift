@@ -21,9 +21,11 @@ enum RSSReader {
                 $0.isEmpty ? nil : $0
             },
             siteURL: channel?.child("link", in: XMLNamespace.rss)?.trimmedText.flatMap {
-                LinkResolver.resolve($0, against: base)
+                LinkResolver.link($0, against: base)
             },
-            entries: EntryIdentity.disambiguated(entries))
+            entries: EntryIdentity.disambiguated(entries),
+            feedURL: channel?.children("link", in: XMLNamespace.atom).first { $0.attribute("rel") == "self" }?
+                .attribute("href").flatMap { LinkResolver.link($0, against: base) })
     }
 
     static func entry(_ item: XMLNode, base channelBase: URL?, kind: FeedKind) -> EntryDocument {
@@ -31,20 +33,22 @@ enum RSSReader {
         let guid = item.child("guid", in: XMLNamespace.rss)
         let isPermaLink = guid?.attribute("isPermaLink")?.lowercased() != "false"
         var link = item.child("link", in: XMLNamespace.rss)?.trimmedText.flatMap {
-            LinkResolver.resolve($0, against: base)
+            LinkResolver.link($0, against: base)
         }
         if link == nil {
             link = item.children("link", in: XMLNamespace.atom)
                 .first { ($0.attribute("rel") ?? "alternate") == "alternate" }?
-                .attribute("href").flatMap { LinkResolver.resolve($0, against: base) }
+                .attribute("href").flatMap { LinkResolver.link($0, against: base) }
         }
         if link == nil, isPermaLink, let text = guid?.trimmedText, LinkResolver.isWeb(text) {
-            link = LinkResolver.resolve(text, against: base)
+            link = LinkResolver.link(text, against: base)
         }
-        let title = FeedMarkup.title(item.child("title", in: XMLNamespace.rss)?.htmlSource)
-        let linkBase = base
-        let summary = FeedMarkup.html(item.child("description", in: XMLNamespace.rss)?.htmlSource, base: linkBase)
-        let content = FeedMarkup.html(item.child("encoded", in: XMLNamespace.content)?.htmlSource, base: linkBase)
+        let rawTitle = item.child("title", in: XMLNamespace.rss)?.htmlSource
+        let rawSummary = item.child("description", in: XMLNamespace.rss)?.htmlSource
+        let rawContent = item.child("encoded", in: XMLNamespace.content)?.htmlSource
+        let title = FeedMarkup.title(rawTitle)
+        let summary = FeedMarkup.html(rawSummary, base: base)
+        let content = FeedMarkup.html(rawContent, base: base)
         let published = FeedMarkup.date(
             item.child("pubDate", in: XMLNamespace.rss)?.text ?? item.child("date", in: XMLNamespace.dublinCore)?.text
                 ?? item.child("issued", in: XMLNamespace.dublinCoreTerms)?.text)
@@ -66,7 +70,7 @@ enum RSSReader {
         let id = guid?.trimmedText ?? (kind == .rss1 ? item.attribute("about") : nil)
         return EntryDocument(
             identity: EntryIdentity.identity(
-                id: id, link: link, published: published, title: title, content: content ?? summary),
+                id: id, link: link, published: published, title: rawTitle ?? "", content: rawContent ?? rawSummary),
             title: title, link: link, author: author, summary: summary, content: content, published: published,
             updated: updated, enclosures: enclosures)
     }

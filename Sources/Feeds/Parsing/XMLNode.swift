@@ -1,9 +1,5 @@
 import Foundation
 
-#if canImport(FoundationXML)
-    import FoundationXML
-#endif
-
 /// An XML element as the feed parsers read it: a small tree `XMLParser` builds once, so RSS
 /// and Atom are read by walking elements rather than by a state machine per format.
 final class XMLNode {
@@ -103,46 +99,5 @@ final class XMLNode {
             markup += " \(key)=\"\(HTMLSanitizer.escapeAttribute(value))\""
         }
         return markup + ">" + innerMarkup + "</\(name)>"
-    }
-}
-
-/// Builds an `XMLNode` tree with `XMLParser`, recording what a judgement of the document
-/// needs: on Linux `parse()` returns `true` for some broken input, so whether the root
-/// element opened and closed is what tells a whole document from a cut one.
-final class XMLTreeBuilder: NSObject, XMLParserDelegate {
-    private var stack: [XMLNode] = []
-    private(set) var root: XMLNode?
-    private(set) var rootClosed = false
-    /// The line of the first error, as the parser stood when it found it.
-    private(set) var errorLine: Int?
-
-    func parser(_ parser: XMLParser, parseErrorOccurred parseError: any Error) {
-        if errorLine == nil { errorLine = parser.lineNumber }
-    }
-
-    func parser(
-        _ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?, qualifiedName: String?,
-        attributes: [String: String] = [:]
-    ) {
-        let node = XMLNode(name: elementName, namespace: namespaceURI ?? "", attributes: attributes)
-        if let parent = stack.last {
-            parent.append(.element(node))
-        } else if root == nil {
-            root = node
-        }
-        stack.append(node)
-    }
-
-    func parser(_ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?, qualifiedName: String?) {
-        guard stack.popLast() != nil else { return }
-        if stack.isEmpty { rootClosed = true }
-    }
-
-    func parser(_ parser: XMLParser, foundCharacters string: String) {
-        stack.last?.append(.text(string))
-    }
-
-    func parser(_ parser: XMLParser, foundCDATA block: Data) {
-        stack.last?.append(.text(String(decoding: block, as: UTF8.self)))
     }
 }

@@ -14,7 +14,8 @@ import Foundation
 ///   and the named zones UT, UTC, GMT, Z, EST, EDT, CST, CDT, MST, MDT, PST, PDT, AKST, AKDT,
 ///   HST, WET, WEST, BST, CET, CEST, EET, EEST, MSK, JST, AEST, AEDT; an offset after a zero
 ///   zone's name (`GMT-01:01`, `UTC+0200`, as some feeds write it) is that offset (`GMT+1`,
-///   one digit, is not read); a one-digit hour (`6:05:00`).
+///   one digit, is not read); a one-digit hour (`6:05:00`); `Sept`; a trailing comment
+///   (`+0100 (CET)`).
 ///
 /// A date with no zone at all (`2026-11-05T14:30:00`, `2026-11-05`) is read as UTC: the
 /// sender's zone is unknown, and UTC is what such an API almost always means. Anything else
@@ -247,7 +248,7 @@ private struct Scanner {
         let monthName = word()
         guard
             let month = LenientDateParser.months[String(monthName.prefix(3))],
-            monthName.count == 3 || LenientDateParser.fullMonths[month - 1] == monthName
+            monthName.count == 3 || LenientDateParser.fullMonths[month - 1] == monthName || monthName == "sept"
         else { return nil }
         if dashed {
             guard skip(UInt8(ascii: "-")) else { return nil }
@@ -280,6 +281,12 @@ private struct Scanner {
                     offset = extra
                 }
             }
+        }
+        // A trailing RFC 2822 comment, as mail-born feeds write it: `+0100 (CET)`.
+        skipSpaces()
+        if skip(UInt8(ascii: "(")) {
+            while let byte = peek(), byte != UInt8(ascii: ")") { position += 1 }
+            guard skip(UInt8(ascii: ")")) else { return nil }
         }
         return date(year, month, day, hour, minute, second, nanoseconds, offset)
     }
