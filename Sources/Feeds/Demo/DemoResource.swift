@@ -9,6 +9,14 @@ public struct DemoResource: Sendable, Equatable {
     public var lastModified: Date
     /// `ETag`, quoted: a digest of the body, so equal bodies have equal tags.
     public var etag: String
+    /// The status it is answered with: 200, or a failure a test or benchmark asks for (a
+    /// 500, a 429 with `Retry-After` in `headers`); only a 200 is ever a 304.
+    public var status = 200
+    /// Headers sent besides the validators (`Retry-After`).
+    public var headers: [String: String] = [:]
+    /// How long the server takes before it answers: a slow host, to see how many requests
+    /// a client has in flight.
+    public var delay: Duration = .zero
 
     public init(contentType: String, body: Data, lastModified: Date = Date(timeIntervalSince1970: 1_793_889_000)) {
         self.contentType = contentType
@@ -25,6 +33,14 @@ public struct DemoResource: Sendable, Equatable {
 
     public init(contentType: String, text: String, lastModified: Date = Date(timeIntervalSince1970: 1_793_889_000)) {
         self.init(contentType: contentType, body: Data(text.utf8), lastModified: lastModified)
+    }
+
+    /// A failure answer: `status` with a short text body and these headers.
+    public static func failure(_ status: Int, headers: [String: String] = [:]) -> DemoResource {
+        var resource = DemoResource(contentType: "text/plain", text: "HTTP \(status)\n")
+        resource.status = status
+        resource.headers = headers
+        return resource
     }
 
     /// Whether a request's `If-None-Match` (any of its tags, weak or strong, or `*`) or else

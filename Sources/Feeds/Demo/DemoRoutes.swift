@@ -23,6 +23,12 @@ struct DemoRoutes: Sendable {
         guard let resource = resources[request.path] else {
             return .text(404, "Not found: \(request.path)\n")
         }
+        if resource.status != 200 {
+            return HTTPResponse(
+                status: resource.status,
+                headers: [("Content-Type", resource.contentType)] + resource.headers.sorted { $0.key < $1.key },
+                body: resource.body)
+        }
         let validators = [
             ("ETag", resource.etag), ("Last-Modified", HTTPDate.format(resource.lastModified)),
         ]

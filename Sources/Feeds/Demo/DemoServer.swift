@@ -33,11 +33,17 @@ public final class DemoServer: Sendable {
 
     /// Binds to 127.0.0.1 on an ephemeral port and starts answering. `resources` is given the
     /// base URL, so documents can link to the server itself.
+    /// `address` is where it listens: 127.0.0.1, or another address of the loopback range
+    /// (127.0.0.2 is another host to a client, on the same machine).
     public init(
-        bookmarks: [DemoBookmark] = [], token: String? = nil, maxHeadBytes: Int = 16 * 1024,
-        resources: (_ baseURL: URL) -> [String: DemoResource] = { _ in [:] }
+        address: String = "127.0.0.1", bookmarks: [DemoBookmark] = [], token: String? = nil,
+        maxHeadBytes: Int = 16 * 1024, resources: (_ baseURL: URL) -> [String: DemoResource] = { _ in [:] }
     ) throws {
-        let listener = try DemoServer.openListener()
+        var loopback = in_addr()
+        guard inet_pton(AF_INET, address, &loopback) == 1, address.hasPrefix("127.") else {
+            throw DemoServerError("\(address) is not an IPv4 loopback address (127.0.0.0/8)")
+        }
+        let listener = try DemoServer.openListener(on: loopback)
         var address = sockaddr_in()
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         let named = withUnsafeMutablePointer(to: &address) {
@@ -48,7 +54,7 @@ public final class DemoServer: Sendable {
             throw DemoServerError("getsockname failed: errno \(errno)")
         }
         port = UInt16(bigEndian: address.sin_port)
-        baseURL = URL(string: "http://127.0.0.1:\(port)/")!
+        baseURL = URL(string: "http://\(address):\(port)/")!
         let routes = DemoRoutes(resources: resources(baseURL), bookmarks: bookmarks, token: token, baseURL: baseURL)
         core = Core(listener: listener, routes: routes, maxHeadBytes: maxHeadBytes)
         core.start()
@@ -63,7 +69,15 @@ public final class DemoServer: Sendable {
     /// `GET /feed.xml 304`, one line per request answered, in order.
     public var requestLog: [String] { core.log.withLock { $0 } }
 
-    private static func openListener() throws -> Int32 {
+    /// The most requests the server was answering at one time.
+    public var mostAtOnce: Int { core.inFlight.withLock { $0.most } }
+
+    /// Answers `resource` at `path` from now on (`nil`: 404).
+    public func setResource(_ resource: DemoResource?, at path: String) {
+        core.routes.withLock { $0.resources[path] = resource }
+    }
+
+    private static func openListener(on loopback: in_addr) throws -> Int32 {
         #if canImport(Glibc)
             let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         #else
@@ -75,7 +89,7 @@ public final class DemoServer: Sendable {
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = 0
-        address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
+        address.sin_addr = loopback
         let bound = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
                 bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
@@ -84,7 +98,7 @@ public final class DemoServer: Sendable {
         guard bound == 0, listen(fd, 64) == 0 else {
             let code = errno
             close(fd)
-            throw DemoServerError("cannot listen on 127.0.0.1: errno \(code)")
+            throw DemoServerError("cannot listen on the loopback address: errno \(code)")
         }
         return fd
     }
@@ -101,16 +115,18 @@ extension DemoServer {
     /// does not keep the server alive (its `deinit` stops it).
     fileprivate final class Core: Sendable {
         let listener: Int32
-        let routes: DemoRoutes
+        let routes: Mutex<DemoRoutes>
         let maxHeadBytes: Int
         let log = Mutex<[String]>([])
+        /// Requests being answered now, and the most there were at once.
+        let inFlight = Mutex<(now: Int, most: Int)>((0, 0))
         private let stopped = Mutex(false)
         private let acceptorDone = DispatchSemaphore(value: 0)
         private let connections = DispatchGroup()
 
         init(listener: Int32, routes: DemoRoutes, maxHeadBytes: Int) {
             self.listener = listener
-            self.routes = routes
+            self.routes = Mutex(routes)
             self.maxHeadBytes = maxHeadBytes
         }
 
@@ -164,7 +180,21 @@ extension DemoServer {
             switch readHead(client) {
             case .head(let bytes):
                 request = HTTPRequestHead(bytes)
-                response = request.map(routes.respond) ?? .text(400, "Bad request.\n")
+                inFlight.withLock { $0 = ($0.now + 1, max($0.most, $0.now + 1)) }
+                defer { inFlight.withLock { $0.now -= 1 } }
+                if let request {
+                    let (answer, delay) = routes.withLock { routes in
+                        (routes.respond(to: request), routes.resources[request.path]?.delay ?? .zero)
+                    }
+                    if delay > .zero {
+                        Thread.sleep(
+                            forTimeInterval: Double(delay.components.attoseconds) / 1e18
+                                + Double(delay.components.seconds))
+                    }
+                    response = answer
+                } else {
+                    response = .text(400, "Bad request.\n")
+                }
             case .tooLarge:
                 response = .text(431, "Request head larger than \(maxHeadBytes) bytes.\n")
             case .timedOut:
