@@ -44,16 +44,16 @@ public final class DemoServer: Sendable {
             throw DemoServerError("\(address) is not an IPv4 loopback address (127.0.0.0/8)")
         }
         let listener = try DemoServer.openListener(on: loopback)
-        var address = sockaddr_in()
+        var bound = sockaddr_in()
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let named = withUnsafeMutablePointer(to: &address) {
+        let named = withUnsafeMutablePointer(to: &bound) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &length) }
         }
         guard named == 0 else {
             close(listener)
             throw DemoServerError("getsockname failed: errno \(errno)")
         }
-        port = UInt16(bigEndian: address.sin_port)
+        port = UInt16(bigEndian: bound.sin_port)
         baseURL = URL(string: "http://\(address):\(port)/")!
         let routes = DemoRoutes(resources: resources(baseURL), bookmarks: bookmarks, token: token, baseURL: baseURL)
         core = Core(listener: listener, routes: routes, maxHeadBytes: maxHeadBytes)
