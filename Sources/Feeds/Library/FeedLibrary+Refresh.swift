@@ -74,6 +74,7 @@ extension FeedLibrary {
         do {
             response = try await fetcher.get(url, validators: planned.validators.isEmpty ? nil : planned.validators)
         } catch let failure as FetchFailure {
+            if let until = failure.hostWaiting { return await postponed(planned.url, until: until, failure.message) }
             return await failed(planned.url, failure.message, retryAfter: failure.retryAfter)
         } catch {
             return await failed(planned.url, "\(planned.url): \(error)", retryAfter: nil)
@@ -115,6 +116,21 @@ extension FeedLibrary {
         } catch {
             return FeedRefreshResult(url: url, status: .failed, error: "\(message); and recording it failed: \(error)")
         }
+    }
+
+    /// A feed not asked because its host asked to wait: skipped, and left alone until then,
+    /// its failures not counted.
+    private func postponed(_ url: String, until: Date, _ message: String) async -> FeedRefreshResult {
+        do {
+            try await container.performBackgroundTask { context in
+                let feed = try Self.feed(url, in: context)
+                if (feed.nextRefresh ?? .distantPast) < until { feed.nextRefresh = until }
+                try context.save()
+            }
+        } catch {
+            return FeedRefreshResult(url: url, status: .failed, error: "\(message); and recording it failed: \(error)")
+        }
+        return FeedRefreshResult(url: url, status: .skipped, error: message)
     }
 
     static func validators(of feed: Feed) -> HTTPValidators {

@@ -39,12 +39,14 @@ final class FeedFetcher: Sendable {
     /// naming the URL, with the wait the host asked for when it asked.
     func get(_ url: URL, validators: HTTPValidators?) async throws -> RESTResponse {
         let host = url.host?.lowercased() ?? ""
-        if let until = await gate.blocked(host) {
-            throw FetchFailure(
-                message: "\(url.absoluteString): the host asked to wait until \(until.formatted(.iso8601))",
-                retryAfter: until.timeIntervalSinceNow)
-        }
         await gate.enter(host)
+        // Asked once the host's turn came: the request before may have been told to wait.
+        if let until = await gate.blocked(host) {
+            await gate.leave(host)
+            throw FetchFailure(
+                message: "\(url.absoluteString): not asked, its host asked to wait until \(until.formatted(.iso8601))",
+                retryAfter: until.timeIntervalSinceNow, hostWaiting: until)
+        }
         do {
             let response = try await client.get(url.absoluteString, validators: validators)
             await gate.leave(host)
@@ -77,5 +79,8 @@ final class FeedFetcher: Sendable {
 struct FetchFailure: Error, CustomStringConvertible {
     var message: String
     var retryAfter: TimeInterval?
+    /// Set when nothing was sent: another feed's answer from the same host asked to wait
+    /// until then. Not this feed's failure.
+    var hostWaiting: Date? = nil
     var description: String { message }
 }
