@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import Stash
 import Testing
 
 @testable import Feeds
@@ -163,7 +163,7 @@ import Testing
 
 /// Collects what a command writes, for tests.
 final class CollectedOutput: Sendable {
-    private let text = Mutex<(out: String, err: String)>(("", ""))
+    private let text = Locked<(out: String, err: String)>(("", ""))
 
     var standardOutput: String { text.withLock { $0.out } }
     var standardError: String { text.withLock { $0.err } }

@@ -1,6 +1,6 @@
 import Dispatch
 import Foundation
-import Synchronization
+import Stash
 
 #if canImport(Glibc)
     import Glibc
@@ -115,18 +115,18 @@ extension DemoServer {
     /// does not keep the server alive (its `deinit` stops it).
     fileprivate final class Core: Sendable {
         let listener: Int32
-        let routes: Mutex<DemoRoutes>
+        let routes: Locked<DemoRoutes>
         let maxHeadBytes: Int
-        let log = Mutex<[String]>([])
+        let log = Locked<[String]>([])
         /// Requests being answered now, and the most there were at once.
-        let inFlight = Mutex<(now: Int, most: Int)>((0, 0))
-        private let stopped = Mutex(false)
+        let inFlight = Locked<(now: Int, most: Int)>((0, 0))
+        private let stopped = Locked(false)
         private let acceptorDone = DispatchSemaphore(value: 0)
         private let connections = DispatchGroup()
 
         init(listener: Int32, routes: DemoRoutes, maxHeadBytes: Int) {
             self.listener = listener
-            self.routes = Mutex(routes)
+            self.routes = Locked(routes)
             self.maxHeadBytes = maxHeadBytes
         }
 
