@@ -20,8 +20,8 @@ import Testing
         let url = server.baseURL.appendingPathComponent("f.xml").absoluteString
         let added = try await library.add(url)
         #expect(added.entries == 2 && added.unread == 2 && added.title == "Test feed")
-        let two_ = try #require(try await library.entries(EntryQuery()).first { $0.title == "Two" })
-        try await library.mark([two_.id], .read(true))
+        let secondEntry = try #require(try await library.entries(EntryQuery()).first { $0.title == "Two" })
+        try await library.mark([secondEntry.id], .read(true))
 
         server.setResource(TestFeeds.resource(TestFeeds.rss([three, one])), at: "/f.xml")
         let moved = await library.refresh()

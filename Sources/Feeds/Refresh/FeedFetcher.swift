@@ -67,11 +67,11 @@ final class FeedFetcher: Sendable {
 
     /// A `RESTError` as a line: the URL, the status or what failed.
     static func describe(_ error: RESTError, url: URL) -> String {
-        let where_ = (error.url ?? url).absoluteString
+        let location = (error.url ?? url).absoluteString
         if let status = error.status {
-            return "\(where_): HTTP \(status) \(HTTPURLResponse.localizedString(forStatusCode: status))"
+            return "\(location): HTTP \(status) \(HTTPURLResponse.localizedString(forStatusCode: status))"
         }
-        return "\(where_): \(error.message)"
+        return "\(location): \(error.message)"
     }
 }
 
