@@ -79,7 +79,7 @@ extension FeedLibrary {
     static let tagNormalization = AttributeNormalization([.trimmed, .caseFolded, .precomposed])
 
     static func bookmark(_ url: String, in context: ManagedObjectContext) throws -> Bookmark? {
-        let normalized = AttributeNormalization([.trimmed, .urlSchemeAndHost]).normalize(url)
+        let normalized = canonical(url)
         return try context.fetch(FetchDescriptor<Bookmark>(predicate: #Predicate { $0.url == normalized })).first
     }
 

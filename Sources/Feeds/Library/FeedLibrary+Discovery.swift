@@ -10,7 +10,7 @@ extension FeedLibrary {
             return (url, page, try FeedParser.parse(page.body, url: page.url, contentType: page.contentType))
         } catch let failure as FeedParseError {
             guard FeedParser.isHTML(page.body) else {
-                throw FeedsError(.notAFeed, "\(url.absoluteString): \(failure)")
+                throw FeedsError(.notAFeed, "\(failure)")
             }
             let links = FeedDiscovery.feedLinks(inHTML: page.body, baseURL: page.url, contentType: page.contentType)
             var reasons: [String] = []
@@ -20,7 +20,7 @@ extension FeedLibrary {
                     let document = try FeedParser.parse(answer.body, url: answer.url, contentType: answer.contentType)
                     return (link, answer, document)
                 } catch {
-                    reasons.append("\(link.absoluteString): \(error)")
+                    reasons.append("\(error)")
                 }
             }
             if links.isEmpty {

@@ -16,37 +16,44 @@ extension FeedLibrary {
         let feeds = try document.feeds.map { feed in
             (feed, try Self.webURL(feed.url).absoluteString)
         }
-        return try await container.performBackgroundTask { context in
+        return try await writing { context in
+            // What the store has, read once: a fetch per outline in a context holding every
+            // one made so far was quadratic (3,000 feeds: 13.7 s).
+            var folders = Dictionary(
+                try context.fetch(FetchDescriptor<Folder>()).map { ($0.path, $0) },
+                uniquingKeysWith: { first, _ in first })
+            var known = Dictionary(
+                try context.fetch(FetchDescriptor<Feed>()).map { ($0.url, $0) }, uniquingKeysWith: { first, _ in first }
+            )
             var foldersMade = 0
-            var folders: [String: Folder] = [:]
-            func folder(_ path: [String]) throws -> Folder? {
+            func folder(_ path: [String]) -> Folder? {
                 guard !path.isEmpty else { return nil }
                 let key = Self.folderKey(path)
-                if let known = folders[key] { return known }
-                let parent = try folder(Array(path.dropLast()))
-                let found = try context.fetch(FetchDescriptor<Folder>(predicate: #Predicate { $0.path == key })).first
-                let made = found ?? Folder(context: context)
-                if found == nil {
-                    made.path = key
-                    made.title = path[path.count - 1]
-                    made.parent = parent
-                    foldersMade += 1
-                }
+                if let found = folders[key] { return found }
+                let made = Folder(context: context)
+                made.path = key
+                made.title = path[path.count - 1]
+                made.parent = folder(Array(path.dropLast()))
+                foldersMade += 1
                 folders[key] = made
                 return made
             }
-            for path in document.folders { _ = try folder(path) }
+            for path in document.folders { _ = folder(path) }
             var feedsMade = 0
             for (entry, url) in feeds {
-                let writer = DocumentWriter(context: context)
-                let feed = try writer.feed(for: url)
-                if feed.objectID.isTemporary {
+                let canonical = Self.canonical(url)
+                let existing = known[canonical]
+                let feed = existing ?? Feed(context: context)
+                if existing == nil {
+                    feed.url = canonical
+                    feed.title = URL(string: canonical)?.host ?? canonical
+                    known[canonical] = feed
                     feedsMade += 1
                     let title = entry.title.trimmingCharacters(in: .whitespacesAndNewlines)
                     if !title.isEmpty { feed.title = title }
                     if let site = entry.siteURL, !site.isEmpty { feed.siteURL = site }
                 }
-                let target = try folder(entry.folderPath)
+                let target = folder(entry.folderPath)
                 if feed.folder !== target { feed.folder = target }
             }
             try context.save()

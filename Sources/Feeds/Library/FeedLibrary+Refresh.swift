@@ -89,7 +89,7 @@ extension FeedLibrary {
                 return FeedRefreshResult(url: planned.url, status: .notModified)
             }
             let document = try FeedParser.parse(response.body, url: response.url, contentType: response.contentType)
-            let (new, updated) = try await container.performBackgroundTask { context in
+            let (new, updated) = try await writing { context in
                 let feed = try Self.feed(planned.url, in: context)
                 let counts = try DocumentWriter(context: context).write(
                     document, to: feed, validators: response.validators)

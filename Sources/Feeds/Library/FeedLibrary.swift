@@ -23,7 +23,7 @@ public final class FeedLibrary: Sendable {
     public func add(_ url: String) async throws -> FeedSummary {
         let address = try Self.webURL(url)
         let (feedURL, response, document) = try await discover(address)
-        return try await container.performBackgroundTask { context in
+        return try await writing { context in
             let writer = DocumentWriter(context: context)
             let feed = try writer.feed(for: feedURL.absoluteString)
             _ = try writer.write(document, to: feed, validators: response.validators)
@@ -61,9 +61,18 @@ public final class FeedLibrary: Sendable {
         return url
     }
 
-    /// The subscription to `url` (scheme and host in any case), or `notFound`.
+    /// A URL as the store keeps it: as Foundation writes it once parsed (a non-ASCII path
+    /// percent-encoded), scheme and host in lower case; text that is no URL as it is.
+    static func canonical(_ url: String) -> String {
+        let trimmed = url.trimmingCharacters(in: .whitespacesAndNewlines)
+        let written = URL(string: trimmed)?.absoluteString ?? trimmed
+        return AttributeNormalization([.trimmed, .urlSchemeAndHost]).normalize(written)
+    }
+
+    /// The subscription to `url` (scheme and host in any case, as typed or as stored), or
+    /// `notFound`.
     static func feed(_ url: String, in context: ManagedObjectContext) throws -> Feed {
-        let normalized = AttributeNormalization([.trimmed, .urlSchemeAndHost]).normalize(url)
+        let normalized = canonical(url)
         guard let feed = try context.fetch(FetchDescriptor<Feed>(predicate: #Predicate { $0.url == normalized })).first
         else { throw FeedsError(.notFound, "\(url): no such feed (feeds list shows them)") }
         return feed

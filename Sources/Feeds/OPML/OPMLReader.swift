@@ -17,6 +17,10 @@ final class OPMLReader: NSObject, XMLParserDelegate {
     private var rootClosed = false
     private var failure: String?
 
+    /// How deep elements may nest: folders within folders a person made, not 100,000 levels
+    /// (which overflowed the stack when the outline tree was walked and freed).
+    static let maximumDepth = 64
+
     static func read(_ data: Data) throws -> OPMLDocument {
         guard data.contains(where: { !($0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09) }) else {
             throw OPMLError("not an OPML document: it is empty")
@@ -62,6 +66,12 @@ final class OPMLReader: NSObject, XMLParserDelegate {
                 parser.abortParsing()
                 return
             }
+        }
+        guard stack.count < Self.maximumDepth else {
+            fail(
+                parser,
+                "not accepted: outlines nested deeper than \(Self.maximumDepth) levels (line \(parser.lineNumber))")
+            return
         }
         stack.append(elementName)
         switch (elementName, stack.count) {

@@ -81,6 +81,12 @@ public enum FeedParser {
         parser.shouldProcessNamespaces = true
         parser.shouldResolveExternalEntities = false
         _ = parser.parse()
+        if builder.tooDeep {
+            throw FeedParseError(
+                url: url, code: .brokenXML,
+                reason: "elements nested deeper than \(XMLTreeBuilder.maximumDepth) levels at line \(parser.lineNumber)"
+            )
+        }
         let error =
             builder.error?.code ?? parser.parserError.map { ($0 as NSError).code }.flatMap { $0 < 200 ? $0 : nil }
         // libxml2's XML_ERR_DOCUMENT_END (5): the input ended inside the root, or has content

@@ -8,7 +8,14 @@ import Foundation
 /// needs: on Linux `parse()` returns `true` for some broken input, so whether the root
 /// element opened and closed is what tells a whole document from a cut one.
 final class XMLTreeBuilder: NSObject, XMLParserDelegate {
+    /// How deep elements may nest. Real feeds nest a dozen levels (HTML left unescaped in a
+    /// description a few more); a document 100,000 levels deep overflowed the stack when its
+    /// tree was read and freed. Deeper is an error of that one document.
+    static let maximumDepth = 256
+
     private var stack: [XMLNode] = []
+    /// Set when the document nested deeper than `maximumDepth`: parsing stopped there.
+    private(set) var tooDeep = false
     private(set) var root: XMLNode?
     private(set) var rootClosed = false
     /// The first error that breaks the document (libxml2's code), and its line.
@@ -26,6 +33,11 @@ final class XMLTreeBuilder: NSObject, XMLParserDelegate {
         _ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?, qualifiedName: String?,
         attributes: [String: String] = [:]
     ) {
+        guard stack.count < Self.maximumDepth else {
+            tooDeep = true
+            parser.abortParsing()
+            return
+        }
         let node = XMLNode(name: elementName, namespace: namespaceURI ?? "", attributes: attributes)
         if let parent = stack.last {
             parent.append(.element(node))
@@ -36,7 +48,7 @@ final class XMLTreeBuilder: NSObject, XMLParserDelegate {
     }
 
     func parser(_ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?, qualifiedName: String?) {
-        guard stack.popLast() != nil else { return }
+        guard !tooDeep, stack.popLast() != nil else { return }
         if stack.isEmpty { rootClosed = true }
     }
 

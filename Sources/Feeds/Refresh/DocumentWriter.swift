@@ -10,7 +10,7 @@ struct DocumentWriter {
 
     /// The feed of `url`, made when the store has none.
     func feed(for url: String) throws -> Feed {
-        let normalized = AttributeNormalization([.trimmed, .urlSchemeAndHost]).normalize(url)
+        let normalized = FeedLibrary.canonical(url)
         if let feed = try context.fetch(FetchDescriptor<Feed>(predicate: #Predicate { $0.url == normalized })).first {
             return feed
         }
@@ -25,7 +25,7 @@ struct DocumentWriter {
     func write(
         _ document: FeedDocument, to feed: Feed, validators: HTTPValidators, now: Date = Date()
     ) throws -> (new: Int, updated: Int) {
-        if let title = document.title, !title.isEmpty, feed.title != title { feed.title = title }
+        if let title = document.title.map(Entry.printable), !title.isEmpty, feed.title != title { feed.title = title }
         if feed.siteURL != document.siteURL, document.siteURL != nil { feed.siteURL = document.siteURL }
         if feed.kind != document.kind.rawValue { feed.kind = document.kind.rawValue }
         let identities = document.entries.map(\.identity)

@@ -10,16 +10,34 @@ extension Entry {
             self[keyPath: keyPath] = value
             changed = true
         }
-        update(\.title, document.title)
+        update(\.title, Self.printable(document.title))
         update(\.link, document.link)
-        update(\.author, document.author)
-        update(\.summary, document.summary)
-        update(\.content, document.content)
+        update(\.author, document.author.map(Self.printable))
+        update(\.summary, document.summary.map(Self.printable))
+        update(\.content, document.content.map(Self.printable))
         update(\.published, document.published)
         update(\.updated, document.updated)
         update(\.enclosures, document.enclosures)
-        update(\.text, Self.searchText(summary: document.summary, content: document.content))
+        update(\.text, Self.searchText(summary: summary, content: content))
         return changed
+    }
+
+    /// `text` without control characters other than tab and line breaks: a feed's terminal
+    /// escapes (clear screen, a window title) never reach the store, so no reader of it
+    /// prints them.
+    static func printable(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: isDropped) else { return text }
+        var scalars = String.UnicodeScalarView()
+        scalars.append(contentsOf: text.unicodeScalars.lazy.filter { !isDropped($0) })
+        return String(scalars)
+    }
+
+    private static func isDropped(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0x09, 0x0A, 0x0D: false
+        case 0x00...0x1F, 0x7F...0x9F: true
+        default: false
+        }
     }
 
     /// What search reads: the summary's and content's text, each once.
