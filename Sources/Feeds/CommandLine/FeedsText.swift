@@ -10,6 +10,19 @@ public enum FeedsText {
         return String(date.formatted(style).prefix(16))
     }
 
+    /// `text` without control characters (C0, DEL, C1) but newline and tab: safe to write to
+    /// a terminal whatever a feed put in it.
+    public static func terminalSafe(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: isUnsafe) else { return text }
+        var safe = String.UnicodeScalarView()
+        safe.append(contentsOf: text.unicodeScalars.lazy.filter { !isUnsafe($0) })
+        return String(safe)
+    }
+
+    private static func isUnsafe(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.properties.generalCategory == .control && scalar != "\n" && scalar != "\t"
+    }
+
     public static func added(_ feed: FeedSummary) -> String {
         "Added \(quoted(feed.title)) (\(count(feed.entries, "entry", "entries"))): \(feed.url)\n"
     }
