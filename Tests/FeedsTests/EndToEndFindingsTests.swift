@@ -1,0 +1,92 @@
+import Feeds
+import Foundation
+import Testing
+
+/// Attacks on the built `feeds` that found bugs in the library (Sources/Feeds/Library,
+/// Parsing): each test fails until its bug is fixed. Kept apart so the failures are easy to
+/// see; once fixed, a test moves beside its topic.
+@Suite(.enabled(if: FeedsBinary.url != nil, "the feeds binary is built")) struct EndToEndFindingsTests {
+    typealias Item = EndToEndDocuments.Item
+
+    /// `bookmark add` stores the URL as Foundation's `URL` writes it (host in punycode, path
+    /// percent-encoded), but `bookmark remove` looks the text up as typed, only trimmed and
+    /// with scheme and host lowered: the URL that made a bookmark cannot remove it.
+    @Test(arguments: [
+        "https://ÉCOLE.example/a", "https://x.example/café", "https://x.example/a b", "https://ｘ.example/",
+    ])
+    func aBookmarkIsRemovedByTheURLThatAddedIt(_ url: String) throws {
+        let store = try EndToEndStore()
+        defer { store.remove() }
+        let added = try store.run(["bookmark", "add", url])
+        #expect(added.status == 0, "\(added.standardError)")
+        let removed = try store.run(["bookmark", "remove", url])
+        #expect(removed.status == 0, "\(removed.standardError)")
+        #expect(try store.count("SELECT count(*) FROM Bookmark") == 0)
+    }
+
+    /// The same for feeds: `add` stores `URL.absoluteString` (`/flux/caf%C3%A9.xml`), while
+    /// `entries --feed`, `read --feed`, `refresh URL` and `remove` look up the text as typed.
+    @Test func aFeedWithANonASCIIPathIsNamedByTheURLThatAddedIt() throws {
+        let rss = EndToEndDocuments.rss(
+            title: "Café", items: [Item(id: "c1", title: "Crème", date: "2026-11-01T00:00:00Z", html: "<p>x</p>")])
+        let server = try DemoServer { _ in
+            ["/flux/caf%C3%A9.xml": DemoResource(contentType: "application/rss+xml", text: rss)]
+        }
+        defer { server.stop() }
+        let store = try EndToEndStore()
+        defer { store.remove() }
+        let url = server.baseURL.absoluteString + "flux/café.xml"
+        let added = try store.run(["add", url])
+        try #require(added.status == 0, "\(added.standardError)")
+
+        for arguments in [["entries", "--feed", url], ["read", "--feed", url], ["refresh", url], ["remove", url]] {
+            let result = try store.run(arguments)
+            #expect(result.status == 0, "\(arguments[0]): \(result.standardError)")
+        }
+        #expect(try store.count("SELECT count(*) FROM Feed") == 0)
+    }
+
+    /// A JSON Feed can carry any control character (`\u001b`); the issue says control
+    /// bytes are dropped. The feed title's are, but not the entry title's, text's or
+    /// author's: the store keeps ESC [2J (clear screen) and OSC sequences (set the window
+    /// title), for any other reader of the store to print.
+    @Test func controlCharactersFromAFeedAreNotStored() throws {
+        let (server, store) = try EndToEndHostileFeeds.controlCharacters()
+        defer {
+            server.stop()
+            store.remove()
+        }
+        let stored = try store.sql(
+            "SELECT title || coalesce(author, '') || text || coalesce(content, '') || coalesce(summary, '') FROM Entry")
+        #expect(stored.contains("Eve"))
+        #expect(!stored.contains("\u{1B}"), "ESC stored")
+        #expect(!stored.contains("\u{07}"), "BEL stored")
+    }
+}
+
+/// Feeds that attack whoever prints them.
+enum EndToEndHostileFeeds {
+    /// A store subscribed to a JSON Feed whose title, entry title, text and author carry
+    /// terminal escapes (ESC [31m, ESC [2J clear screen, ESC ] 0; OSC window title, BEL).
+    static func controlCharacters() throws -> (DemoServer, EndToEndStore) {
+        let items: [[String: Any]] = [
+            [
+                "id": "1", "title": "Red \u{1B}[31mALERT\u{1B}[0m", "url": "https://x.example/1",
+                "content_html": "<p>body \u{1B}]0;owned\u{07} text\r\u{9B}2J</p>",
+                "date_published": "2026-11-01T00:00:00Z",
+                "authors": [["name": "Eve\u{1B}[2J\u{1B}]0;owned\u{07}"]],
+            ]
+        ]
+        let feed: [String: Any] = [
+            "version": "https://jsonfeed.org/version/1.1", "title": "Evil\u{1B}]0;pwned\u{07} feed", "items": items,
+        ]
+        let json = String(decoding: try JSONSerialization.data(withJSONObject: feed), as: UTF8.self)
+        let server = try DemoServer { _ in
+            ["/evil.json": DemoResource(contentType: "application/feed+json", text: json)]
+        }
+        let store = try EndToEndStore()
+        let added = try store.run(["add", server.baseURL.absoluteString + "evil.json"])
+        try #require(added.status == 0, "\(added.standardError)")
+        return (server, store)
+    }
+}
