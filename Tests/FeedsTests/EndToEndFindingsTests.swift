@@ -46,6 +46,49 @@ import Testing
         #expect(try store.count("SELECT count(*) FROM Feed") == 0)
     }
 
+    /// A host that answers 429 with `Retry-After` is asked nothing more until then: not for
+    /// its other feeds in the same refresh, nor in the next `feeds` process. Another host is
+    /// refreshed as usual. Fails: in the same refresh Beta is still requested after Alpha's
+    /// 429, because `FeedFetcher.get` asks `HostGate.blocked` before it waits its turn in
+    /// `enter`, and not again once the turn comes (the next process is fine: both feeds are
+    /// backed off).
+    @Test func retryAfterKeepsEveryFeedOfTheHostWaiting() throws {
+        let busy = try DemoServer { _ in
+            [
+                "/alpha.xml": EndToEndRefreshTests.rss("Alpha", [EndToEndRefreshTests.item("a", day: 1)]),
+                "/beta.xml": EndToEndRefreshTests.rss("Beta", [EndToEndRefreshTests.item("b", day: 2)]),
+            ]
+        }
+        defer { busy.stop() }
+        let calm = try DemoServer(address: "127.0.0.2") { _ in
+            ["/gamma.xml": EndToEndRefreshTests.rss("Gamma", [EndToEndRefreshTests.item("g", day: 3)])]
+        }
+        defer { calm.stop() }
+        let store = try EndToEndStore()
+        defer { store.remove() }
+        let alpha = busy.baseURL.absoluteString + "alpha.xml"
+        let beta = busy.baseURL.absoluteString + "beta.xml"
+        let gamma = calm.baseURL.absoluteString + "gamma.xml"
+        for url in [alpha, beta, gamma] { #expect(try store.run(["add", url]).status == 0) }
+
+        busy.setResource(.failure(429, headers: ["Retry-After": "600"]), at: "/alpha.xml")
+        busy.setResource(.failure(429, headers: ["Retry-After": "600"]), at: "/beta.xml")
+        let before = busy.requestLog.count
+        let first = try store.run(["refresh", "--json"])
+        #expect(first.status == 1)
+        let report = try JSONDecoder().decode(RefreshJSON.self, from: Data(first.standardOutput.utf8))
+        #expect(report.status(of: gamma) == "notModified")
+        #expect(report.status(of: alpha) == "failed")
+        // Alpha (first by title) got the 429; Beta's host had asked to wait by then.
+        #expect(Array(busy.requestLog.dropFirst(before)) == ["GET /alpha.xml 429"])
+
+        let afterFirst = busy.requestLog.count
+        let second = try store.run(["refresh", "--json"])
+        #expect(busy.requestLog.count == afterFirst, "\(busy.requestLog)")
+        let again = try JSONDecoder().decode(RefreshJSON.self, from: Data(second.standardOutput.utf8))
+        #expect(again.status(of: gamma) == "notModified")
+    }
+
     /// A JSON Feed can carry any control character (`\u001b`); the issue says control
     /// bytes are dropped. The feed title's are, but not the entry title's, text's or
     /// author's: the store keeps ESC [2J (clear screen) and OSC sequences (set the window
