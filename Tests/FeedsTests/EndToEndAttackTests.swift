@@ -290,4 +290,26 @@ import Testing
         let json = try store.run(["entries", "--json"]).standardOutput
         #expect(!json.unicodeScalars.contains { $0.properties.generalCategory == .control && $0 != "\n" })
     }
+
+    /// `--store` at a file that is not a feeds store (a text file, another program's SQLite
+    /// database, a folder): exit 1 naming it, and the file is left as it was.
+    @Test func aStoreThatIsNotFeedsIsLeftUntouched() throws {
+        let scratch = try EndToEndStore()
+        defer { scratch.remove() }
+        let text = scratch.folder.appendingPathComponent("notes.txt")
+        try Data("precious\n".utf8).write(to: text)
+        let foreign = scratch.folder.appendingPathComponent("accounts.db")
+        _ = try EndToEndStore.sqlite(
+            foreign.path,
+            "CREATE TABLE Accounts (id INTEGER PRIMARY KEY, name TEXT); INSERT INTO Accounts VALUES (1, 'ada')")
+        for path in [text.path, foreign.path, scratch.folder.path] {
+            let result = try FeedsBinary.run(["--store", path, "bookmark", "add", "https://a.example/"])
+            #expect(result.status == 1, "\(path)")
+            #expect(
+                result.standardError.hasPrefix("feeds: cannot open the store at \(path)"), "\(result.standardError)")
+        }
+        #expect(try String(contentsOf: text, encoding: .utf8) == "precious\n")
+        #expect(try EndToEndStore.sqlite(foreign.path, ".tables") == "Accounts")
+        #expect(try EndToEndStore.sqlite(foreign.path, "SELECT name FROM Accounts") == "ada")
+    }
 }
