@@ -101,6 +101,20 @@ final class RunningFeeds {
     /// SIGKILL: no handler, no cleanup, as a power cut or the OOM killer does it.
     func killHard() { _ = kill(process.processIdentifier, SIGKILL) }
 
+    /// Waits for the end, at most `seconds`: a run still going then is killed and recorded
+    /// as an issue (a hang must fail the test, not stall the suite).
+    func finish(within seconds: Double) throws -> (
+        status: Int32, reason: Process.TerminationReason, standardOutput: String, standardError: String
+    ) {
+        let deadline = Date().addingTimeInterval(seconds)
+        while process.isRunning, Date() < deadline { usleep(5_000) }
+        if process.isRunning {
+            killHard()
+            Issue.record("feeds \(process.arguments?.joined(separator: " ") ?? "") still ran after \(seconds) s")
+        }
+        return try finish()
+    }
+
     /// Waits for the end; answers the status (or the signal) and the output.
     func finish() throws -> (
         status: Int32, reason: Process.TerminationReason, standardOutput: String, standardError: String
