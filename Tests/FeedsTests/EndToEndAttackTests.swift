@@ -63,6 +63,7 @@ import Testing
             }
         }
         #expect(try store.sql("PRAGMA integrity_check") == "ok")
+        #expect(try store.sql("PRAGMA foreign_key_check") == "")
         #expect(try store.duplicateEntries() == 0)
         #expect(try store.count("SELECT count(*) FROM Entry") == 6 * 15)
         #expect(try store.count("SELECT count(*) FROM Feed") == 6)
@@ -92,6 +93,7 @@ import Testing
         #expect(server.requestLog.count < feeds, "\(server.requestLog)")
 
         #expect(try store.sql("PRAGMA integrity_check") == "ok")
+        #expect(try store.sql("PRAGMA foreign_key_check") == "")
         let partial = try store.sql(
             """
             SELECT group_concat(url || '=' || n) FROM (SELECT f.url AS url, count(e._pk) AS n FROM Feed f
@@ -311,5 +313,30 @@ import Testing
         #expect(try String(contentsOf: text, encoding: .utf8) == "precious\n")
         #expect(try EndToEndStore.sqlite(foreign.path, ".tables") == "Accounts")
         #expect(try EndToEndStore.sqlite(foreign.path, "SELECT name FROM Accounts") == "ada")
+    }
+
+    /// `feeds remove` while a refresh is fetching that feed: the feed is not brought back,
+    /// no entry is left without its feed, and the refresh ends with a status, not a crash.
+    @Test func aFeedRemovedDuringARefreshStaysRemoved() throws {
+        let server = try Self.server(feeds: 2, entries: 5, delay: .milliseconds(400))
+        defer { server.stop() }
+        let store = try EndToEndStore()
+        defer { store.remove() }
+        try Self.subscribe(store, to: server, feeds: 2)
+        let url = server.baseURL.absoluteString + "f0.xml"
+
+        let refresh = try store.start(["refresh", "--json"])
+        usleep(150_000)
+        let removed = try store.run(["remove", url])
+        #expect(removed.status == 0, "\(removed.standardError)")
+        let run = try refresh.finish(within: 20)
+        #expect(run.reason == .exit)
+        #expect(run.status == 0 || run.status == 1, "\(run.standardError)")
+
+        #expect(try store.sql("SELECT url FROM Feed") == server.baseURL.absoluteString + "f1.xml")
+        #expect(
+            try store.count("SELECT count(*) FROM Entry WHERE feed IS NULL OR feed NOT IN (SELECT _pk FROM Feed)") == 0)
+        #expect(try store.sql("PRAGMA foreign_key_check") == "")
+        #expect(try store.count("SELECT count(*) FROM Entry") == 5)
     }
 }

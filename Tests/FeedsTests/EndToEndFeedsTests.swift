@@ -202,4 +202,81 @@ import Testing
         #expect(again.standardError.contains(url))
         #expect(try store.run(["list", "--json"]).standardOutput == "[]\n")
     }
+
+    /// How servers really send feeds: the wrong content type, UTF-16 with a BOM, Latin-1
+    /// named only by the HTTP header (which beats the XML declaration), a bare `&` and HTML
+    /// entities. Each is detected from its content and added with its title whole.
+    @Test(arguments: [
+        "rss as text/html", "atom as octet-stream", "json feed as text/plain", "utf-16 with a bom",
+        "latin-1 named by the header", "bare ampersand and html entities",
+    ])
+    func feedsAreReadFromTheirContentWhateverTheServerSays(_ kind: String) throws {
+        let items = [Item(id: "e1", title: "Crème brûlée", date: "2026-11-01T00:00:00Z", html: "<p>Dessert.</p>")]
+        let rss = EndToEndDocuments.rss(title: "Café Crème", items: items)
+        let (contentType, body): (String, Data) =
+            switch kind {
+            case "rss as text/html": ("text/html; charset=utf-8", Data(rss.utf8))
+            case "atom as octet-stream":
+                ("application/octet-stream", Data(EndToEndDocuments.atom(title: "Café Crème", items: items).utf8))
+            case "json feed as text/plain":
+                ("text/plain", Data(try EndToEndDocuments.jsonFeed(title: "Café Crème", items: items).utf8))
+            case "utf-16 with a bom":
+                (
+                    "application/xml",
+                    Data([0xFF, 0xFE])
+                        + rss.replacingOccurrences(of: "encoding=\"UTF-8\"", with: "encoding=\"UTF-16\"").data(
+                            using: .utf16LittleEndian)!
+                )
+            case "latin-1 named by the header":
+                ("application/rss+xml; charset=ISO-8859-1", rss.data(using: .isoLatin1)!)
+            default:
+                (
+                    "application/rss+xml",
+                    Data(
+                        rss.replacingOccurrences(
+                            of: "<title>Café Crème</title>", with: "<title>Café & Crème&nbsp;&eacute;</title>"
+                        )
+                        .utf8)
+                )
+            }
+        let server = try DemoServer { _ in ["/feed": DemoResource(contentType: contentType, body: body)] }
+        defer { server.stop() }
+        let store = try EndToEndStore()
+        defer { store.remove() }
+        let result = try store.run(["add", server.baseURL.absoluteString + "feed"])
+        #expect(result.status == 0, "\(kind): \(result.standardError)")
+        // A no-break space in a title is a space: titles are one line of plain text.
+        let title = kind == "bare ampersand and html entities" ? "Café & Crème é" : "Café Crème"
+        #expect(try store.json([ListedFeed].self, ["list"]).map(\.title) == [title], "\(kind)")
+        #expect(try store.json([ListedEntry].self, ["entries"]).map(\.title) == ["Crème brûlée"], "\(kind)")
+    }
+
+    /// An entry's id is its row id, never reused: once a feed is removed and added again, the
+    /// old ids name nothing (a script holding one never marks another entry).
+    @Test func entryIdsAreNeverReused() throws {
+        let server = try DemoServer { _ in
+            [
+                "/feed.xml": DemoResource(
+                    contentType: "application/rss+xml",
+                    text: EndToEndDocuments.rss(title: "Harbour Notes", items: Self.harbourItems))
+            ]
+        }
+        defer { server.stop() }
+        let store = try EndToEndStore()
+        defer { store.remove() }
+        let url = server.baseURL.absoluteString + "feed.xml"
+        #expect(try store.run(["add", url]).status == 0)
+        let old = try store.json([ListedEntry].self, ["entries"]).map(\.id)
+        #expect(try store.run(["remove", url]).status == 0)
+        #expect(try store.run(["add", url]).status == 0)
+        let new = try store.json([ListedEntry].self, ["entries"]).map(\.id)
+        #expect(new.count == 3)
+        #expect(Set(old).isDisjoint(with: new))
+        for id in old {
+            let result = try store.run(["read", String(id)])
+            #expect(result.status == 1)
+            #expect(result.standardError.contains(String(id)))
+        }
+        #expect(try store.json([ListedFeed].self, ["list"]).map(\.unread) == [3])
+    }
 }
