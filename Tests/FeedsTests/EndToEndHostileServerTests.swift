@@ -106,6 +106,8 @@ import Testing
         #expect(try store.run(["add", url]).status == 0)
         #expect(try store.count("SELECT count(*) FROM Entry") == 3)
         #expect(try store.run(["read", "--feed", url]).status == 0)
+        let two = try #require(try store.json([ListedEntry].self, ["entries"]).first { $0.title == "Two" }?.id)
+        #expect(try store.run(["delete", String(two)]).status == 0)
 
         let moved = items.map {
             Item(id: $0.id.replacingOccurrences(of: "http:", with: "https:"), title: $0.title, date: $0.date)
@@ -116,6 +118,8 @@ import Testing
         #expect(try store.count("SELECT count(*) FROM Entry") == 3)
         #expect(try store.json([ListedFeed].self, ["list"]).map(\.unread) == [0])
         #expect(try store.duplicateEntries() == 0)
+        // The deleted one, its id now https, stays deleted.
+        #expect(try store.json([ListedEntry].self, ["entries"]).map(\.title).sorted() == ["One", "One again"])
 
         let undated = EndToEndDocuments.rss(title: "Ids", items: moved).replacingOccurrences(
             of: "</channel>",
