@@ -99,7 +99,7 @@ import Testing
     /// Stash's save (composite unique matching after the parent was matched), not the app.
     @Test func concurrentAddsOfOneFeedAllSucceed() throws {
         // A race: a few rounds, each answered a little slower, so that one of them hits it.
-        let delays = [0, 10, 20, 40]
+        let delays = [0, 10, 30]
         let server = try DemoServer { _ in
             var resources: [String: DemoResource] = [:]
             for (round, delay) in delays.enumerated() {
@@ -136,15 +136,13 @@ import Testing
         let store = try EndToEndStore()
         defer { store.remove() }
         #expect(try store.run(["list"]).status == 0)
-        for round in 1...2 {
-            let url = "https://same\(round).example/"
-            let runs = try (1...6).map { try store.start(["bookmark", "add", url, "--tag", "t\($0)"]) }.map {
-                try $0.finish()
-            }
-            #expect(runs.allSatisfy { $0.status == 0 }, "\(runs.map(\.standardError))")
-            let tags = try store.json([ListedBookmark].self, ["bookmarks"]).first { $0.url == url }?.tags
-            #expect(tags == ["t1", "t2", "t3", "t4", "t5", "t6"], "round \(round)")
+        let url = "https://same.example/"
+        let runs = try (1...6).map { try store.start(["bookmark", "add", url, "--tag", "t\($0)"]) }.map {
+            try $0.finish()
         }
+        #expect(runs.allSatisfy { $0.status == 0 }, "\(runs.map(\.standardError))")
+        #expect(
+            try store.json([ListedBookmark].self, ["bookmarks"]).map(\.tags) == [["t1", "t2", "t3", "t4", "t5", "t6"]])
     }
 
     /// A feed whose description nests 100,000 elements (well-formed XML, 1.1 MB): one bad
