@@ -339,4 +339,30 @@ import Testing
         #expect(try store.sql("PRAGMA foreign_key_check") == "")
         #expect(try store.count("SELECT count(*) FROM Entry") == 5)
     }
+
+    /// A title or an author that holds line breaks cannot print a line of its own: no fake
+    /// row in `entries`, no fake field in `show`.
+    @Test func lineBreaksFromAFeedCannotForgeRowsOrFields() throws {
+        let item: [String: Any] = [
+            "id": "1", "title": "Real one\n   99  2026-11-01 10:00  N   Fake entry", "content_html": "<p>x</p>",
+            "date_published": "2026-11-01T00:00:00Z", "authors": [["name": "Eve\r\nFeed:      https://evil.example/"]],
+        ]
+        let feed: [String: Any] = ["version": "https://jsonfeed.org/version/1.1", "title": "Lines", "items": [item]]
+        let json = String(decoding: try JSONSerialization.data(withJSONObject: feed), as: UTF8.self)
+        let server = try DemoServer { _ in
+            ["/lines.json": DemoResource(contentType: "application/feed+json", text: json)]
+        }
+        defer { server.stop() }
+        let store = try EndToEndStore()
+        defer { store.remove() }
+        let url = server.baseURL.absoluteString + "lines.json"
+        #expect(try store.run(["add", url]).status == 0)
+        let id = try #require(try store.json([ListedEntry].self, ["entries"]).first?.id)
+
+        let entries = try store.run(["entries"]).standardOutput
+        #expect(entries.split(separator: "\n").count == 1, "\(entries)")
+        let shown = try store.run(["show", String(id)]).standardOutput
+        #expect(shown.split(separator: "\n").filter { $0.hasPrefix("Feed:") } == ["Feed:      \(url)"], "\(shown)")
+        #expect(shown.contains("Author:    Eve Feed:      https://evil.example/\n"))
+    }
 }

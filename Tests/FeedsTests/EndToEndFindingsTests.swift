@@ -264,6 +264,29 @@ import Testing
         #expect(try store.count("SELECT count(*) FROM Bookmark WHERE url = 'https://example.com/x'") <= 1)
     }
 
+    /// An author is a name: one line, as titles are (a title's line breaks become spaces).
+    /// Fails: a JSON Feed author "Eve\r\nFeed: https://evil.example/" is stored with its line
+    /// break (JSONFeedReader keeps `name` as sent); `feeds show` no longer prints it as a
+    /// second line (FeedsText.oneLine), but every other reader of the store would.
+    @Test func anAuthorIsStoredOnOneLine() throws {
+        let item: [String: Any] = [
+            "id": "1", "title": "T", "content_html": "<p>x</p>", "date_published": "2026-11-01T00:00:00Z",
+            "authors": [["name": "Eve\r\nFeed:      https://evil.example/"]],
+        ]
+        let feed: [String: Any] = ["version": "https://jsonfeed.org/version/1.1", "title": "Lines", "items": [item]]
+        let json = String(decoding: try JSONSerialization.data(withJSONObject: feed), as: UTF8.self)
+        let server = try DemoServer { _ in
+            ["/lines.json": DemoResource(contentType: "application/feed+json", text: json)]
+        }
+        defer { server.stop() }
+        let store = try EndToEndStore()
+        defer { store.remove() }
+        #expect(try store.run(["add", server.baseURL.absoluteString + "lines.json"]).status == 0)
+        #expect(
+            try store.count(
+                "SELECT count(*) FROM Entry WHERE instr(author, char(10)) > 0 OR instr(author, char(13)) > 0") == 0)
+    }
+
     /// A JSON Feed can carry any control character (`\u001b`); the issue says control
     /// bytes are dropped. The feed title's are, but not the entry title's, text's or
     /// author's: the store keeps ESC [2J (clear screen) and OSC sequences (set the window
