@@ -159,6 +159,10 @@ import Testing
             ).status == 0)
         #expect(
             try bookmarks(in: option) == "https://a.example/ https://b.example/ https://c.example/ https://d.example/")
+        // A path with spaces and non-ASCII letters, in a folder not made yet.
+        let odd = folder.appendingPathComponent("my stores/ünïcode ☃/feeds.sqlite").path
+        #expect(try FeedsBinary.run(["bookmark", "add", "https://h.example/", "--store", odd]).status == 0)
+        #expect(try bookmarks(in: odd) == "https://h.example/")
 
         #expect(
             try FeedsBinary.run(

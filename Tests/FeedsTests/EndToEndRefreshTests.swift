@@ -171,4 +171,45 @@ import Testing
         #expect(result.status == 1)
         #expect(result.standardError.contains(url))
     }
+
+    /// On a terminal a progress line is drawn (and wiped before the summary); piped, stderr
+    /// stays empty. The terminal is a pseudo-terminal from util-linux's `script`.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/script")))
+    func aProgressLineOnATerminalOnlyNoneWhenPiped() throws {
+        let server = try DemoServer { _ in
+            [
+                "/one.xml": Self.rss("One", [Self.item("one", day: 1)]),
+                "/two.xml": Self.rss("Two", [Self.item("two", day: 2)]),
+            ]
+        }
+        defer { server.stop() }
+        let store = try EndToEndStore()
+        defer { store.remove() }
+        let one = server.baseURL.absoluteString + "one.xml"
+        let two = server.baseURL.absoluteString + "two.xml"
+        for url in [one, two] { #expect(try store.run(["add", url]).status == 0) }
+
+        let piped = try store.run(["refresh"])
+        #expect(piped.status == 0)
+        #expect(piped.standardError == "")
+        #expect(piped.standardOutput == "Refreshed 2 feeds: 0 new entries, 0 updated, 2 not modified, 0 failed\n")
+
+        let binary = try #require(FeedsBinary.url)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
+        process.arguments = ["-qec", "'\(binary.path)' refresh", "/dev/null"]
+        var environment = ProcessInfo.processInfo.environment
+        environment["FEEDS_STORE"] = store.path
+        process.environment = environment
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let terminal = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        #expect(terminal.contains("\r\u{1B}[K[1/2] "), "\(terminal.debugDescription)")
+        #expect(terminal.contains("\r\u{1B}[K[2/2] "))
+        #expect(terminal.contains("\r\u{1B}[KRefreshed 2 feeds: 0 new entries, 0 updated, 2 not modified, 0 failed"))
+    }
 }
