@@ -9,7 +9,7 @@ import Testing
         defer { store.remove() }
         let added = try store.run([
             "bookmark", "add", "https://Harbour.Example/Tides", "--tag", "Swift", "--tag", "swift", "--note",
-            "read twice",
+            "read \"twice\"\nthen\tshare \\ é",
         ])
         #expect(added.status == 0, "\(added.standardError)")
         #expect(added.standardOutput == "Bookmarked https://harbour.example/Tides #swift\n")
@@ -29,7 +29,7 @@ import Testing
         let swift = try JSONDecoder().decode([ListedBookmark].self, from: Data(result.standardOutput.utf8))
         #expect(swift.map(\.url) == ["https://harbour.example/Tides"])
         #expect(swift.map(\.tags) == [["linux", "swift"]])
-        #expect(swift.map(\.note) == ["read twice"])
+        #expect(swift.map(\.note) == ["read \"twice\"\nthen\tshare \\ é"])
         let created = try #require(swift.first?.created)
         let date = try #require(try? Date(created, strategy: .iso8601), "\(created)")
         #expect(abs(date.timeIntervalSinceNow) < 120)
@@ -106,7 +106,7 @@ import Testing
                 <outline text="Swift &amp; more">
                   <outline type="rss" text="Swift Notes" title="Swift Notes" xmlUrl="https://swiftnotes.example/feed.xml" htmlUrl="https://swiftnotes.example/"/>
                 </outline>
-                <outline type="rss" text="Linux Corner" xmlUrl="https://linuxcorner.example/atom.xml"/>
+                <outline type="rss" text="Linux &quot;Corner&quot; &lt;Q&amp;A&gt; ' é" xmlUrl="https://linuxcorner.example/atom.xml?a=1&amp;b=2"/>
               </outline>
               <outline type="rss" text="Garden Log" xmlUrl="https://gardenlog.example/feed.json"/>
             </body></opml>
@@ -123,12 +123,17 @@ import Testing
         try Data(exported.standardOutput.utf8).write(to: copy)
         #expect(try second.run(["opml", "import", copy.path]).status == 0)
         #expect(try second.run(["opml", "export"]).standardOutput == exported.standardOutput)
+        // Importing the same file again changes nothing.
+        let again = try second.run(["opml", "import", copy.path])
+        #expect(again.standardOutput == "Imported 0 feeds in 0 folders from \(copy.path)\n")
+        #expect(try second.count("SELECT count(*) FROM Feed") == 3)
+        #expect(try second.count("SELECT count(*) FROM Folder") == 2)
 
         let folders =
             "SELECT f.url || ' ' || f.title || ' ' || coalesce(d.path, '-') FROM Feed f LEFT JOIN Folder d ON d.rowid = f.folder ORDER BY f.url"
         let expected = """
             https://gardenlog.example/feed.json Garden Log -
-            https://linuxcorner.example/atom.xml Linux Corner Tech
+            https://linuxcorner.example/atom.xml?a=1&b=2 Linux "Corner" <Q&A> ' é Tech
             https://swiftnotes.example/feed.xml Swift Notes Tech/Swift & more
             """
         #expect(try first.sql(folders) == expected)
