@@ -178,7 +178,11 @@ import Testing
         let items = [
             Item(
                 id: "x1", title: "Hello <script>alert('t')</script>world", date: "2026-11-01T00:00:00Z", html: hostile,
-                link: "javascript:alert('link')")
+                link: "javascript:alert('link')"),
+            Item(id: "x2", title: "Local", date: "2026-11-02T00:00:00Z", html: "<p>l</p>", link: "file:///etc/passwd"),
+            Item(
+                id: "x3", title: "Data", date: "2026-11-03T00:00:00Z", html: "<p>d</p>",
+                link: "data:text/html,<script>alert('d')</script>"),
         ]
         let server = try DemoServer { _ in
             [
@@ -190,8 +194,10 @@ import Testing
         let store = try EndToEndStore()
         defer { store.remove() }
         #expect(try store.run(["add", server.baseURL.absoluteString + "x.xml"]).status == 0)
-        let entry = try #require(try store.json([ListedEntry].self, ["entries"]).first)
-        #expect(entry.link == nil)
+        let entries = try store.json([ListedEntry].self, ["entries"])
+        #expect(entries.map(\.title) == ["Data", "Local", "Hello world"])
+        #expect(entries.map(\.link) == [nil, nil, nil])
+        let entry = try #require(entries.last)
         #expect(!entry.title.contains("<"))
         #expect(!entry.title.contains("alert"))
 

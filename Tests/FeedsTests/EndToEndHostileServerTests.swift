@@ -134,4 +134,42 @@ import Testing
         #expect(entry.published == nil)
         #expect(try store.sql("SELECT published IS NULL FROM Entry WHERE title = 'Undated'") == "1")
     }
+
+    /// A feed that starts answering 200 with nothing, or with a captive portal's login page:
+    /// the refresh fails naming the URL, the stored entries stay as they were, and nothing
+    /// from the page is stored as an entry.
+    @Test func anEmptyAnswerOrACaptivePortalKeepsTheFeedsEntries() throws {
+        let server = try DemoServer { _ in
+            [
+                "/feed.xml": EndToEndRefreshTests.rss(
+                    "Kept", [EndToEndRefreshTests.item("k1", day: 1), EndToEndRefreshTests.item("k2", day: 2)])
+            ]
+        }
+        defer { server.stop() }
+        let store = try EndToEndStore()
+        defer { store.remove() }
+        let url = server.baseURL.absoluteString + "feed.xml"
+        #expect(try store.run(["add", url]).status == 0)
+        let before = try store.json([ListedEntry].self, ["entries"])
+        let portal = """
+            <!DOCTYPE html><html><head><title>Hotel Wi-Fi</title>
+            <link rel="alternate" type="application/rss+xml" href="/feed.xml"></head>
+            <body><form action="/login"><input name="room"></form></body></html>
+            """
+        for (index, answer) in [
+            DemoResource(contentType: "application/rss+xml", text: ""),
+            DemoResource(contentType: "text/html", text: portal),
+        ].enumerated() {
+            var answer = answer
+            answer.lastModified = Date(timeIntervalSince1970: 1_794_000_000 + Double(index) * 60)
+            server.setResource(answer, at: "/feed.xml")
+            let result = try store.run(["refresh", url, "--json"])
+            #expect(result.status == 1)
+            let report = try JSONDecoder().decode(RefreshJSON.self, from: Data(result.standardOutput.utf8))
+            #expect(report.feeds.map(\.status) == ["failed"])
+            #expect(report.feeds.first?.error?.contains(url) == true)
+            #expect(try store.json([ListedEntry].self, ["entries"]) == before)
+            #expect(try store.json([ListedFeed].self, ["list"]).map(\.title) == ["Kept"])
+        }
+    }
 }
