@@ -29,7 +29,10 @@ struct CommandHandler {
 
     private var json: Bool { command.flag("json") }
 
-    private func print(_ text: String) { output.standardOutput(text) }
+    /// Human output: what feeds sent goes to a terminal, so no control character but newline
+    /// and tab is written (no escape sequence a feed planted clears the screen or retitles
+    /// the window).
+    private func print(_ text: String) { output.standardOutput(FeedsText.terminalSafe(text)) }
 
     private func printJSON(_ value: JSONValue) { output.standardOutput(value.rendered() + "\n") }
 
@@ -119,7 +122,7 @@ struct CommandHandler {
         if output.isTerminal { output.standardError("\r\u{1B}[K") }
         json ? printJSON(FeedsJSON.refresh(report)) : print(FeedsText.refreshSummary(report))
         for failure in report.failed {
-            output.standardError("feeds: \(FeedsText.failure(failure))\n")
+            output.standardError("feeds: \(FeedsText.terminalSafe(FeedsText.failure(failure)))\n")
         }
         return report.failed.isEmpty ? FeedsCommand.success : FeedsCommand.failure
     }

@@ -105,7 +105,13 @@ public enum CommandLineParser {
                 afterDashes = true
                 continue
             }
-            guard argument.hasPrefix("--") else { throw UsageError("unknown option \(argument)", command: spec) }
+            guard argument.hasPrefix("--") else {
+                // `feeds search -x`: say how to pass text that begins with `-`.
+                let hint =
+                    spec.positionals.contains { $0.kind == .text }
+                    ? " (put -- before an argument that begins with -: feeds \(spec.name) -- \(argument))" : ""
+                throw UsageError("unknown option \(argument)\(hint)", command: spec)
+            }
             let body = argument.dropFirst(2)
             let name: String
             var inline: String?

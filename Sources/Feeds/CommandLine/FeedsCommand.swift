@@ -55,7 +55,7 @@ public enum FeedsCommand {
         do {
             return try await handler.run()
         } catch {
-            output.standardError("feeds: \(handler.describe(error))\n")
+            output.standardError("feeds: \(FeedsText.terminalSafe(handler.describe(error)))\n")
             return failure
         }
     }

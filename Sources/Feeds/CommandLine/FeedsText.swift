@@ -10,8 +10,44 @@ public enum FeedsText {
         return String(date.formatted(style).prefix(16))
     }
 
+    /// `text` without control characters (C0, DEL, C1) but newline and tab: safe to write to
+    /// a terminal whatever a feed put in it.
+    public static func terminalSafe(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: isUnsafe) else { return text }
+        var safe = String.UnicodeScalarView()
+        safe.append(contentsOf: text.unicodeScalars.lazy.filter { !isUnsafe($0) })
+        return String(safe)
+    }
+
+    private static func isUnsafe(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.properties.generalCategory == .control && scalar != "\n" && scalar != "\t"
+    }
+
+    /// `text` on one line: each run of white space that holds a line break becomes one
+    /// space, so a value a feed sent (an author, a title) cannot start a line of its own and
+    /// pass for another field or row.
+    public static func oneLine(_ text: String) -> String {
+        let breaks: Set<Unicode.Scalar> = ["\n", "\r", "\u{0B}", "\u{0C}", "\u{85}", "\u{2028}", "\u{2029}"]
+        guard text.unicodeScalars.contains(where: breaks.contains) else { return text }
+        var line = String.UnicodeScalarView()
+        var pendingBreak = false
+        for scalar in text.unicodeScalars {
+            if breaks.contains(scalar) {
+                pendingBreak = true
+                while line.last.map({ $0 == " " || $0 == "\t" }) == true { line.removeLast() }
+            } else if pendingBreak, scalar == " " || scalar == "\t" {
+                continue
+            } else {
+                if pendingBreak, !line.isEmpty { line.append(" ") }
+                pendingBreak = false
+                line.append(scalar)
+            }
+        }
+        return String(line)
+    }
+
     public static func added(_ feed: FeedSummary) -> String {
-        "Added \(quoted(feed.title)) (\(count(feed.entries, "entry", "entries"))): \(feed.url)\n"
+        "Added \(quoted(oneLine(feed.title))) (\(count(feed.entries, "entry", "entries"))): \(feed.url)\n"
     }
 
     public static func feeds(_ feeds: [FeedSummary]) -> String {
@@ -64,7 +100,7 @@ public enum FeedsText {
 
     public static func entry(_ detail: EntryDetail) -> String {
         let entry = detail.summary
-        var lines = [entry.title.isEmpty ? "(untitled)" : entry.title, ""]
+        var lines = [entry.title.isEmpty ? "(untitled)" : oneLine(entry.title), ""]
         var fields: [(String, String)] = [("Id", String(entry.id)), ("Feed", entry.feed)]
         if let link = entry.link { fields.append(("Link", link)) }
         if let author = entry.author { fields.append(("Author", author)) }
@@ -76,7 +112,7 @@ public enum FeedsText {
             fields.append(("Enclosure", enclosure.url + type))
         }
         let width = fields.map(\.0.count).max() ?? 0
-        lines += fields.map { ($0.0 + ":").padding(toLength: width + 2, withPad: " ", startingAt: 0) + $0.1 }
+        lines += fields.map { ($0.0 + ":").padding(toLength: width + 2, withPad: " ", startingAt: 0) + oneLine($0.1) }
         if !detail.text.isEmpty { lines += ["", detail.text] }
         return lines.joined(separator: "\n") + "\n"
     }
@@ -98,8 +134,8 @@ public enum FeedsText {
         let width = results.map { String($0.id).count }.max() ?? 0
         for result in results {
             let id = String(repeating: " ", count: width - String(result.id).count) + String(result.id)
-            lines.append("\(id)  \(result.title.isEmpty ? "(untitled)" : result.title)")
-            lines.append(String(repeating: " ", count: width + 2) + result.snippet)
+            lines.append("\(id)  \(result.title.isEmpty ? "(untitled)" : oneLine(result.title))")
+            lines.append(String(repeating: " ", count: width + 2) + oneLine(result.snippet))
         }
         return lines.joined(separator: "\n") + "\n"
     }
@@ -113,10 +149,11 @@ public enum FeedsText {
         guard !bookmarks.isEmpty else { return "No bookmarks.\n" }
         var lines: [String] = []
         for bookmark in bookmarks {
-            lines.append("\(date(bookmark.created))  \(bookmark.title.isEmpty ? bookmark.url : bookmark.title)")
+            lines.append(
+                "\(date(bookmark.created))  \(oneLine(bookmark.title.isEmpty ? bookmark.url : bookmark.title))")
             let tags = bookmark.tags.map { "#\($0)" }.joined(separator: " ")
             lines.append("                  \(bookmark.url)" + (tags.isEmpty ? "" : "  \(tags)"))
-            if !bookmark.note.isEmpty { lines.append("                  \(bookmark.note)") }
+            if !bookmark.note.isEmpty { lines.append("                  \(oneLine(bookmark.note))") }
         }
         return lines.joined(separator: "\n") + "\n"
     }
@@ -139,6 +176,7 @@ public enum FeedsText {
 
     /// Rows padded to their widest cell; the last column is never padded.
     private static func columns(_ rows: [[String]], rightAligned: Set<Int>, notes: [Int: String]) -> String {
+        let rows = rows.map { $0.map(oneLine) }
         guard let columnCount = rows.map(\.count).max() else { return "" }
         var widths = Array(repeating: 0, count: columnCount)
         for row in rows {
@@ -156,7 +194,7 @@ public enum FeedsText {
                 }
             }
             lines.append(cells.joined(separator: "  "))
-            if let note = notes[rowIndex] { lines.append(note) }
+            if let note = notes[rowIndex] { lines.append(oneLine(note)) }
         }
         return lines.joined(separator: "\n") + "\n"
     }

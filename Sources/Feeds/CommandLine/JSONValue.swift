@@ -85,7 +85,11 @@ public enum JSONValue: Sendable, Equatable {
             case "\n": text += "\\n"
             case "\r": text += "\\r"
             case "\t": text += "\\t"
-            case _ where scalar.value < 0x20 || scalar.value == 0x2028 || scalar.value == 0x2029:
+            // Every control character (C0, DEL, C1) escaped: JSON printed to a terminal
+            // carries no escape sequence a feed planted.
+            case _
+            where scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) || scalar.value == 0x2028
+                || scalar.value == 0x2029:
                 text += String(format: "\\u%04x", scalar.value)
             default: text.unicodeScalars.append(scalar)
             }
