@@ -10,9 +10,9 @@ extension Entry {
             self[keyPath: keyPath] = value
             changed = true
         }
-        update(\.title, Self.printable(document.title))
+        update(\.title, Self.oneLine(document.title))
         update(\.link, document.link)
-        update(\.author, document.author.map(Self.printable))
+        update(\.author, document.author.map(Self.oneLine))
         update(\.summary, document.summary.map(Self.printable))
         update(\.content, document.content.map(Self.printable))
         update(\.published, document.published)
@@ -20,6 +20,13 @@ extension Entry {
         update(\.enclosures, document.enclosures)
         update(\.text, Self.searchText(summary: summary, content: content))
         return changed
+    }
+
+    /// A title or a name: printable, its line breaks and runs of white space one space.
+    static func oneLine(_ text: String) -> String {
+        let printable = printable(text)
+        guard printable.contains(where: { $0.isNewline || $0 == "\t" }) else { return printable }
+        return printable.split(whereSeparator: { $0.isWhitespace }).joined(separator: " ")
     }
 
     /// `text` without control characters other than tab and line breaks: a feed's terminal
