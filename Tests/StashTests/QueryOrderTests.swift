@@ -75,7 +75,7 @@ import Testing
         let sql = try select(page)
         #expect(
             sql.text
-                == #"SELECT "_pk", "id" FROM "Article" WHERE (NOT ("read" <> ?)) ORDER BY "publishedAt" DESC, "_pk" DESC LIMIT ? OFFSET ?"#
+                == #"SELECT "_pk", "id" FROM "Article" WHERE ("read" = ?) ORDER BY "publishedAt" DESC, "_pk" DESC LIMIT ? OFFSET ?"#
         )
         #expect(sql.parameters == [.integer(0), .integer(2), .integer(1)])
         #expect(try ids(context, page) == [5, 3])
@@ -91,7 +91,7 @@ import Testing
         let unread = FetchDescriptor<Article>(predicate: #Predicate { !$0.read && $0.score > 0 })
         #expect(
             store.renderedCount(try unread.storeQuery(for: entity)).text
-                == #"SELECT count(*) FROM "Article" WHERE ((NOT ("read" <> ?)) AND ("score" > ?))"#)
+                == #"SELECT count(*) FROM "Article" WHERE (("read" = ?) AND ("score" > ?))"#)
         #expect(try context.fetchCount(unread) == 3)
         // No object is made to count.
         #expect(context.registeredObjectCount == 0)

@@ -47,6 +47,18 @@ enum QueryComparison: String, Sendable {
     case lessOrEqual = "<="
     case greater = ">"
     case greaterOrEqual = ">="
+
+    /// The comparison that holds where this one does not (NULL where this one is NULL).
+    var negated: QueryComparison {
+        switch self {
+        case .equal: .notEqual
+        case .notEqual: .equal
+        case .less: .greaterOrEqual
+        case .lessOrEqual: .greater
+        case .greater: .lessOrEqual
+        case .greaterOrEqual: .less
+        }
+    }
 }
 
 enum QueryArithmetic: String, Sendable {
@@ -103,6 +115,13 @@ struct RelatedQuery: Sendable, Equatable {
     let target: EntitySchema
     let link: Link
     let result: Result
+
+    /// A to-one relationship's value (`$0.feed?.url`): a store may test it as the related
+    /// rows that pass, once, rather than once a row.
+    var isToOneValue: Bool {
+        if case .toOne = link, case .value = result { return true }
+        return false
+    }
 
     static func == (left: RelatedQuery, right: RelatedQuery) -> Bool {
         left.target.name == right.target.name && left.link == right.link && left.result == right.result
