@@ -4,7 +4,7 @@ import Testing
 @testable import Stash
 
 /// Many-to-many relationships through a join table: both sides in step, the owning side's
-/// order kept, rows written anew on change, gone with either object, queried with a join.
+/// order kept, only changed rows written, gone with either object, queried with a join.
 @Suite struct GraphManyToManyTests {
     @Test func theJoinTableIsNamedAfterTheOwningSide() throws {
         let directory = try TemporaryDirectory()

@@ -41,6 +41,7 @@ extension ManagedObjectContext {
                         mergeObjects(targets, into: relationship, of: object)
                     } else {
                         setObjects(targets, of: relationship, in: object)
+                        markReplaced(relationship, of: object)
                     }
                 } else {
                     let target = try decodeTarget(of: relationship, forKey: key, reference: isReference, in: container)

@@ -26,6 +26,7 @@ final class ChangeJournal {
         let index: Int
         let objects: [ManagedObject]?
         let generation: UInt64
+        let storedRows: Set<Int64>?
         let wasChanged: Bool
     }
 
@@ -69,7 +70,7 @@ final class ChangeJournal {
         let list = owner.loadedList(index)
         lists[key] = ListSnapshot(
             owner: owner, index: index, objects: list?.objects, generation: list?.generation ?? 0,
-            wasChanged: owner.changedLists.contains(index))
+            storedRows: list?.storedRows, wasChanged: owner.changedLists.contains(index))
     }
 
     /// Puts the context back as it was when the journal began.
@@ -77,7 +78,9 @@ final class ChangeJournal {
         for snapshot in lists.values {
             let owner = snapshot.owner
             if let objects = snapshot.objects {
-                owner.keepList(ToManyList(objects, generation: snapshot.generation), at: snapshot.index)
+                owner.keepList(
+                    ToManyList(objects, generation: snapshot.generation, storedRows: snapshot.storedRows),
+                    at: snapshot.index)
             } else if owner.toManyLists != nil {
                 owner.toManyLists![snapshot.index] = nil
             }

@@ -1,6 +1,7 @@
 /// Many-to-many relationships: their pairs live in a join table (see
 /// `RelationshipDescription.joinTable()`); a list is read from it when first asked for, and
-/// the owning side's changed lists are written anew by the next save.
+/// the next save writes what the owning side's changed lists changed since they were read
+/// (`ToManyList.storedRows`), so two writers' changes to one list both survive.
 extension ManagedObjectContext {
     /// Records that the list of `object` at `index` changed: a many-to-many owning side's
     /// pairs, or a one-to-many list's order.
@@ -64,24 +65,58 @@ extension ManagedObjectContext {
         return rowIDs.compactMap { byRow[$0] }
     }
 
-    /// The join rows the next save writes: each changed owning-side list, anew.
-    func joinWrites(_ references: NewRowReferences) -> [JoinWrite] {
+    /// The row ids of the saved objects among `objects`: what the store holds of a list
+    /// just read from it.
+    static func storedRows(of objects: [ManagedObject]) -> Set<Int64> {
+        Set(objects.lazy.filter { $0.state == .persisted }.compactMap(\.rowID))
+    }
+
+    /// After a list of `object` was decoded under `.replace`: it is the payload's, whatever
+    /// the store holds when the save writes it, not a change to the list as it was read.
+    func markReplaced(_ relationship: RelationshipDescription, of object: ManagedObject) {
+        guard case .toMany(let index) = relationship.kind, object.changedLists.contains(index),
+            (try? relationship.joinTable())??.isOwner == true
+        else { return }
+        object.loadedList(index)?.storedRows = nil
+    }
+
+    /// The join rows the next save writes: each changed owning-side list, as a change to the
+    /// rows it was read with (`ToManyList.storedRows`), or as a replacement of the stored ones
+    /// (a new object's list, one set unread or decoded under `.replace`). With them, the
+    /// lists they come from, in the same order.
+    func joinWrites(_ references: NewRowReferences) -> (writes: [JoinWrite], lists: [(ManagedObject, Int)]) {
         var writes: [JoinWrite] = []
+        var lists: [(ManagedObject, Int)] = []
         for owner in listOwners.values where owner.managedObjectContext === self {
             guard owner.state == .inserted || owner.state == .persisted else { continue }
             for index in owner.changedLists.sorted() {
                 let relationship = owner.entity.toManyRelationships[index]
                 guard let join = try? relationship.joinTable(), join.isOwner else { continue }
-                let related = (owner.loadedList(index)?.objects ?? []).filter {
+                let list = owner.loadedList(index)
+                let related = (list?.objects ?? []).filter {
                     $0.managedObjectContext === self && ($0.state == .inserted || $0.state == .persisted)
                 }
+                let isNew = owner.state == .inserted
                 writes.append(
                     JoinWrite(
                         table: join.schema, owner: { try references.rowID(of: owner) },
-                        related: { try related.map { try references.rowID(of: $0) } }))
+                        related: { try related.map { try references.rowID(of: $0) } },
+                        known: isNew ? nil : list?.storedRows, ownerIsNew: isNew))
+                lists.append((owner, index))
             }
         }
-        return writes
+        return (writes, lists)
+    }
+
+    /// After a save wrote `lists`: each now holds what the store holds of it. One the store
+    /// found changed by another writer (`SaveResult.revisedJoins`) is read again when next
+    /// asked for, with the other side's lists: every list goes stale, as after a merge.
+    func noteJoinWrites(_ lists: [(ManagedObject, Int)], revised: Set<Int>) {
+        for (owner, index) in lists {
+            guard let list = owner.loadedList(index) else { continue }
+            list.storedRows = Self.storedRows(of: list.objects)
+        }
+        if !revised.isEmpty { graphGeneration &+= 1 }
     }
 }
 

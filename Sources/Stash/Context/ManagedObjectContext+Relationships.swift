@@ -221,7 +221,12 @@ extension ManagedObjectContext {
             }
             do {
                 let objects = try loadRelatedObjects(of: object, relationship)
-                object.keepList(ToManyList(objects, generation: graphGeneration), at: index)
+                let isJoinOwner = (try? relationship.joinTable())??.isOwner == true
+                object.keepList(
+                    ToManyList(
+                        objects, generation: graphGeneration,
+                        storedRows: isJoinOwner ? Self.storedRows(of: objects) : nil),
+                    at: index)
                 return objects
             } catch {
                 noteLoadFailure(

@@ -47,6 +47,7 @@ extension ManagedObjectContext {
                     }
                 }
                 apply(result, plan)
+                noteJoinWrites(plan.joinLists, revised: result.revisedJoins)
                 container.broadcast(note, from: self)
                 notifyObservers(of: [note])
                 let token = (try? container.store.changeToken()) ?? 0
@@ -77,6 +78,8 @@ extension ManagedObjectContext {
         var deleted: [[ManagedObject]] = []
         var updated: [[ManagedObject]] = []
         var inserted: [[ManagedObject]] = []
+        /// The owner and list of each of the change set's `joinWrites`.
+        var joinLists: [(ManagedObject, Int)] = []
     }
 
     // MARK: Before the transaction
@@ -248,7 +251,7 @@ extension ManagedObjectContext {
             }
         }
         changes.insertOrder = insertOrder(plan)
-        changes.joinWrites = joinWrites(references)
+        (changes.joinWrites, plan.joinLists) = joinWrites(references)
         changes.positionWrites = positionWrites(lists, references, updated: plan.updated)
         return (changes, plan)
     }

@@ -98,7 +98,10 @@ struct RelationshipEditor {
         let removed = current.filter { !kept.contains(ObjectIdentifier($0)) }
         let added = objects.filter { !before.contains(ObjectIdentifier($0)) }
         journal(object, index)
-        object.keepList(ToManyList(objects, generation: context?.graphGeneration ?? 0), at: index)
+        // What the store held, as the replaced list knew it: the save writes the difference.
+        let storedRows = join.isOwner ? list(of: object, index)?.storedRows : nil
+        object.keepList(
+            ToManyList(objects, generation: context?.graphGeneration ?? 0, storedRows: storedRows), at: index)
         if join.isOwner { context?.markListChanged(object, index) }
         guard let inverse = try? relationship.inverse(), case .toMany(let inverseIndex) = inverse.kind else { return }
         for (targets, joining) in [(removed, false), (added, true)] {

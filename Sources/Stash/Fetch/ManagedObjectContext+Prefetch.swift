@@ -89,7 +89,10 @@ extension ManagedObjectContext {
         let byRow = Dictionary(related.compactMap { object in object.rowID.map { ($0, object) } }) { first, _ in first }
         for owner in owners {
             let list = (pairs[owner.rowID!] ?? []).compactMap { byRow[$0] }.filter { $0.state != .deleted }
-            owner.keepList(ToManyList(list, generation: graphGeneration), at: index)
+            owner.keepList(
+                ToManyList(
+                    list, generation: graphGeneration, storedRows: join.isOwner ? Self.storedRows(of: list) : nil),
+                at: index)
         }
     }
 }

@@ -102,10 +102,16 @@ final class ToManyList {
     /// The context's `graphGeneration` when loaded: another context's save, a rollback or a
     /// refresh since makes the list stale, to be loaded again.
     let generation: UInt64
+    /// The owning side of a many-to-many relationship: the row ids of the members the store
+    /// held when the list was read (or last saved), so a save writes only what changed since
+    /// and another writer's changes to the list survive it. `nil`: the list replaces the
+    /// stored one (set without reading it, decoded under `.replace`, or a new object's).
+    var storedRows: Set<Int64>?
 
-    init(_ objects: [ManagedObject], generation: UInt64) {
+    init(_ objects: [ManagedObject], generation: UInt64, storedRows: Set<Int64>? = nil) {
         self.stored = objects
         self.generation = generation
+        self.storedRows = storedRows
     }
 
     func contains(_ object: ManagedObject) -> Bool {

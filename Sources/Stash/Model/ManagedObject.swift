@@ -71,8 +71,8 @@ open class ManagedObject: SendableMetatype {
     /// The to-many relationships' objects, by index, once loaded or set.
     final var toManyLists: [ToManyList?]?
     /// The to-many relationships (by index) whose list changed since it was loaded or saved:
-    /// the next save writes a many-to-many list's join rows anew, and a one-to-many list's
-    /// places (`PositionWrite`).
+    /// the next save writes what changed in a many-to-many list's join rows (`JoinWrite`),
+    /// and a one-to-many list's places (`PositionWrite`).
     final var changedLists: Set<Int> = []
 
     /// A blank object, in no context. Subclasses that add designated initializers must

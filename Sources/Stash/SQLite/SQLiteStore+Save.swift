@@ -39,8 +39,11 @@ extension SQLiteStore {
                     }
                 }
                 try later.write(changes, result, in: self, connection)
-                for write in changes.joinWrites {
-                    try inPlace(write.table.name) { try writeJoin(write, connection) }
+                for (offset, write) in changes.joinWrites.enumerated() {
+                    let revised = try inPlace(write.table.name) {
+                        try writeJoin(write, changes.insertedRows, connection)
+                    }
+                    if revised { result.revisedJoins.insert(offset) }
                 }
                 try writePositions(changes.positionWrites, result, connection)
                 if path != nil { result.tokenBeforeCommit = try changeToken() }
@@ -49,18 +52,64 @@ extension SQLiteStore {
         }
     }
 
-    /// `DELETE FROM "Issue_labels" WHERE "Issue" = ?`, then one `INSERT` per related row.
-    private func writeJoin(_ write: JoinWrite, _ connection: SQLiteConnection) throws {
+    /// One owner's list as a change to the rows its context read (see `JoinWrite`): its join
+    /// rows read inside the transaction (`SELECT "labels", "position" FROM "Issue_labels"
+    /// WHERE "Issue" = ?`), then a `DELETE` per link removed, an `INSERT` per link added and
+    /// an `UPDATE` per link whose place changed. Answers whether the stored list is not the
+    /// one written: another writer's links were kept, or left out.
+    private func writeJoin(_ write: JoinWrite, _ insertedRows: InsertedRows, _ connection: SQLiteConnection) throws
+        -> Bool
+    {
         let table = quoted(write.table.name)
         let columns = write.table.columns.map { quoted($0.name) }
         let owner = try write.owner()
-        let delete = try connection.statement("DELETE FROM \(table) WHERE \(columns[0]) = ?")
-        try delete.run([.integer(owner)])
+        let related = try write.related()
+        // Each stored link's place (the first, should the store hold a link twice), in order.
+        var places: [Int64: Int64] = [:]
+        var storedOrder: [Int64] = []
+        var twice = Set<Int64>()
+        if !write.ownerIsNew || insertedRows.wasMatched(owner) {
+            let select = try connection.statement(
+                "SELECT \(columns[1]), \(columns[2]) FROM \(table) WHERE \(columns[0]) = ? ORDER BY \(columns[2]), \"_pk\""
+            )
+            select.reset()
+            defer { select.reset() }
+            try select.bind(.integer(owner), at: 1)
+            while try select.step() {
+                let member = select.int64(0)
+                if places[member] == nil {
+                    places[member] = select.int64(1)
+                    storedOrder.append(member)
+                } else {
+                    twice.insert(member)
+                }
+            }
+        }
+        let wanted = Set(related)
+        let removed = (write.known ?? Set(storedOrder)).subtracting(wanted)
+        // A member the context read that is no longer stored was removed by another writer.
+        var final = related.filter { places[$0] != nil || write.known?.contains($0) != true }
+        final += storedOrder.filter { !wanted.contains($0) && !removed.contains($0) }
+        if !removed.isEmpty {
+            let delete = try connection.statement("DELETE FROM \(table) WHERE \(columns[0]) = ? AND \(columns[1]) = ?")
+            for member in removed where places[member] != nil { try delete.run([.integer(owner), .integer(member)]) }
+        }
         let insert = try connection.statement(
             "INSERT INTO \(table) (\(columns.joined(separator: ", "))) VALUES (?, ?, ?)")
-        for (position, related) in try write.related().enumerated() {
-            try insert.run([.integer(owner), .integer(related), .integer(Int64(position))])
+        let move = try connection.statement(
+            "UPDATE \(table) SET \(columns[2]) = ?1 WHERE \(columns[0]) = ?2 AND \(columns[1]) = ?3 AND \(columns[2]) IS NOT ?1"
+        )
+        for (place, member) in final.enumerated() {
+            let position = Int64(place)
+            if let stored = places[member] {
+                if stored != position || twice.contains(member) {
+                    try move.run([.integer(position), .integer(owner), .integer(member)])
+                }
+            } else {
+                try insert.run([.integer(owner), .integer(member), .integer(position)])
+            }
         }
+        return final != related
     }
 
     /// `UPDATE "Comment" SET "post_position" = ?1 WHERE "_pk" = ?2 AND "post_position" IS NOT ?1`,

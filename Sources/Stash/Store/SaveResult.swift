@@ -5,6 +5,9 @@ struct SaveResult {
     /// The store's change token read inside the transaction, just before it committed
     /// (`nil` for a store in memory): see `ExternalCommits.ownCommit`.
     var tokenBeforeCommit: Int64?
+    /// The positions in `StoreChangeSet.joinWrites` of the lists the store holds otherwise
+    /// than written: another writer added or removed members since the context read them.
+    var revisedJoins = Set<Int>()
 }
 
 struct EntitySaveResult {

@@ -8,7 +8,7 @@ struct StoreChangeSet {
     /// The row id of each insert as the store writes it, for the values of later rows that
     /// point at it (a relationship's column).
     var insertedRows = InsertedRows()
-    /// Many-to-many lists written anew, once every row is written.
+    /// Many-to-many lists' changes, written once every row is written.
     var joinWrites: [JoinWrite] = []
     /// One-to-many lists' order, written once every row is written.
     var positionWrites: [PositionWrite] = []
@@ -57,14 +57,28 @@ final class InsertedRows {
     }
 }
 
-/// One object's side of a many-to-many relationship as it now is: the join table's rows of
-/// the owner, replaced by one per related object, in order (`position`). The row ids are asked
-/// for once every insert is done, so new objects have theirs.
+/// One object's side of a many-to-many relationship as it now is, written as a change to the
+/// rows the context read (`known`), so that links another writer added or removed since
+/// stay as that writer left them. The row ids are asked for once every insert is done, so
+/// new objects have theirs.
+///
+/// A store reads the owner's join rows inside the save's transaction and then: deletes the
+/// links of `known` that `related` left out (all stored links it left out when `known` is
+/// `nil`: a replacement); inserts the members of `related` that are not stored, except the
+/// ones in `known` (another writer removed those since); and numbers the list (`position`):
+/// `related`'s members in their order, then the links other writers added, in stored order.
 struct JoinWrite {
     /// The join table: owner column, related column, position.
     let table: EntitySchema
     let owner: () throws -> Int64
+    /// The list, in order.
     let related: () throws -> [Int64]
+    /// The related row ids the list had when read from the store, or `nil` when the list
+    /// replaces whatever is stored.
+    let known: Set<Int64>?
+    /// Whether the owner is an insert of this save: unless it matched a stored row, it has
+    /// no join rows to read.
+    let ownerIsNew: Bool
 }
 
 /// Thrown by a value that names a row the store has not written yet (a new row of an
