@@ -67,7 +67,7 @@ struct FeedCorpus: Sendable {
         var random = SeededGenerator(seed: UInt64(feed) &* 1_000_003 &+ UInt64(number) &* 7919 &+ 17)
         func word() -> String { Self.words[Int(random.next() % UInt64(Self.words.count))] }
         func phrase(_ count: Int) -> String { (0..<count).map { _ in word() }.joined(separator: " ") }
-        let title = phrase(5).capitalized
+        let title = phrase(5).split(separator: " ").map { Self.capitalized(String($0)) }.joined(separator: " ")
         // Paragraphs of text, a link and emphasis: markup the sanitiser keeps and search skips
         // (the link's address is a word only in an attribute, never to be found).
         var html =
@@ -75,7 +75,7 @@ struct FeedCorpus: Sendable {
         html += "<p><em>\(phrase(4))</em> \(phrase(10))</p>"
         if feed.isMultiple(of: 20), number == 7 { html += "<p>\(Self.rareWord) \(phrase(3))</p>" }
         let date = Date(timeIntervalSince1970: 1_767_225_600 + Double(number) * 3600 + Double(feed) * 7)
-        return Item(number: number, title: title, html: html, author: word().capitalized, date: date)
+        return Item(number: number, title: title, html: html, author: Self.capitalized(word()), date: date)
     }
 
     /// The document of feed `feed` after `generation` moves of its window.
@@ -93,7 +93,9 @@ struct FeedCorpus: Sendable {
 
     private func site(_ feed: Int) -> String { "https://example.org/site-\(feed)/" }
     private func link(_ feed: Int, _ item: Item) -> String { "https://example.org/site-\(feed)/entry-\(item.number)" }
-    private func title(_ feed: Int) -> String { "Feed \(feed) \(Self.words[feed % Self.words.count].capitalized)" }
+    private func title(_ feed: Int) -> String {
+        "Feed \(feed) \(Self.capitalized(Self.words[feed % Self.words.count]))"
+    }
 
     private func rss(feed: Int, items: [Item]) -> String {
         var text = """
@@ -149,27 +151,10 @@ struct FeedCorpus: Sendable {
         text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
     }
 
-    private static let weekdays = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
-    private static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+    static func rfc822(_ date: Date) -> String { CivilTime(secondsSince1970: Int(date.timeIntervalSince1970)).rfc822 }
 
-    /// `Thu, 01 Jan 2026 00:00:00 +0000`, by hand: a DateFormatter per call is slow and one
-    /// shared is not Sendable.
-    static func rfc822(_ date: Date) -> String {
-        let parts = Calendar.utc.dateComponents([.weekday, .day, .month, .year, .hour, .minute, .second], from: date)
-        return "\(weekdays[parts.weekday! - 1]), \(two(parts.day!)) \(months[parts.month! - 1]) \(parts.year!) "
-            + "\(two(parts.hour!)):\(two(parts.minute!)):\(two(parts.second!)) +0000"
-    }
+    static func iso8601(_ date: Date) -> String { CivilTime(secondsSince1970: Int(date.timeIntervalSince1970)).iso8601 }
 
-    static func iso8601(_ date: Date) -> String { date.formatted(.iso8601) }
-
-    private static func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
-}
-
-extension Calendar {
-    /// Gregorian in UTC: the feeds' dates.
-    static let utc: Calendar = {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(identifier: "UTC")!
-        return calendar
-    }()
+    /// `Word`: the first letter in upper case (every word is ASCII).
+    static func capitalized(_ word: String) -> String { word.prefix(1).uppercased() + word.dropFirst() }
 }
