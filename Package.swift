@@ -47,6 +47,12 @@ let package = Package(
             dependencies: ["Stash", "StashREST", "CSQLite"],
             path: "Benchmarks/stash-bench"
         ),
+        // The feeds app at scale (1,000 feeds, 500,000 entries) beside hand-written sqlite3 queries.
+        .executableTarget(
+            name: "feeds-bench",
+            dependencies: ["Feeds", "Stash", "StashREST", "CSQLite"],
+            path: "Benchmarks/feeds-bench"
+        ),
         // The processes of the many-writer tests and soak (see its main.swift).
         .executableTarget(
             name: "stash-worker",
