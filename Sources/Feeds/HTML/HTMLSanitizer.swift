@@ -70,17 +70,11 @@ public enum HTMLSanitizer {
         var output = ""
         output.reserveCapacity(html.utf8.count)
         var open: [String] = []
-        var dropping: (name: String, depth: Int)?
+        var dropping: DroppedElement?
         var tokenizer = HTMLTokenizer(html)
         while let token = tokenizer.next() {
-            if let current = dropping {
-                switch token {
-                case .start(let name, _, let selfClosing) where name == current.name && !selfClosing:
-                    dropping = (name, current.depth + 1)
-                case .end(let name) where name == current.name:
-                    dropping = current.depth == 1 ? nil : (name, current.depth - 1)
-                default: break
-                }
+            if var current = dropping {
+                dropping = current.continues(after: token) ? current : nil
                 continue
             }
             switch token {
@@ -90,7 +84,7 @@ public enum HTMLSanitizer {
                 break
             case .start(let name, let attributes, let selfClosing):
                 if droppedWithContent.contains(name) {
-                    if !selfClosing { dropping = (name, 1) }
+                    if !selfClosing { dropping = DroppedElement(name) }
                     continue
                 }
                 guard let permitted = allowed[name] else { continue }

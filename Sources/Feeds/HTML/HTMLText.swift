@@ -17,24 +17,18 @@ public enum HTMLText {
     /// single spaces, trimmed. Words inside tags or attributes never appear.
     public static func plainText(_ html: String) -> String {
         var words = ""
-        var dropping: (name: String, depth: Int)?
+        var dropping: DroppedElement?
         var tokenizer = HTMLTokenizer(html)
         while let token = tokenizer.next() {
-            if let current = dropping {
-                switch token {
-                case .start(let name, _, let selfClosing) where name == current.name && !selfClosing:
-                    dropping = (name, current.depth + 1)
-                case .end(let name) where name == current.name:
-                    dropping = current.depth == 1 ? nil : (name, current.depth - 1)
-                default: break
-                }
+            if var current = dropping {
+                dropping = current.continues(after: token) ? current : nil
                 continue
             }
             switch token {
             case .text(let text): words += text
             case .start(let name, _, let selfClosing):
                 if HTMLSanitizer.droppedWithContent.contains(name), name != "title" {
-                    if !selfClosing { dropping = (name, 1) }
+                    if !selfClosing { dropping = DroppedElement(name) }
                 } else if breaking.contains(name) {
                     words += " "
                 }
