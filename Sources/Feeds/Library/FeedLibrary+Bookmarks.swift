@@ -7,11 +7,22 @@ extension FeedLibrary {
     /// these tags added to any it has and the note, when given, replacing its note.
     public func addBookmark(_ url: String, tags: [String] = [], note: String? = nil) async throws -> BookmarkSummary {
         let address = try Self.webURL(url).absoluteString
-        return try await container.performBackgroundTask { context in
-            let bookmark = try Self.bookmark(address, in: context) ?? Bookmark(context: context)
-            if bookmark.objectID.isTemporary {
-                bookmark.url = address
-                bookmark.created = Date()
+        // First the row, if it is new, with no tags: saved as a list of its own, a new
+        // bookmark's tags would replace those another `feeds` process gave the same URL
+        // meanwhile. Matched to such a row at the save, it adopts it.
+        try await writing { context in
+            guard try Self.bookmark(address, in: context) == nil else { return }
+            let bookmark = Bookmark()
+            bookmark.url = address
+            bookmark.created = Date()
+            context.insert(bookmark, onMatch: .adopt)
+            try context.save()
+        }
+        // Then the tags, added to the list as read: the save writes the links added, so
+        // tags added at the same time elsewhere stay.
+        return try await writing { context in
+            guard let bookmark = try Self.bookmark(address, in: context) else {
+                throw FeedsError(.notFound, "\(url): the bookmark was removed meanwhile")
             }
             if let note { bookmark.note = note }
             var current = bookmark.tags
@@ -19,7 +30,7 @@ extension FeedLibrary {
                 let tag = try Self.tag(name, in: context)
                 if !current.contains(where: { $0 === tag }) { current.append(tag) }
             }
-            bookmark.tags = current
+            if current.count != bookmark.tags.count { bookmark.tags = current }
             try context.save()
             return Self.summary(of: bookmark)
         }
