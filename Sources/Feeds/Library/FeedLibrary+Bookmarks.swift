@@ -25,12 +25,13 @@ extension FeedLibrary {
                 throw FeedsError(.notFound, "\(url): the bookmark was removed meanwhile")
             }
             if let note { bookmark.note = note }
-            var current = bookmark.tags
-            for name in tags {
-                let tag = try Self.tag(name, in: context)
-                if !current.contains(where: { $0 === tag }) { current.append(tag) }
+            // Every fetch first: a fetch that sees another process's commit reads the lists
+            // again, and a copy of the list taken before it, assigned back, would remove
+            // the tags that process added.
+            let wanted = try tags.map { try Self.tag($0, in: context) }
+            for tag in wanted where !bookmark.tags.contains(where: { $0 === tag }) {
+                bookmark.tags.append(tag)
             }
-            if current.count != bookmark.tags.count { bookmark.tags = current }
             try context.save()
             return Self.summary(of: bookmark)
         }
