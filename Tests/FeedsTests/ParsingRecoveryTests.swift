@@ -17,7 +17,8 @@ import Testing
 
     @Test func theDoctypeGoesWithItsSubsetAndLinesAreKept() {
         let (document, root) = XMLRecovery.prepare(
-            "\n<?xml version=\"1.0\"?>\n<!DOCTYPE rdf:RDF [ <!ENTITY a \"]>\">\n<!-- ] > --> ]>\n<rdf:RDF>&a;</rdf:RDF>")
+            "\n<?xml version=\"1.0\"?>\n<!DOCTYPE rdf:RDF [ <!ENTITY a \"]>\">\n<!-- ] > --> ]>\n<rdf:RDF>&a;</rdf:RDF>"
+        )
         #expect(root == "rdf:RDF")
         #expect(document == "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n\n\n\n<rdf:RDF>&amp;a;</rdf:RDF>")
     }
