@@ -45,7 +45,9 @@ enum XMLRecovery {
                     output += bytes[index..<stop]
                     index = stop
                 } else if startsWithCaseInsensitive(bytes, index, "<!DOCTYPE") {
-                    index = endOfDoctype(bytes, from: index + 9)
+                    let stop = endOfDoctype(bytes, from: index + 9)
+                    output += bytes[index..<stop].filter { $0 == 0x0A }
+                    index = stop
                 } else if bytes[index...].starts(with: Array("<?".utf8)) {
                     let stop = end(of: "?>", in: bytes, from: index + 2)
                     output += bytes[index..<stop]
