@@ -114,16 +114,7 @@ import Testing
         #expect(seen == Array(1...30))
     }
 
-    /// Runs once `FeedLibrary` is built (its calls answer instead of throwing "is being built").
-    @Test(
-        .enabled("FeedLibrary is built") {
-            do {
-                _ = try await FeedLibrary(storeURL: nil).feeds()
-                return true
-            } catch {
-                return !String(describing: error).contains("is being built")
-            }
-        })
+    @Test
     func theDemoRunsEndToEndWithoutTheInternet() async throws {
         let collected = CollectedOutput()
         let status = await DemoRun.run(store: nil, output: collected.output)
