@@ -98,7 +98,8 @@ extension FeedLibrary {
             }
             return FeedRefreshResult(url: planned.url, status: .updated, new: new, updated: updated)
         } catch let error as FeedParseError {
-            return await failed(planned.url, "\(planned.url): \(error)", retryAfter: nil)
+            // Its description names the URL already.
+            return await failed(planned.url, "\(error)", retryAfter: nil)
         } catch {
             return await failed(planned.url, "\(planned.url): \(error)", retryAfter: nil)
         }
