@@ -13,12 +13,17 @@ extension Entry {
         update(\.title, Self.oneLine(document.title))
         update(\.link, document.link)
         update(\.author, document.author.map(Self.oneLine))
-        update(\.summary, document.summary.map(Self.printable))
-        update(\.content, document.content.map(Self.printable))
+        let newSummary = document.summary.map(Self.printable)
+        let newContent = document.content.map(Self.printable)
+        let htmlChanged = newSummary != summary || newContent != content || text.isEmpty
+        update(\.summary, newSummary)
+        update(\.content, newContent)
         update(\.published, document.published)
         update(\.updated, document.updated)
         update(\.enclosures, document.enclosures)
-        update(\.text, Self.searchText(summary: summary, content: content))
+        // The plain text is derived from the HTML: reduced again only when that changed (an
+        // unchanged entry of a changed feed, most of them, costs no HTML walk).
+        if htmlChanged { update(\.text, Self.searchText(summary: summary, content: content)) }
         return changed
     }
 
