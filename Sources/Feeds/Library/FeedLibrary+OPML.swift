@@ -43,10 +43,8 @@ extension FeedLibrary {
             for (entry, url) in feeds {
                 let canonical = Self.canonical(url)
                 let existing = known[canonical]
-                let feed = existing ?? Feed(context: context)
+                let feed = existing ?? Feed.made(canonical, in: context)
                 if existing == nil {
-                    feed.url = canonical
-                    feed.title = URL(string: canonical)?.host ?? canonical
                     known[canonical] = feed
                     feedsMade += 1
                     let title = entry.title.trimmingCharacters(in: .whitespacesAndNewlines)

@@ -72,9 +72,9 @@ public final class FeedLibrary: Sendable {
     /// The subscription to `url` (scheme and host in any case, as typed or as stored), or
     /// `notFound`.
     static func feed(_ url: String, in context: ManagedObjectContext) throws -> Feed {
-        let normalized = canonical(url)
-        guard let feed = try context.fetch(FetchDescriptor<Feed>(predicate: #Predicate { $0.url == normalized })).first
-        else { throw FeedsError(.notFound, "\(url): no such feed (feeds list shows them)") }
+        guard let feed = try Feed.stored(url, in: context) else {
+            throw FeedsError(.notFound, "\(url): no such feed (feeds list shows them)")
+        }
         return feed
     }
 

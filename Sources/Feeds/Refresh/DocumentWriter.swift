@@ -10,14 +10,7 @@ struct DocumentWriter {
 
     /// The feed of `url`, made when the store has none.
     func feed(for url: String) throws -> Feed {
-        let normalized = FeedLibrary.canonical(url)
-        if let feed = try context.fetch(FetchDescriptor<Feed>(predicate: #Predicate { $0.url == normalized })).first {
-            return feed
-        }
-        let feed = Feed(context: context)
-        feed.url = normalized
-        feed.title = URL(string: normalized)?.host ?? normalized
-        return feed
+        try Feed.stored(url, in: context) ?? Feed.made(url, in: context)
     }
 
     /// Stores `document` as what `feed` says now; answers the entries new to the store and
