@@ -22,13 +22,7 @@ public struct DemoResource: Sendable, Equatable {
         self.contentType = contentType
         self.body = body
         self.lastModified = Date(timeIntervalSince1970: lastModified.timeIntervalSince1970.rounded(.down))
-        // FNV-1a, 64 bits: stable across runs, unlike `Hasher`.
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in body {
-            hash ^= UInt64(byte)
-            hash = hash &* 0x0100_0000_01b3
-        }
-        self.etag = "\"" + String(hash, radix: 16) + "\""
+        self.etag = "\"" + String(FNV1a.hash(body), radix: 16) + "\""
     }
 
     public init(contentType: String, text: String, lastModified: Date = Date(timeIntervalSince1970: 1_793_889_000)) {

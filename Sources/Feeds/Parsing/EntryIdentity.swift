@@ -30,9 +30,9 @@ enum EntryIdentity {
         if let id = id?.trimmingCharacters(in: .whitespacesAndNewlines), !id.isEmpty { return folded(id) }
         if let link = link?.trimmingCharacters(in: .whitespacesAndNewlines), !link.isEmpty {
             guard let published else { return folded(link) }
-            return folded(link) + " " + rfc3339(published)
+            return folded(link) + " " + published.formatted(.iso8601)
         }
-        let digest = fnv1a64(Array(title.utf8) + [0] + Array((content ?? "").utf8))
+        let digest = FNV1a.hash(Array(title.utf8) + [0] + Array((content ?? "").utf8))
         return "digest:" + hex(digest)
     }
 
@@ -61,37 +61,8 @@ enum EntryIdentity {
         return result
     }
 
-    /// FNV-1a, 64 bits: small, stable across runs and platforms (unlike `Hasher`), and enough
-    /// to tell one untitled, unlinked item from another.
-    static func fnv1a64(_ bytes: [UInt8]) -> UInt64 {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in bytes {
-            hash ^= UInt64(byte)
-            hash &*= 0x0000_0100_0000_01b3
-        }
-        return hash
-    }
-
     static func hex(_ value: UInt64) -> String {
         let digits = String(value, radix: 16)
         return String(repeating: "0", count: 16 - digits.count) + digits
-    }
-
-    static func rfc3339(_ date: Date) -> String {
-        let seconds = Int(date.timeIntervalSince1970.rounded(.down))
-        let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
-        let rest = seconds - days * 86_400
-        // Civil date from days since 1970 (Howard Hinnant's civil_from_days).
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1_460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let mp = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * mp + 2) / 5 + 1
-        let month = mp < 10 ? mp + 3 : mp - 9
-        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
-        func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
-        return "\(year)-\(two(month))-\(two(day))T\(two(rest / 3_600)):\(two(rest / 60 % 60)):\(two(rest % 60))Z"
     }
 }
