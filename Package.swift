@@ -15,9 +15,14 @@ let package = Package(
             path: "Sources/CSQLite",
             providers: [.apt(["libsqlite3-dev"])]
         ),
+        // A Swift runtime function Stash declares for itself (see runtime.h); no library.
+        .systemLibrary(
+            name: "CStashRuntime",
+            path: "Sources/CStashRuntime"
+        ),
         .target(
             name: "Stash",
-            dependencies: ["CSQLite"],
+            dependencies: ["CSQLite", "CStashRuntime"],
             path: "Sources/Stash"
         ),
         .target(

@@ -131,4 +131,33 @@ import Testing
         let stored = try ManagedObjectContext(container).fetch(FetchDescriptor<Post>(sortBy: [SortDescriptor(\.id)]))
         #expect(stored.map(\.id) == [1, 2, 9, 50])
     }
+
+    /// Objects whose last reference goes on another thread leave the context's table as they
+    /// are freed, while the context reads it: the table holds them without a count, so the
+    /// freeing thread takes their entries out (under ThreadSanitizer in CI), and a look-up
+    /// never hands out an object being freed.
+    @Test func objectsFreedOnAnotherThreadLeaveTheContextWhileItReads() async throws {
+        let (_, context) = try store(2_000)
+        var page = FetchDescriptor<Post>(sortBy: [SortDescriptor(\.id)])
+        page.fetchLimit = 100
+        for round in 0..<20 {
+            page.fetchOffset = round * 100
+            let batch = try context.fetch(page)
+            let ids = batch.map(\.id)
+            // The batch goes to a task, which lets it go there.
+            let freeing = Task.detached { batch.count }
+            var again = page
+            again.fetchOffset = (round * 100 + 1_000) % 2_000
+            for _ in 0..<5 {
+                #expect(try context.fetch(again).count == 100)
+                #expect(try context.fetch(FetchDescriptor<Post>(predicate: #Predicate { $0.id == 7 })).count == 1)
+            }
+            #expect(await freeing.value == 100)
+            // The rows are found again, as new objects or as ones still alive: never as freed ones.
+            let refetched = try context.fetch(page)
+            #expect(refetched.map(\.id) == ids)
+        }
+        // Only what the last loops still hold can be left.
+        #expect(context.registeredObjectCount <= 300)
+    }
 }

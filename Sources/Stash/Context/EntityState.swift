@@ -6,7 +6,7 @@ final class EntityState {
     unowned var context: ManagedObjectContext?
     /// Every object of the entity that has a row, by `_pk`: one instance per row, while
     /// anyone holds it (see `RegisteredObjects`).
-    var byRowID = RegisteredObjects()
+    let byRowID = RegisteredObjects()
     /// For each unique attribute (in `entity.uniqueAttributes` order), the object that
     /// holds each value. Entries can go stale (a value changed, an object left); `lookup`
     /// checks an entry before trusting it, so nothing has to be removed eagerly.
@@ -250,7 +250,7 @@ enum UniqueEntry {
     /// in a 20,000-object import's save alone (stash-bench under callgrind).
     case queued(ManagedObject)
     /// Another new object (not this context's, or not live), not kept alive by the index.
-    case unsaved(RegisteredObjects.Entry)
+    case unsaved(WeakObject)
     case row(Int64)
 }
 

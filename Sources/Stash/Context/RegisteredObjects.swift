@@ -1,66 +1,105 @@
+import CStashRuntime
+import Synchronization
+
 /// The objects a context holds for stored rows, by `_pk`, without keeping them alive.
 ///
 /// An object keeps its context (`ManagedObject.managedObjectContext` is strong), so that a
 /// lazy read, a relationship or an attribute not loaded, always has a context to ask, however
 /// the caller let go of the context (`let users = try ManagedObjectContext(c).fetch(…)`).
 /// The context must then not keep its saved objects in turn, or neither would ever be freed:
-/// it keeps them weakly, as Core Data's contexts do. Objects with unsaved changes are kept
-/// strongly elsewhere (`EntityState.updated`, `deleted`, `inserted`) until saved or rolled
-/// back.
-struct RegisteredObjects {
-    /// One registered object, not kept alive.
-    struct Entry {
-        weak var object: ManagedObject?
-    }
-
-    private var entries: [Int64: Entry] = [:]
-    /// `entries.count` at which entries whose objects are gone are dropped next.
-    private var purgeThreshold = RegisteredObjects.minimumPurgeThreshold
-
-    static let minimumPurgeThreshold = 4_096
+/// it keeps them without a count, as Core Data's contexts do. Objects with unsaved changes are
+/// kept strongly elsewhere (`EntityState.updated`, `deleted`, `inserted`) until saved or
+/// rolled back.
+///
+/// Not with `weak` references: a weak reference gives its object a side table, and every
+/// retain and release of that object afterwards takes the runtime's slow path. Instead the
+/// table holds plain addresses, an object takes its own entry out as it is deinitialized
+/// (`ManagedObject.deinit`, through `registration`), and a look-up takes a strong reference
+/// only with `swift_tryRetain`, which refuses an object whose deinitialization has begun.
+/// The lock is for that deinit, which runs wherever the last reference went: possibly on
+/// another thread while the context reads the table (an object `sending` into a task).
+final class RegisteredObjects: @unchecked Sendable {
+    // Unchecked Sendable: `entries` is touched only under `lock`, and the addresses in it
+    // are turned into references only by `swift_tryRetain`. The table replaced weak
+    // references, which cost 45M of 390M instructions in a 20,000-essay graph fetch
+    // (stash-bench under callgrind: side tables, slow-path retains and releases).
+    private var entries: [Int64: UnsafeMutableRawPointer] = [:]
+    private let lock = Atomic<Bool>(false)
 
     /// The live object of `rowID`, if the context holds one.
     subscript(rowID: Int64) -> ManagedObject? {
-        @inline(__always) get { entries[rowID]?.object }
+        get {
+            withLock {
+                guard let address = entries[rowID], swift_tryRetain(address) != nil else { return nil }
+                return Unmanaged<ManagedObject>.fromOpaque(address).takeRetainedValue()
+            }
+        }
         set {
             guard let newValue else {
-                entries[rowID] = nil
+                // An object being deinitialized is left alone: its deinit finds no entry.
+                let object = withLock { () -> ManagedObject? in
+                    guard let address = entries.removeValue(forKey: rowID), swift_tryRetain(address) != nil else {
+                        return nil
+                    }
+                    return Unmanaged<ManagedObject>.fromOpaque(address).takeRetainedValue()
+                }
+                if let object, object.registration === self { object.registration = nil }
                 return
             }
-            entries[rowID] = Entry(object: newValue)
-            if entries.count >= purgeThreshold { purge() }
+            // An object has one entry at most: one it has elsewhere (another row, another
+            // context's table) goes first, or it would be left behind when the object is freed.
+            if let previous = newValue.registration, previous !== self || newValue.registeredRowID != rowID {
+                previous.forget(newValue)
+            }
+            withLock { entries[rowID] = Unmanaged.passUnretained(newValue).toOpaque() }
+            newValue.registration = self
+            newValue.registeredRowID = rowID
         }
+    }
+
+    /// Takes out `object`'s entry, if the table still has it: called as the object is
+    /// deinitialized, on whatever thread released it last, and when it moves elsewhere.
+    func forget(_ object: ManagedObject) {
+        let address = Unmanaged.passUnretained(object).toOpaque()
+        let rowID = object.registeredRowID
+        withLock {
+            if entries[rowID] == address { entries[rowID] = nil }
+        }
+        object.registration = nil
     }
 
     /// How many rows have a live object.
-    var count: Int { entries.values.reduce(0) { $0 + ($1.object == nil ? 0 : 1) } }
+    var count: Int { withLock { entries.count } }
 
     /// The live objects.
-    var objects: [ManagedObject] { entries.values.compactMap(\.object) }
-
-    mutating func removeAll() {
-        entries.removeAll()
-        purgeThreshold = Self.minimumPurgeThreshold
-    }
-
-    mutating func reserveCapacity(_ capacity: Int) {
-        entries.reserveCapacity(capacity)
-    }
-
-    /// Drops the entries whose objects are gone; the next purge waits until the entries
-    /// double again, so registering stays amortized O(1).
-    ///
-    /// The entries are looked at in place and only the gone ones removed: a filtered copy
-    /// of the dictionary copied every weak reference, 860 instructions an object of a
-    /// 20,000-object fetch (stash-bench under callgrind), when every object was still held.
-    private mutating func purge() {
-        var gone: [Int64] = []
-        var position = entries.startIndex
-        while position != entries.endIndex {
-            if entries.values[position].object == nil { gone.append(entries.keys[position]) }
-            entries.formIndex(after: &position)
+    var objects: [ManagedObject] {
+        withLock {
+            entries.values.compactMap { address in
+                swift_tryRetain(address) != nil ? Unmanaged<ManagedObject>.fromOpaque(address).takeRetainedValue() : nil
+            }
         }
-        for rowID in gone { entries[rowID] = nil }
-        purgeThreshold = max(entries.count * 2, Self.minimumPurgeThreshold)
     }
+
+    func removeAll() {
+        for object in objects where object.registration === self { object.registration = nil }
+        withLock { entries.removeAll() }
+    }
+
+    func reserveCapacity(_ capacity: Int) {
+        withLock { entries.reserveCapacity(capacity) }
+    }
+
+    /// A spin lock: held for one hash-table operation, and contended only by a deinit on
+    /// another thread; a mutex cost about 100 instructions more per look-up.
+    private func withLock<Result>(_ body: () throws -> Result) rethrows -> Result {
+        while !lock.compareExchange(expected: false, desired: true, ordering: .acquiring).exchanged {}
+        defer { lock.store(false, ordering: .releasing) }
+        return try body()
+    }
+}
+
+/// A weak reference to an object, for the rare entries that must not keep a new object of
+/// another context alive (`UniqueEntry.unsaved`).
+struct WeakObject {
+    weak var object: ManagedObject?
 }

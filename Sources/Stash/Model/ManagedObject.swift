@@ -74,6 +74,10 @@ open class ManagedObject: SendableMetatype {
     /// the next save writes what changed in a many-to-many list's join rows (`JoinWrite`),
     /// and a one-to-many list's places (`PositionWrite`).
     final var changedLists: Set<Int> = []
+    /// The table that lists this object by its row (`RegisteredObjects`), which the object
+    /// leaves as it is deinitialized; `registeredRowID` is its key there.
+    final var registration: RegisteredObjects?
+    final var registeredRowID: Int64 = 0
 
     /// A blank object, in no context. Subclasses that add designated initializers must
     /// keep this one: fetching builds objects with it.
@@ -88,6 +92,10 @@ open class ManagedObject: SendableMetatype {
     }
 
     /// A new object inserted into `context`, saved by its next `save()`.
+    deinit {
+        registration?.forget(self)
+    }
+
     public convenience init(context: ManagedObjectContext) {
         self.init()
         context.insert(self)
