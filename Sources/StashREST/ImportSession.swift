@@ -35,6 +35,8 @@ struct ImportSession<T: ManagedObject & Decodable> {
         self.scope = scope
         self.firstURL = firstURL
         self.background = container.newBackgroundContext()
+        // What a server sent is no local edit: nothing to push back.
+        background.recordsEdits = false
     }
 
     /// Whether this call sends and keeps validators: the store keeps Stash's records and
