@@ -40,7 +40,7 @@ final class OutboxNote: ManagedObject, Codable, RemoteModel {
         let context = ManagedObjectContext(container)
         let first = note(context, "one")
         try context.save()
-        let key = first.id.uuidString.lowercased()
+        let key = first.id.uuidString
         #expect(try outbox() == "POST||\(key)\n")
         try container.updateOutbox(acknowledged: try container.outboxOperations().map(\.sequence))
         #expect(try container.pendingChangeCount() == 0)
@@ -83,7 +83,7 @@ final class OutboxNote: ManagedObject, Codable, RemoteModel {
         try context.save()
         first.title = "one, edited"
         try context.save()
-        let firstKey = first.id.uuidString.lowercased()
+        let firstKey = first.id.uuidString
         #expect(try outbox() == "POST||\(firstKey)\n")
         // insert + delete: nothing.
         let second = note(context, "two")
@@ -115,15 +115,17 @@ final class OutboxNote: ManagedObject, Codable, RemoteModel {
         first.title = "two"
         try context.save()
         let sent = try container.outboxOperations()[0]
-        try container.updateOutbox(attempted: sent.sequence)
+        try container.updateOutbox(attempted: OutboxAttempt(sequence: sent.sequence, body: nil))
         first.body = "text"
         try context.save()
-        let key = first.id.uuidString.lowercased()
+        let key = first.id.uuidString
         #expect(try outbox() == "PATCH|title|\(key)\nPATCH|body|\(key)\n")
 
         // The server refused the second (a 422): the fix merges into it, with a new key.
         let refused = try container.outboxOperations()[1]
-        try container.updateOutbox(attempted: refused.sequence, failed: (refused.sequence, "body: too short"))
+        try container.updateOutbox(
+            attempted: OutboxAttempt(sequence: refused.sequence, body: nil),
+            failed: (refused.sequence, "body: too short"))
         first.body = "a longer text"
         first.title = "three"
         try context.save()
@@ -161,7 +163,7 @@ final class OutboxNote: ManagedObject, Codable, RemoteModel {
         // A fetch's answer: the server does not have the local title yet.
         let fetch = ManagedObjectContext(container)
         fetch.recordsEdits = false
-        let key = first.id.uuidString.lowercased()
+        let key = first.id.uuidString
         _ = try recipeDecoder(fetch).decode(
             OutboxNote.self, from: json(#"{"id": "\#(key)", "title": "server title", "body": "server body"}"#))
         try fetch.save()
@@ -184,7 +186,7 @@ final class OutboxNote: ManagedObject, Codable, RemoteModel {
         let operation = try container.outboxOperations()[0]
         let answer = ManagedObjectContext(container)
         answer.recordsEdits = false
-        let key = first.id.uuidString.lowercased()
+        let key = first.id.uuidString
         _ = try recipeDecoder(answer).decode(
             OutboxNote.self, from: json(#"{"id": "\#(key)", "title": "one", "body": "made by the server"}"#))
         try answer.saveAcknowledging(

@@ -73,18 +73,27 @@ extension ManagedObjectContext {
         return involved ? write : nil
     }
 
-    /// The object's unique value as stored, as text: what names it on the API.
+    /// The object's unique value as its JSON holds it, as text (a `UUID`'s `uuidString`, a
+    /// number's digits): what names it in the API's paths.
     private static func key(of object: ManagedObject, _ unique: AttributeDescription) throws -> String {
-        let stored = try object.loadedValue(of: unique).map { try unique.codec.storedValue(for: $0) } ?? .null
-        switch stored {
-        case .text(let text): return text
-        case .integer(let integer): return String(integer)
-        case .real(let real): return String(real)
-        case .null, .blob:
-            throw StashError(
-                .missingValue, "names the object on the API (RemoteModel) but has no text or number value",
-                entity: object.entity.name, attribute: unique.name)
+        let value = object.loadedValue(of: unique)
+        if let encodable = value as? any Encodable,
+            let data = try? encodedInArray(encodable),
+            let json = (try? JSONSerialization.jsonObject(with: data)) as? [Any]
+        {
+            switch json.first {
+            case let text as String: return text
+            case let number as NSNumber: return number.stringValue
+            default: break
+            }
         }
+        throw StashError(
+            .missingValue, "names the object on the API (RemoteModel) but has no text or number value",
+            entity: object.entity.name, attribute: unique.name)
+    }
+
+    private static func encodedInArray<Value: Encodable>(_ value: Value) throws -> Data {
+        try JSONEncoder().encode([value])
     }
 
     /// Saves, and in the same transaction removes the outbox operations a server

@@ -17,7 +17,7 @@ extension PersistentContainer {
     /// Notes that an operation is being sent, or that the server refused it, or removes
     /// acknowledged ones and keeps ETags: each call a transaction of its own.
     package func updateOutbox(
-        attempted: Int64? = nil, failed: (Int64, String?)? = nil, acknowledged: [Int64] = [],
+        attempted: OutboxAttempt? = nil, failed: (Int64, String?)? = nil, acknowledged: [Int64] = [],
         etags: [OutboxETag] = []
     ) throws {
         guard let store = store as? any OutboxStore else { return }

@@ -27,6 +27,24 @@ package struct OutboxOperation: Sendable, Hashable {
     package let attempts: Int
     /// The server's message when it refused the operation (a 4xx other than a conflict).
     package let failure: String?
+    /// How many later edits were merged into it.
+    package let merged: Int
+    /// The body as first sent: a resend sends the same bytes, whatever the row holds since.
+    package let body: Data?
 
     package var objectID: ObjectID { ObjectID(entityName: entityName, rowID: rowID) }
+}
+
+/// A push sending an operation: counted, its body kept for any resend, and (after a conflict
+/// resolved in the device's favour, which the server did not apply) a new idempotency key.
+package struct OutboxAttempt: Sendable {
+    package let sequence: Int64
+    package let body: Data?
+    package let idempotencyKey: String?
+
+    package init(sequence: Int64, body: Data?, idempotencyKey: String? = nil) {
+        self.sequence = sequence
+        self.body = body
+        self.idempotencyKey = idempotencyKey
+    }
 }

@@ -23,7 +23,8 @@ extension SQLiteStore: OutboxStore {
             "CREATE TABLE IF NOT EXISTS \"_stash_outbox\" (\"sequence\" INTEGER PRIMARY KEY AUTOINCREMENT, "
                 + "\"entity\" TEXT NOT NULL, \"row\" INTEGER NOT NULL, \"key\" TEXT NOT NULL, "
                 + "\"method\" TEXT NOT NULL, \"attributes\" TEXT NOT NULL, \"idempotency_key\" TEXT NOT NULL, "
-                + "\"attempts\" INTEGER NOT NULL DEFAULT 0, \"failure\" TEXT); "
+                + "\"attempts\" INTEGER NOT NULL DEFAULT 0, \"failure\" TEXT, \"merged\" INTEGER NOT NULL DEFAULT 0, "
+                + "\"body\" BLOB); "
                 + "CREATE INDEX IF NOT EXISTS \"_stash_outbox_row\" ON \"_stash_outbox\" (\"entity\", \"row\"); "
                 + "CREATE TABLE IF NOT EXISTS \"_stash_row_etags\" (\"key\" TEXT PRIMARY KEY NOT NULL, "
                 + "\"value\" TEXT NOT NULL) WITHOUT ROWID")
@@ -144,7 +145,11 @@ extension SQLiteStore: OutboxStore {
             switch (last.method, method) {
             case ("POST", .patch):
                 try connection.statement(
-                    "UPDATE \"_stash_outbox\" SET \(reset) WHERE \"sequence\" = ? AND \"failure\" IS NOT NULL"
+                    "UPDATE \"_stash_outbox\" SET \"merged\" = \"merged\" + 1, "
+                        + "\"body\" = CASE WHEN \"failure\" IS NULL THEN \"body\" END, "
+                        + "\"idempotency_key\" = CASE WHEN \"failure\" IS NULL THEN \"idempotency_key\" ELSE ? END, "
+                        + "\"attempts\" = CASE WHEN \"failure\" IS NULL THEN \"attempts\" ELSE 0 END, \"failure\" = NULL "
+                        + "WHERE \"sequence\" = ?"
                 )
                 .run([fresh, .integer(last.sequence)])
                 return
@@ -152,9 +157,9 @@ extension SQLiteStore: OutboxStore {
                 var names = last.attributes
                 for name in record.attributes where !names.contains(name) { names.append(name) }
                 try connection.statement(
-                    "UPDATE \"_stash_outbox\" SET \"attributes\" = ?, "
+                    "UPDATE \"_stash_outbox\" SET \"attributes\" = ?, \"merged\" = \"merged\" + 1, "
                         + "\"idempotency_key\" = CASE WHEN \"failure\" IS NULL THEN \"idempotency_key\" ELSE ? END, "
-                        + "\"attempts\" = 0, \"failure\" = NULL WHERE \"sequence\" = ?"
+                        + "\"attempts\" = 0, \"failure\" = NULL, \"body\" = NULL WHERE \"sequence\" = ?"
                 ).run([.text(names.joined(separator: ",")), fresh, .integer(last.sequence)])
                 return
             case ("POST", .delete):
@@ -164,7 +169,8 @@ extension SQLiteStore: OutboxStore {
                 return
             case ("PATCH", .delete):
                 try connection.statement(
-                    "UPDATE \"_stash_outbox\" SET \"method\" = 'DELETE', \"attributes\" = '', \(reset) "
+                    "UPDATE \"_stash_outbox\" SET \"method\" = 'DELETE', \"attributes\" = '', \"body\" = NULL, "
+                        + "\"merged\" = \"merged\" + 1, \(reset) "
                         + "WHERE \"sequence\" = ?"
                 ).run([fresh, .integer(last.sequence)])
                 return
@@ -194,15 +200,20 @@ extension SQLiteStore: OutboxStore {
             var operations: [OutboxOperation] = []
             try connection.forEachRow(
                 "SELECT \"sequence\", \"entity\", \"row\", \"key\", \"method\", \"attributes\", \"idempotency_key\", "
-                    + "\"attempts\", \"failure\" FROM \"_stash_outbox\" ORDER BY \"sequence\""
+                    + "\"attempts\", \"failure\", \"merged\", \"body\" FROM \"_stash_outbox\" ORDER BY \"sequence\""
             ) { row in
                 let failure = row.column(8)
+                let body: Data? =
+                    switch row.column(10) {
+                    case .blob(let bytes): Data(bytes)
+                    default: nil
+                    }
                 operations.append(
                     OutboxOperation(
                         sequence: row.int64(0), entityName: row.text(1), rowID: row.int64(2), key: row.text(3),
                         method: OutboxOperation.Method(rawValue: row.text(4)) ?? .patch,
                         attributes: Self.names(row.text(5)), idempotencyKey: row.text(6), attempts: Int(row.int64(7)),
-                        failure: failure == .null ? nil : row.text(8)))
+                        failure: failure == .null ? nil : row.text(8), merged: Int(row.int64(9)), body: body))
             }
             return operations
         }
@@ -211,16 +222,19 @@ extension SQLiteStore: OutboxStore {
     /// Notes that an operation is being sent (later edits no longer merge into it), or that
     /// the server refused it (`failure`), or removes acknowledged ones and sets ETags.
     func updateOutbox(
-        attempted: Int64? = nil, failed: (Int64, String?)? = nil, acknowledged: [Int64] = [],
-        etags: [OutboxETag] = []
+        attempted: OutboxAttempt?, failed: (Int64, String?)?, acknowledged: [Int64], etags: [OutboxETag]
     ) throws {
         try withConnection { connection in
             try connection.transaction {
                 try createOutbox(connection)
                 if let attempted {
                     try connection.statement(
-                        "UPDATE \"_stash_outbox\" SET \"attempts\" = \"attempts\" + 1 WHERE \"sequence\" = ?"
-                    ).run([.integer(attempted)])
+                        "UPDATE \"_stash_outbox\" SET \"attempts\" = \"attempts\" + 1, \"body\" = ?, "
+                            + "\"idempotency_key\" = coalesce(?, \"idempotency_key\") WHERE \"sequence\" = ?"
+                    ).run([
+                        attempted.body.map { .blob([UInt8]($0)) } ?? .null,
+                        attempted.idempotencyKey.map(StoredValue.text) ?? .null, .integer(attempted.sequence),
+                    ])
                 }
                 if let (sequence, message) = failed {
                     try connection.statement("UPDATE \"_stash_outbox\" SET \"failure\" = ? WHERE \"sequence\" = ?")

@@ -7,6 +7,7 @@ protocol OutboxStore: Store {
 
     /// In one transaction: notes that an operation is being sent, or that the server refused
     /// it, removes acknowledged ones and sets the rows' ETags.
-    func updateOutbox(attempted: Int64?, failed: (Int64, String?)?, acknowledged: [Int64], etags: [OutboxETag])
-        throws
+    func updateOutbox(
+        attempted: OutboxAttempt?, failed: (Int64, String?)?, acknowledged: [Int64], etags: [OutboxETag]
+    ) throws
 }
