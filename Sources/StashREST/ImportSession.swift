@@ -260,13 +260,20 @@ struct ImportSession<T: ManagedObject & Decodable> {
         guard let scope else { return }
         let background = self.background
         let parent = self.parent
+        let container = self.container
         try await background.perform {
             let descriptor: FetchDescriptor<T>
             switch scope {
             case .all: descriptor = FetchDescriptor<T>()
             case .matching(let predicate): descriptor = FetchDescriptor<T>(predicate: predicate)
             }
-            for object in try background.fetch(descriptor) where !kept.contains(object.objectID) {
+            let candidates = try background.fetch(descriptor).filter { !kept.contains($0.objectID) }
+            // Objects with local edits still waiting to be pushed (a new one the server has
+            // not seen yet) stay: read after the rows, so an edit saved with its row is seen.
+            let waiting =
+                T.self is any RemoteModel.Type && !candidates.isEmpty
+                ? Set(try container.outboxOperations().map(\.objectID)) : []
+            for object in candidates where !waiting.contains(object.objectID) {
                 // A parent's children: the sync is scoped to them.
                 if let parent, !parent.isChild(object) { continue }
                 background.delete(object)

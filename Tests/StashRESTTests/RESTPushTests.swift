@@ -251,4 +251,21 @@ import Testing
         #expect(try await api.push(container).sent == 1)
         #expect(try await server.bookmarks()[key(first)]?["title"] as? String == "local")
     }
+
+    @Test func aSyncDeletesNoObjectTheServerHasNotSeenYet() async throws {
+        let api = testClient(server)
+        _ = bookmark("https://a.example", "A")
+        try context.save()
+        _ = try await api.push(container)
+        let offline = bookmark("https://b.example", "B")
+        try context.save()
+
+        let synced = try await api.fetchReporting(
+            [Bookmark].self, from: "api/bookmarks", into: context, deletingMissing: .all)
+        #expect(synced.value.count == 1)
+        #expect(try rows() == "https://a.example|A|1\nhttps://b.example|B|")
+        #expect(try await api.push(container).sent == 1)
+        #expect(try await server.bookmarks()[key(offline)]?["title"] as? String == "B")
+        #expect(try rows() == "https://a.example|A|1\nhttps://b.example|B|2")
+    }
 }
