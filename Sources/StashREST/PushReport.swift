@@ -14,7 +14,7 @@ public struct PushReport: Sendable {
     /// Operations the server refused as conflicting (412, 409), and what became of them.
     public internal(set) var conflicts: [PushConflict] = []
     /// Operations that did not go through: refused (another 4xx, kept with the server's
-    /// message until the object is edited again) or not answered (5xx, 429 or transport
+    /// message and sent again by the next push) or not answered (5xx, 429 or transport
     /// failures after the retries, kept to be sent again, unchanged, by the next push).
     public internal(set) var failed: [PushFailure] = []
     /// Requests sent again after a 5xx, a 429 or a transport failure.

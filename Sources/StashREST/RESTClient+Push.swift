@@ -21,9 +21,11 @@ extension RESTClient {
     ///   and the operation leaves the outbox in that same transaction; its `ETag` is kept.
     /// - 412 and 409 are conflicts, resolved by `policy` (see `PushConflictPolicy`).
     /// - 5xx, 429 and transport failures are retried as `configuration.retry` says, then
-    ///   left for the next push; another 4xx stops that operation, which is kept with the
-    ///   server's message. Either way the object's later operations wait behind it, and the
-    ///   push goes on with the other objects.
+    ///   left for the next push, unchanged; another 4xx stops that operation, which is kept
+    ///   with the server's message and sent again, as a new request, by the next push (a
+    ///   child refused because its parent was refused goes through once the parent has).
+    ///   Either way the object's later operations wait behind it, and the push goes on with
+    ///   the other objects.
     ///
     /// Each write goes over a connection of its own, closed after its answer: on Linux,
     /// FoundationNetworking resends a request without its body when a reused keep-alive
@@ -43,14 +45,6 @@ extension RESTClient {
             let id = operation.objectID
             if blocked.contains(id) {
                 report.waiting += 1
-                continue
-            }
-            if let refused = operation.failure {
-                // Refused before: sent again once the object is edited (the edit merges into it).
-                report.failed.append(
-                    PushFailure(objectID: id, method: operation.method.rawValue, status: nil, message: refused))
-                report.waiting += 1
-                blocked.insert(id)
                 continue
             }
             guard let type = container.remoteModelType(named: operation.entityName) else {
@@ -91,9 +85,14 @@ extension RESTClient {
                 return ""
             }
         }
-        try container.updateOutbox(attempted: OutboxAttempt(sequence: operation.sequence, body: body))
+        // Refused before, so applied nothing: sent again as a new request (a parent refused
+        // then has gone through since, or the server changed its mind).
+        var key = operation.failure == nil ? operation.idempotencyKey : UUID().uuidString.lowercased()
+        try container.updateOutbox(
+            attempted: OutboxAttempt(
+                sequence: operation.sequence, body: body,
+                idempotencyKey: key == operation.idempotencyKey ? nil : key))
         let url = try remoteURL(type, operation, item: operation.method != .post)
-        var key = operation.idempotencyKey
         var ifMatch = operation.method == .post ? nil : etag
         var conflict: PushConflict?
         while true {

@@ -221,10 +221,12 @@ import Testing
         #expect(failure.objectID == bad.objectID)
         var held = try await server.bookmarks()
         #expect(held.count == 1 && held[key(good)] != nil)
-        // Kept, not sent again until it is edited.
+        // Kept, and sent again by the next push as a new request: refused again.
         #expect(try container.pendingChangeCount() == 1)
-        #expect(try await api.push(container).failed.count == 1)
-        #expect(try await server.writes().count == 2)
+        #expect(try await api.push(container).failed.map(\.status) == [422])
+        let writes = try await server.writes()
+        #expect(writes.map(\.status) == ["422", "201", "422"])
+        #expect(writes[0].key != writes[2].key && writes[0].body == writes[2].body)
 
         bad.url = "https://b.example"
         try context.save()
@@ -267,5 +269,44 @@ import Testing
         #expect(try await api.push(container).sent == 1)
         #expect(try await server.bookmarks()[key(offline)]?["title"] as? String == "B")
         #expect(try rows() == "https://a.example|A|1\nhttps://b.example|B|2")
+    }
+
+    @Test func aParentIsSentBeforeTheChildrenThatNameIt() async throws {
+        let api = testClient(server)
+        let first = bookmark("https://a.example", "A")
+        let folder = PushFolder(context: context)
+        folder.name = "Reading"
+        first.folder = folder
+        try context.save()
+        let report = try await api.push(container)
+        #expect(report.sent == 2 && report.failed.isEmpty)
+        let writes = try await server.writes()
+        #expect(writes.map(\.path) == ["folders", "bookmarks"])
+        #expect(writes.map(\.status) == ["201", "201"])
+        #expect(writes[1].body.contains(#""folder":"\#(folder.id.uuidString)""#))
+        #expect(try await server.bookmarks()[key(first)]?["folder"] as? String == folder.id.uuidString)
+    }
+
+    @Test func aChildRefusedForItsParentGoesThroughOnceTheParentHas() async throws {
+        let folder = PushFolder(context: context)
+        folder.name = "Reading"
+        let first = bookmark("https://a.example", "A")
+        first.folder = folder
+        try context.save()
+        // The folder's POST is not answered (a 503, no retries): the bookmark's is refused.
+        try await server.fault("status", status: 503, method: "POST")
+        let report = try await testClient(server) { $0.retry = .none }.push(container)
+        #expect(report.sent == 0 && report.failed.map(\.status) == [503, 422])
+        #expect(report.failed.last?.message == "folder: no such folder")
+        #expect(try container.pendingChangeCount() == 2)
+
+        let next = try await testClient(server).push(container)
+        #expect(next.sent == 2 && next.failed.isEmpty)
+        let writes = try await server.writes()
+        #expect(writes.map(\.path) == ["folders", "bookmarks", "folders", "bookmarks"])
+        #expect(writes.map(\.status) == ["503", "422", "201", "201"])
+        #expect(writes[0].key == writes[2].key && writes[1].key != writes[3].key)
+        #expect(try await server.bookmarks()[key(first)]?["folder"] as? String == folder.id.uuidString)
+        #expect(try container.pendingChangeCount() == 0)
     }
 }

@@ -13,7 +13,7 @@ Idempotency-Key, faults to inject, and a log of the writes it received.
   DELETE /api/<collection>/<id>        If-Match as for PATCH; 204
 Every write needs an Idempotency-Key: a key seen before with the same request answers the
 first answer again without applying anything; with another request, 422 "key reused". A
-"url" that does not start with http is a 422.
+"url" that does not start with http is a 422, and so is a "folder" the API does not hold.
 
   GET /api/_fault [kind, status, times, method]   the next `times` writes of `method`:
         kind=status: answered `status` (with Retry-After: 0 for 429 and 503), not applied
@@ -140,6 +140,8 @@ def write(handler, api, parts, body):
         return 400, {"message": "the body is no JSON object"}, {}
     if "url" in values and not str(values["url"]).startswith("http"):
         return 422, {"message": "url: is not a URL"}, {}
+    if values.get("folder") is not None and str(values["folder"]) not in api["collections"].get("folders", {}):
+        return 422, {"message": "folder: no such folder"}, {}
     collection = api["collections"].setdefault(parts[0], {})
     if handler.command == "POST" and len(parts) == 1:
         if "id" not in values:

@@ -18,6 +18,14 @@ final class Bookmark: ManagedObject, Codable, RemoteModel {
     @Attribute(key: "created_at") var createdAt: Date?
     @Attribute(key: "updated_at") var updatedAt: Date?
     @Attribute var read: Bool = false
+    @Relationship var folder: PushFolder?
+}
+
+/// A folder of bookmarks: the API refuses a bookmark whose folder it does not hold yet.
+final class PushFolder: ManagedObject, Codable, RemoteModel {
+    static let remotePath = "api/folders"
+    @Attribute(.unique) var id: UUID = UUID()
+    @Attribute var name: String = ""
 }
 
 /// One write the test API received.
@@ -61,5 +69,5 @@ extension TestServer {
 
 /// A store with the push tests' model.
 func pushContainer(_ store: TemporaryStore) throws -> PersistentContainer {
-    try PersistentContainer(for: Bookmark.self, storeURL: store.file)
+    try PersistentContainer(for: Bookmark.self, PushFolder.self, storeURL: store.file)
 }
