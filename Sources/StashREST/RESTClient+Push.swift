@@ -173,8 +173,8 @@ extension RESTClient {
 
     /// Writes the server's answer (a JSON object) into the row and removes the operation from
     /// the outbox, in one transaction; keeps the answer's ETag. An answer that does not
-    /// decode into the model is not written, and the operation is acknowledged all the same:
-    /// the server applied it. Answers the ETag.
+    /// decode into the model, or whose row was deleted here since, is not written, and the
+    /// operation is acknowledged all the same: the server applied it. Answers the ETag.
     private func acknowledge(
         _ operation: OutboxOperation, _ type: any RemoteModel.Type, answer data: Data, _ response: HTTPURLResponse,
         _ container: PersistentContainer, decoding: Bool? = nil
@@ -183,9 +183,13 @@ extension RESTClient {
         let etags = [OutboxETag(entityName: operation.entityName, rowID: operation.rowID, value: etag)]
         let makeDecoder = configuration.makeDecoder
         let decodes = (decoding ?? (operation.method != .delete)) && Self.isJSONObject(data)
+        // A row deleted here since the write was sent keeps its deletion (its DELETE
+        // follows): decoding the answer would make the object again. After a conflict the
+        // server wins, and its object comes back.
+        let reinserts = decoding ?? false
         let written = try await container.performBackgroundTask { context -> Bool in
             context.recordsEdits = false
-            if decodes {
+            if decodes, reinserts || (try? context.existingObject(with: operation.objectID)) != nil {
                 do {
                     try Self.decodeAnswer(type, data, into: context, using: makeDecoder())
                 } catch is DecodingError {

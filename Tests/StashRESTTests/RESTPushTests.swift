@@ -309,4 +309,23 @@ import Testing
         #expect(try await server.bookmarks()[key(first)]?["folder"] as? String == folder.id.uuidString)
         #expect(try container.pendingChangeCount() == 0)
     }
+
+    /// Found by the crash test: the replayed answer to a POST sent before a crash made the
+    /// object again here, after the user had deleted it.
+    @Test func anObjectDeletedWhileItsPostWasUnansweredStaysDeleted() async throws {
+        let first = bookmark("https://a.example", "A")
+        try context.save()
+        try await server.fault("drop", method: "POST")
+        #expect(try await testClient(server) { $0.retry = .none }.push(container).failed.count == 1)
+        context.delete(first)
+        try context.save()
+        #expect(try container.pendingChangeCount() == 2)
+
+        let report = try await testClient(server).push(container)
+        #expect(report.sent == 2 && report.failed.isEmpty)
+        #expect(try await server.writes().map(\.method) == ["POST", "POST", "DELETE"])
+        #expect(try await server.bookmarks().isEmpty)
+        #expect(try rows() == "")
+        #expect(try container.pendingChangeCount() == 0)
+    }
 }
