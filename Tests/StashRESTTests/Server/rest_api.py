@@ -19,13 +19,16 @@ first answer again without applying anything; with another request, 422 "key reu
         kind=status: answered `status` (with Retry-After: 0 for 429 and 503), not applied
         kind=drop: applied, then the connection closed with no answer
         kind=cut: applied, then the connection closed in the middle of the answer
+        kind=slow [delay]: applied, then answered after `delay` seconds
   GET /api/_edit [collection, id, key, value]      a change by someone else (a new version)
   GET /api/_log                                    the writes: method, path, key, if_match,
-                                                   body and its length, status ("dropped")
+                                                   body and its length, status ("dropped"),
+                                                   whether it applied a change (not a replay)
 """
 
 import json
 import threading
+import time
 from datetime import datetime, timezone
 
 LOCK = threading.Lock()
@@ -45,71 +48,87 @@ def etag(item):
 
 
 def handle(handler, parts, query):
-    """Answers one request to /api/...; `parts` are the path's parts after "api"."""
+    """Answers one request to /api/...; `parts` are the path's parts after "api". Decided
+    under the lock, answered outside it (a slow answer holds up no other test)."""
     with LOCK:
         api = state(handler.test)
         if handler.command == "GET":
             return read(handler, api, parts, query)
-        length = int(handler.headers.get("Content-Length") or 0)
-        body = handler.rfile.read(length) if length else b""
-        key = handler.headers.get("Idempotency-Key")
-        entry = {
-            "method": handler.command,
-            "path": "/".join(parts),
-            "key": key,
-            "if_match": handler.headers.get("If-Match"),
-            "length": len(body),
-            "body": body.decode("utf-8", "replace"),
-        }
-        api["log"].append(entry)
-        fault = None
-        for candidate in api["faults"]:
-            if candidate["times"] > 0 and candidate["method"] in ("", handler.command):
-                candidate["times"] -= 1
-                fault = candidate
-                break
-        if fault and fault["kind"] == "status":
-            entry["status"] = fault["status"]
-            headers = {"Retry-After": "0"} if fault["status"] in (429, 503) else {}
-            return handler.send(fault["status"], {"message": "injected %d" % fault["status"]}, headers)
-        fingerprint = [handler.command, "/".join(parts), body.decode("utf-8", "replace")]
-        if not key:
-            status, answer, headers = 400, {"message": "an Idempotency-Key is required"}, {}
-        elif key in api["answers"]:
-            first = api["answers"][key]
-            if first["fingerprint"] != fingerprint:
-                status, answer, headers = 422, {"message": "key reused with another request"}, {}
-            else:
-                status, answer, headers = first["status"], first["answer"], first["headers"]
+        kind, status, answer, headers, delay = decide(handler, api, parts)
+    if delay:
+        time.sleep(delay)
+    if kind == "drop":
+        handler.close_connection = True
+        return
+    if kind == "cut":
+        data = json.dumps(answer).encode()
+        handler.send_response(status)
+        handler.send_header("Content-Type", "application/json")
+        handler.send_header("Content-Length", str(len(data)))
+        handler.end_headers()
+        handler.wfile.write(data[: len(data) // 2])
+        handler.close_connection = True
+        return
+    if status == 204:
+        return handler.send(204, b"", headers, content_type=None)
+    return handler.send(status, answer, headers)
+
+
+def decide(handler, api, parts):
+    """One write: (kind, status, answer, headers, delay), with kind "send", "drop" or "cut"."""
+    length = int(handler.headers.get("Content-Length") or 0)
+    body = handler.rfile.read(length) if length else b""
+    key = handler.headers.get("Idempotency-Key")
+    entry = {
+        "method": handler.command,
+        "path": "/".join(parts),
+        "key": key,
+        "if_match": handler.headers.get("If-Match"),
+        "length": len(body),
+        "body": body.decode("utf-8", "replace"),
+        "applied": False,
+    }
+    api["log"].append(entry)
+    fault = None
+    for candidate in api["faults"]:
+        if candidate["times"] > 0 and candidate["method"] in ("", handler.command):
+            candidate["times"] -= 1
+            fault = candidate
+            break
+    delay = fault["delay"] if fault and fault["kind"] == "slow" else 0
+    if fault and fault["kind"] == "status":
+        entry["status"] = fault["status"]
+        headers = {"Retry-After": "0"} if fault["status"] in (429, 503) else {}
+        return "send", fault["status"], {"message": "injected %d" % fault["status"]}, headers, 0
+    fingerprint = [handler.command, "/".join(parts), body.decode("utf-8", "replace")]
+    if not key:
+        status, answer, headers = 400, {"message": "an Idempotency-Key is required"}, {}
+    elif key in api["answers"]:
+        first = api["answers"][key]
+        if first["fingerprint"] != fingerprint:
+            status, answer, headers = 422, {"message": "key reused with another request"}, {}
         else:
-            status, answer, headers = write(handler, api, parts, body)
-            if status < 500:
-                api["answers"][key] = {
-                    "fingerprint": fingerprint, "status": status, "answer": answer, "headers": headers}
-        if fault and fault["kind"] == "drop":
-            entry["status"] = "dropped"
-            handler.close_connection = True
-            return
-        entry["status"] = status
-        if fault and fault["kind"] == "cut":
-            data = json.dumps(answer).encode()
-            handler.send_response(status)
-            handler.send_header("Content-Type", "application/json")
-            handler.send_header("Content-Length", str(len(data)))
-            handler.end_headers()
-            handler.wfile.write(data[: len(data) // 2])
-            handler.close_connection = True
-            return
-        if status == 204:
-            return handler.send(204, b"", headers, content_type=None)
-        return handler.send(status, answer, headers)
+            status, answer, headers = first["status"], first["answer"], first["headers"]
+    else:
+        status, answer, headers = write(handler, api, parts, body)
+        entry["applied"] = status < 300
+        if status < 500:
+            api["answers"][key] = {"fingerprint": fingerprint, "status": status, "answer": answer, "headers": headers}
+    if fault and fault["kind"] == "drop":
+        entry["status"] = "dropped"
+        return "drop", status, answer, headers, 0
+    entry["status"] = status
+    if fault and fault["kind"] == "cut":
+        return "cut", status, answer, headers, 0
+    return "send", status, answer, headers, delay
 
 
 def read(handler, api, parts, query):
     if parts == ["_fault"]:
         api["faults"].append({
             "kind": query.get("kind", "status"), "status": int(query.get("status", "500")),
-            "times": int(query.get("times", "1")), "method": query.get("method", "")})
+            "times": int(query.get("times", "1")), "method": query.get("method", ""),
+            "delay": float(query.get("delay", "0"))})
         return handler.send(200, {})
     if parts == ["_log"]:
         return handler.send(200, api["log"])

@@ -37,6 +37,8 @@ struct APIWrite: Sendable {
     let body: String
     /// The status it answered, or `"dropped"`.
     let status: String
+    /// Whether it changed what the API holds (not a replay of an earlier answer).
+    let applied: Bool
 }
 
 extension TestServer {
@@ -57,7 +59,8 @@ extension TestServer {
             APIWrite(
                 method: entry["method"] as? String ?? "", path: entry["path"] as? String ?? "",
                 key: entry["key"] as? String, ifMatch: entry["if_match"] as? String,
-                body: entry["body"] as? String ?? "", status: entry["status"].map { "\($0)" } ?? "")
+                body: entry["body"] as? String ?? "", status: entry["status"].map { "\($0)" } ?? "",
+                applied: entry["applied"] as? Bool ?? false)
         }
     }
 
