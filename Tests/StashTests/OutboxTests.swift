@@ -202,4 +202,27 @@ final class OutboxNote: ManagedObject, Codable, RemoteModel {
         try answer.saveAcknowledging([next.sequence], etags: [])
         #expect(try outbox() == "")
     }
+
+    @Test func outboxStatesFollowSavesRefusalsAndAcknowledgements() async throws {
+        var states = container.outboxStates().makeAsyncIterator()
+        #expect(await states.next() == OutboxState(waiting: 0, refused: 0))
+        let context = ManagedObjectContext(container)
+        _ = note(context, "one")
+        _ = note(context, "two")
+        try context.save()
+        let waiting = await states.next()
+        #expect(waiting == OutboxState(waiting: 2, refused: 0))
+        #expect(waiting?.description == "2 changes waiting")
+
+        let operations = try container.outboxOperations()
+        try container.updateOutbox(
+            attempted: OutboxAttempt(sequence: operations[0].sequence, body: nil),
+            failed: (operations[0].sequence, "HTTP 422: title: too short"))
+        let refused = await states.next()
+        #expect(refused == OutboxState(waiting: 2, refused: 1))
+        #expect(refused?.description == "2 changes waiting (1 refused)")
+        try container.updateOutbox(acknowledged: operations.map(\.sequence))
+        #expect(await states.next() == OutboxState(waiting: 0, refused: 0))
+        #expect(try container.outboxState().description == "0 changes waiting")
+    }
 }

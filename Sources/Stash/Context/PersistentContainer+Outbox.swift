@@ -22,6 +22,7 @@ extension PersistentContainer {
     ) throws {
         guard let store = store as? any OutboxStore else { return }
         try store.updateOutbox(attempted: attempted, failed: failed, acknowledged: acknowledged, etags: etags)
+        noteOutboxWrite()
     }
 
     /// The ETag last seen for each of these rows, if any.
@@ -33,5 +34,56 @@ extension PersistentContainer {
             if let rowID = id.rowID, let value = values["\(id.entityName)/\(rowID)"] { etags[id] = value }
         }
         return etags
+    }
+}
+
+extension PersistentContainer {
+    /// What waits in the outbox now.
+    public func outboxState() throws -> OutboxState {
+        let operations = try outboxOperations()
+        return OutboxState(waiting: operations.count, refused: operations.filter { $0.failure != nil }.count)
+    }
+
+    /// The outbox's state now, then again whenever a save or a push changes it (the same
+    /// state is not repeated), for as long as the sequence is iterated.
+    ///
+    /// ```swift
+    /// for await state in container.outboxStates() {
+    ///     statusLine.text = state.description   // "3 changes waiting"
+    /// }
+    /// ```
+    public func outboxStates() -> AsyncStream<OutboxState> {
+        let (stream, continuation) = AsyncStream.makeStream(of: OutboxState.self, bufferingPolicy: .bufferingNewest(8))
+        let last = Locked<OutboxState?>(nil)
+        let yieldChanged: @Sendable () -> Void = { [weak self] in
+            guard let self, let state = try? self.outboxState() else { return }
+            // Under the lock, so that two reports of one change yield it once, in order.
+            last.withLock { last in
+                guard last != state else { return }
+                last = state
+                continuation.yield(state)
+            }
+        }
+        let key = outboxListeners.withLock { listeners in
+            listeners.next += 1
+            listeners.continuations[listeners.next] = yieldChanged
+            return listeners.next
+        }
+        yieldChanged()
+        let saves = changes
+        let task = Task {
+            for await _ in saves { yieldChanged() }
+        }
+        continuation.onTermination = { [weak self] _ in
+            task.cancel()
+            _ = self?.outboxListeners.withLock { $0.continuations.removeValue(forKey: key) }
+        }
+        return stream
+    }
+
+    /// Tells `outboxStates()` of an outbox write that is no save.
+    func noteOutboxWrite() {
+        let listeners = outboxListeners.withLock { Array($0.continuations.values) }
+        for listener in listeners { listener() }
     }
 }
