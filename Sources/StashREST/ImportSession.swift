@@ -55,6 +55,9 @@ struct ImportSession<T: ManagedObject & Decodable> {
     /// The objects the 304s stood for: a sync keeps them.
     private var notModifiedObjects: Set<ObjectID> = []
 
+    /// A `RemoteModel` object's ETag, fetched alone: what the push sends as `If-Match`.
+    private var itemETag: String?
+
     enum Part {
         case stored([ObjectID])
         case decoded(Int)
@@ -100,6 +103,9 @@ struct ImportSession<T: ManagedObject & Decodable> {
                 }
             }
             let (data, response) = try await client.send(request, progress: options.progress)
+            if !many, response.statusCode != 304, T.self is any RemoteModel.Type {
+                itemETag = response.value(forHTTPHeaderField: "ETag")
+            }
             let next: URL?
             if response.statusCode == 304 {
                 guard let stored else {
@@ -322,6 +328,17 @@ struct ImportSession<T: ManagedObject & Decodable> {
                     }
                 }
                 try? background.writeBookkeeping(values, in: .httpValidators)
+            }
+        }
+        if let etag = itemETag {
+            let container = self.container
+            await background.perform {
+                // Not for a row whose local edits wait: its ETag stays the one they were made
+                // against, so that a change made on the server since is a conflict.
+                guard let id = decoded.pendingIDs().first, let rowID = id.rowID,
+                    let waiting = try? container.outboxOperations(), !waiting.contains(where: { $0.objectID == id })
+                else { return }
+                try? container.updateOutbox(etags: [OutboxETag(entityName: id.entityName, rowID: rowID, value: etag)])
             }
         }
         let leaving = inserted

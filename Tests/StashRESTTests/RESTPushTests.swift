@@ -328,4 +328,29 @@ import Testing
         #expect(try rows() == "")
         #expect(try container.pendingChangeCount() == 0)
     }
+
+    @Test func anObjectFetchedAloneKeepsItsETagForTheNextEdit() async throws {
+        let api = testClient(server)
+        let first = bookmark("https://a.example", "A")
+        try context.save()
+        _ = try await api.push(container)
+        try await server.get("api/_edit?collection=bookmarks&id=\(key(first))&key=title&value=theirs")
+        // Fetched alone, with its ETag: the edit made against it goes through.
+        let fetched = try await api.fetch(Bookmark.self, from: "api/bookmarks/\(key(first))", into: context)
+        #expect(fetched === first && first.title == "theirs")
+        first.title = "mine"
+        try context.save()
+        // A fetch while the edit waits leaves the ETag the edit was made against.
+        try await server.get("api/_edit?collection=bookmarks&id=\(key(first))&key=url&value=https://b.example")
+        _ = try await api.fetch(Bookmark.self, from: "api/bookmarks/\(key(first))", into: context)
+        #expect(try rows() == "https://b.example|mine|1")
+
+        let report = try await api.push(container, conflicts: .localWins)
+        #expect(report.sent == 1 && report.conflicts.count == 1)
+        let writes = try await server.writes()
+        #expect(writes.map(\.ifMatch) == [nil, "\"2\"", nil])
+        #expect(writes.map(\.status) == ["201", "412", "200"])
+        let held = try await server.bookmarks()[key(first)]
+        #expect(held?["title"] as? String == "mine" && held?["url"] as? String == "https://b.example")
+    }
 }
