@@ -31,10 +31,21 @@ extension RESTClient {
     /// FoundationNetworking resends a request without its body when a reused keep-alive
     /// connection drops, which a write must never meet.
     ///
+    /// Pushes of one container run one after another in a process (`PushQueue`); a push of
+    /// the same store from another process is not held back.
+    ///
     /// Throws only when the store fails (or the task is cancelled): what the server said is
     /// in the report.
-    public func push(_ container: PersistentContainer, conflicts policy: PushConflictPolicy = .serverWins)
-        async throws -> PushReport
+    public func push(
+        _ container: PersistentContainer, conflicts policy: PushConflictPolicy = .serverWins,
+        isolation: isolated (any Actor)? = #isolation
+    ) async throws -> PushReport {
+        try await PushQueue.run(for: container) { try await pushWaiting(container, policy) }
+    }
+
+    /// Every operation of the outbox, in order (see `push`).
+    private func pushWaiting(_ container: PersistentContainer, _ policy: PushConflictPolicy) async throws
+        -> PushReport
     {
         var report = PushReport()
         var blocked = Set<ObjectID>()

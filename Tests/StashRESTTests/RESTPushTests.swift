@@ -353,4 +353,18 @@ import Testing
         let held = try await server.bookmarks()[key(first)]
         #expect(held?["title"] as? String == "mine" && held?["url"] as? String == "https://b.example")
     }
+
+    @Test func pushesOfOneStoreAtOnceSendEachOperationOnce() async throws {
+        for index in 0..<5 { _ = bookmark("https://example.com/\(index)", "\(index)") }
+        try context.save()
+        let container = self.container
+        let server = self.server
+        async let first = testClient(server).push(container)
+        async let second = testClient(server).push(container)
+        let reports = try await [first, second]
+        #expect(reports.map(\.sent).reduce(0, +) == 5)
+        let writes = try await server.writes()
+        #expect(writes.count == 5 && writes.allSatisfy(\.applied))
+        #expect(try await server.bookmarks().count == 5)
+    }
 }
