@@ -127,9 +127,7 @@ extension RESTClient {
                 let status = error.status ?? 0
                 if operation.method == .delete, status == 404 || status == 410 {
                     // Gone already: what the DELETE asked for.
-                    try container.updateOutbox(
-                        acknowledged: [operation.sequence],
-                        etags: [OutboxETag(entityName: operation.entityName, rowID: operation.rowID, value: nil)])
+                    _ = try await acknowledge(operation, type, answer: Data(), nil, container)
                     report.sent += 1
                     return ""
                 }
@@ -187,10 +185,10 @@ extension RESTClient {
     /// decode into the model, or whose row was deleted here since, is not written, and the
     /// operation is acknowledged all the same: the server applied it. Answers the ETag.
     private func acknowledge(
-        _ operation: OutboxOperation, _ type: any RemoteModel.Type, answer data: Data, _ response: HTTPURLResponse,
+        _ operation: OutboxOperation, _ type: any RemoteModel.Type, answer data: Data, _ response: HTTPURLResponse?,
         _ container: PersistentContainer, decoding: Bool? = nil
     ) async throws -> String? {
-        let etag = operation.method == .delete ? nil : response.value(forHTTPHeaderField: "ETag")
+        let etag = operation.method == .delete ? nil : response?.value(forHTTPHeaderField: "ETag")
         let etags = [OutboxETag(entityName: operation.entityName, rowID: operation.rowID, value: etag)]
         let makeDecoder = configuration.makeDecoder
         let decodes = (decoding ?? (operation.method != .delete)) && Self.isJSONObject(data)
@@ -209,6 +207,8 @@ extension RESTClient {
                     return false
                 }
             }
+            // A copy a fetch brought back while the deletion waited goes with it.
+            try context.deleteObjectsNamed(by: operation)
             try context.saveAcknowledging([operation.sequence], etags: etags)
             return true
         }

@@ -367,4 +367,22 @@ import Testing
         #expect(writes.count == 5 && writes.allSatisfy(\.applied))
         #expect(try await server.bookmarks().count == 5)
     }
+
+    @Test func anObjectAFetchBroughtBackBeforeItsDeletionWasPushedGoesWithIt() async throws {
+        let api = testClient(server)
+        let first = bookmark("https://a.example", "A")
+        try context.save()
+        _ = try await api.push(container)
+        context.delete(first)
+        try context.save()
+        // The server still has it: the fetch brings it back here for now.
+        _ = try await api.fetch([Bookmark].self, from: "api/bookmarks", into: context)
+        #expect(try rows() == "https://a.example|A|1")
+
+        let report = try await api.push(container)
+        #expect(report.sent == 1)
+        #expect(try await server.bookmarks().isEmpty)
+        #expect(try rows() == "")
+        #expect(try context.fetch(FetchDescriptor<Bookmark>()).isEmpty)
+    }
 }

@@ -62,10 +62,12 @@ extension ManagedObjectContext {
             }
             for object in plan.deleted[position] {
                 guard let rowID = object.rowID else { continue }
-                deletes.append(
-                    OutboxWrite.Record(
-                        entity: entity.name, row: .known(rowID), key: try Self.key(of: object, unique),
-                        method: .delete, attributes: []))
+                var record = OutboxWrite.Record(
+                    entity: entity.name, row: .known(rowID), key: try Self.key(of: object, unique), method: .delete,
+                    attributes: [])
+                record.storedKey =
+                    try object.loadedValue(of: unique).map { try unique.codec.storedValue(for: $0) } ?? .null
+                deletes.append(record)
             }
         }
         // Parents' new rows before their children's; children's deletions before their parents'.
@@ -94,6 +96,25 @@ extension ManagedObjectContext {
 
     private static func encodedInArray<Value: Encodable>(_ value: Value) throws -> Data {
         try JSONEncoder().encode([value])
+    }
+
+    /// Deletes the objects that hold the unique value a `DELETE` named (its own row is gone):
+    /// a copy that a fetch brought back while the deletion waited to be pushed. Part of the
+    /// save that acknowledges the `DELETE`.
+    package func deleteObjectsNamed(by operation: OutboxOperation) throws {
+        try entering {
+            guard operation.method == .delete, operation.storedKey != .null,
+                let entity = container.entities.first(where: { $0.name == operation.entityName }),
+                let unique = entity.uniqueAttributes.first
+            else { return }
+            var rowIDs: [Int64] = []
+            let query = StoreQuery(
+                entity.schema, columns: [unique.index], filter: .values(column: unique.index, [operation.storedKey]))
+            try container.store.fetch(query) { row in rowIDs.append(row.rowID) }
+            for rowID in rowIDs {
+                delete(try existingObject(with: ObjectID(entityName: entity.name, rowID: rowID)))
+            }
+        }
     }
 
     /// Saves, and in the same transaction removes the outbox operations a server

@@ -31,6 +31,8 @@ package struct OutboxOperation: Sendable, Hashable {
     package let merged: Int
     /// The body as first sent: a resend sends the same bytes, whatever the row holds since.
     package let body: Data?
+    /// For a `DELETE`, the unique value as stored (see `deleteObjectsNamed(by:)`).
+    let storedKey: StoredValue
 
     package var objectID: ObjectID { ObjectID(entityName: entityName, rowID: rowID) }
 }

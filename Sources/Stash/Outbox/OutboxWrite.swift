@@ -16,6 +16,8 @@ struct OutboxWrite {
         let method: OutboxOperation.Method
         /// For a `PATCH` (and an insert that may turn into one), the attributes changed.
         let attributes: [String]
+        /// For a `DELETE`, the unique value as stored: what finds a copy a fetch brought back.
+        var storedKey: StoredValue = .null
     }
 
     var records: [Record] = []

@@ -24,7 +24,7 @@ extension SQLiteStore: OutboxStore {
                 + "\"entity\" TEXT NOT NULL, \"row\" INTEGER NOT NULL, \"key\" TEXT NOT NULL, "
                 + "\"method\" TEXT NOT NULL, \"attributes\" TEXT NOT NULL, \"idempotency_key\" TEXT NOT NULL, "
                 + "\"attempts\" INTEGER NOT NULL DEFAULT 0, \"failure\" TEXT, \"merged\" INTEGER NOT NULL DEFAULT 0, "
-                + "\"body\" BLOB); "
+                + "\"body\" BLOB, \"stored_key\"); "
                 + "CREATE INDEX IF NOT EXISTS \"_stash_outbox_row\" ON \"_stash_outbox\" (\"entity\", \"row\"); "
                 + "CREATE TABLE IF NOT EXISTS \"_stash_row_etags\" (\"key\" TEXT PRIMARY KEY NOT NULL, "
                 + "\"value\" TEXT NOT NULL) WITHOUT ROWID")
@@ -169,10 +169,10 @@ extension SQLiteStore: OutboxStore {
                 return
             case ("PATCH", .delete):
                 try connection.statement(
-                    "UPDATE \"_stash_outbox\" SET \"method\" = 'DELETE', \"attributes\" = '', \"body\" = NULL, "
+                    "UPDATE \"_stash_outbox\" SET \"method\" = 'DELETE', \"attributes\" = '', \"body\" = NULL, \"stored_key\" = ?, "
                         + "\"merged\" = \"merged\" + 1, \(reset) "
                         + "WHERE \"sequence\" = ?"
-                ).run([fresh, .integer(last.sequence)])
+                ).run([record.storedKey, fresh, .integer(last.sequence)])
                 return
             default:
                 break
@@ -180,10 +180,10 @@ extension SQLiteStore: OutboxStore {
         }
         try connection.statement(
             "INSERT INTO \"_stash_outbox\" (\"entity\", \"row\", \"key\", \"method\", \"attributes\", "
-                + "\"idempotency_key\") VALUES (?, ?, ?, ?, ?, ?)"
+                + "\"idempotency_key\", \"stored_key\") VALUES (?, ?, ?, ?, ?, ?, ?)"
         ).run([
             .text(record.entity), .integer(rowID), .text(record.key), .text(method.rawValue),
-            .text(method == .patch ? record.attributes.joined(separator: ",") : ""), fresh,
+            .text(method == .patch ? record.attributes.joined(separator: ",") : ""), fresh, record.storedKey,
         ])
     }
 
@@ -200,7 +200,8 @@ extension SQLiteStore: OutboxStore {
             var operations: [OutboxOperation] = []
             try connection.forEachRow(
                 "SELECT \"sequence\", \"entity\", \"row\", \"key\", \"method\", \"attributes\", \"idempotency_key\", "
-                    + "\"attempts\", \"failure\", \"merged\", \"body\" FROM \"_stash_outbox\" ORDER BY \"sequence\""
+                    + "\"attempts\", \"failure\", \"merged\", \"body\", \"stored_key\" FROM \"_stash_outbox\" "
+                    + "ORDER BY \"sequence\""
             ) { row in
                 let failure = row.column(8)
                 let body: Data? =
@@ -213,7 +214,8 @@ extension SQLiteStore: OutboxStore {
                         sequence: row.int64(0), entityName: row.text(1), rowID: row.int64(2), key: row.text(3),
                         method: OutboxOperation.Method(rawValue: row.text(4)) ?? .patch,
                         attributes: Self.names(row.text(5)), idempotencyKey: row.text(6), attempts: Int(row.int64(7)),
-                        failure: failure == .null ? nil : row.text(8), merged: Int(row.int64(9)), body: body))
+                        failure: failure == .null ? nil : row.text(8), merged: Int(row.int64(9)), body: body,
+                        storedKey: row.column(11)))
             }
             return operations
         }
