@@ -43,6 +43,13 @@ public struct PushConflict: Sendable, CustomStringConvertible {
     }
 }
 
+/// How far a push is: operations done (acknowledged, in conflict, or failed) of those it
+/// found waiting.
+public struct PushProgress: Sendable, Equatable {
+    public let done: Int
+    public let total: Int
+}
+
 /// How a conflict ends.
 public enum PushResolution: Sendable, Equatable {
     /// The server's version is read back into the row; the local edit is left in

@@ -31,6 +31,8 @@ extension RESTClient {
     /// FoundationNetworking resends a request without its body when a reused keep-alive
     /// connection drops, which a write must never meet.
     ///
+    /// `progress` hears after each operation how many are done, and finishes with the call.
+    ///
     /// Pushes of one container run one after another in a process (`PushQueue`); a push of
     /// the same store from another process is not held back.
     ///
@@ -38,20 +40,23 @@ extension RESTClient {
     /// in the report.
     public func push(
         _ container: PersistentContainer, conflicts policy: PushConflictPolicy = .serverWins,
-        isolation: isolated (any Actor)? = #isolation
+        progress: AsyncStream<PushProgress>.Continuation? = nil, isolation: isolated (any Actor)? = #isolation
     ) async throws -> PushReport {
-        try await PushQueue.run(for: container) { try await pushWaiting(container, policy) }
+        defer { progress?.finish() }
+        return try await PushQueue.run(for: container) { try await pushWaiting(container, policy, progress) }
     }
 
     /// Every operation of the outbox, in order (see `push`).
-    private func pushWaiting(_ container: PersistentContainer, _ policy: PushConflictPolicy) async throws
-        -> PushReport
-    {
+    private func pushWaiting(
+        _ container: PersistentContainer, _ policy: PushConflictPolicy,
+        _ progress: AsyncStream<PushProgress>.Continuation?
+    ) async throws -> PushReport {
         var report = PushReport()
         var blocked = Set<ObjectID>()
         let operations = try container.outboxOperations()
         var etags = try container.rowETags(operations.map(\.objectID))
-        for operation in operations {
+        for (done, operation) in operations.enumerated() {
+            defer { progress?.yield(PushProgress(done: done + 1, total: operations.count)) }
             try Task.checkCancellation()
             let id = operation.objectID
             if blocked.contains(id) {

@@ -214,8 +214,12 @@ import Testing
         let bad = bookmark("not a url", "bad")
         let good = bookmark("https://a.example", "good")
         try context.save()
-        let report = try await api.push(container)
+        let (steps, progress) = AsyncStream.makeStream(of: PushProgress.self)
+        let report = try await api.push(container, progress: progress)
         #expect(report.sent == 1 && report.failed.count == 1 && report.waiting == 1)
+        var seen: [String] = []
+        for await step in steps { seen.append("\(step.done)/\(step.total)") }
+        #expect(seen == ["1/2", "2/2"])
         let failure = try #require(report.failed.first)
         #expect(failure.status == 422 && failure.message == "url: is not a URL" && failure.method == "POST")
         #expect(failure.objectID == bad.objectID)
