@@ -58,10 +58,11 @@ let package = Package(
             dependencies: ["Feeds", "Stash", "StashREST", "CSQLite"],
             path: "Benchmarks/feeds-bench"
         ),
-        // The processes of the many-writer tests and soak (see its main.swift).
+        // The processes of the many-writer tests and soak, and the push killed at random
+        // moments (see its main.swift).
         .executableTarget(
             name: "stash-worker",
-            dependencies: ["Stash"],
+            dependencies: ["Stash", "StashREST"],
             path: "Tests/StashWorker"
         ),
         .testTarget(

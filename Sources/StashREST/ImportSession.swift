@@ -35,6 +35,8 @@ struct ImportSession<T: ManagedObject & Decodable> {
         self.scope = scope
         self.firstURL = firstURL
         self.background = container.newBackgroundContext()
+        // What a server sent is no local edit: nothing to push back.
+        background.recordsEdits = false
     }
 
     /// Whether this call sends and keeps validators: the store keeps Stash's records and
@@ -52,6 +54,9 @@ struct ImportSession<T: ManagedObject & Decodable> {
 
     /// The objects the 304s stood for: a sync keeps them.
     private var notModifiedObjects: Set<ObjectID> = []
+
+    /// A `RemoteModel` object's ETag, fetched alone: what the push sends as `If-Match`.
+    private var itemETag: String?
 
     enum Part {
         case stored([ObjectID])
@@ -98,6 +103,9 @@ struct ImportSession<T: ManagedObject & Decodable> {
                 }
             }
             let (data, response) = try await client.send(request, progress: options.progress)
+            if !many, response.statusCode != 304, T.self is any RemoteModel.Type {
+                itemETag = response.value(forHTTPHeaderField: "ETag")
+            }
             let next: URL?
             if response.statusCode == 304 {
                 guard let stored else {
@@ -258,13 +266,20 @@ struct ImportSession<T: ManagedObject & Decodable> {
         guard let scope else { return }
         let background = self.background
         let parent = self.parent
+        let container = self.container
         try await background.perform {
             let descriptor: FetchDescriptor<T>
             switch scope {
             case .all: descriptor = FetchDescriptor<T>()
             case .matching(let predicate): descriptor = FetchDescriptor<T>(predicate: predicate)
             }
-            for object in try background.fetch(descriptor) where !kept.contains(object.objectID) {
+            let candidates = try background.fetch(descriptor).filter { !kept.contains($0.objectID) }
+            // Objects with local edits still waiting to be pushed (a new one the server has
+            // not seen yet) stay: read after the rows, so an edit saved with its row is seen.
+            let waiting =
+                T.self is any RemoteModel.Type && !candidates.isEmpty
+                ? Set(try container.outboxOperations().map(\.objectID)) : []
+            for object in candidates where !waiting.contains(object.objectID) {
                 // A parent's children: the sync is scoped to them.
                 if let parent, !parent.isChild(object) { continue }
                 background.delete(object)
@@ -313,6 +328,17 @@ struct ImportSession<T: ManagedObject & Decodable> {
                     }
                 }
                 try? background.writeBookkeeping(values, in: .httpValidators)
+            }
+        }
+        if let etag = itemETag {
+            let container = self.container
+            await background.perform {
+                // Not for a row whose local edits wait: its ETag stays the one they were made
+                // against, so that a change made on the server since is a conflict.
+                guard let id = decoded.pendingIDs().first, let rowID = id.rowID,
+                    let waiting = try? container.outboxOperations(), !waiting.contains(where: { $0.objectID == id })
+                else { return }
+                try? container.updateOutbox(etags: [OutboxETag(entityName: id.entityName, rowID: rowID, value: etag)])
             }
         }
         let leaving = inserted

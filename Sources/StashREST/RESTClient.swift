@@ -264,10 +264,12 @@ public final class RESTClient: Sendable {
     }
 
     /// Sends `request`, trying again as `RetryPolicy` says: a 2xx or 304 answer comes back;
-    /// any other status, or a failure after the last try, throws.
-    func send(_ request: URLRequest, progress: AsyncStream<RESTProgress>.Continuation?) async throws -> (
-        Data, HTTPURLResponse
-    ) {
+    /// any other status, or a failure after the last try, throws. A push's writes go through
+    /// a transport of their own (`writeTransport`) and count their retries (`onRetry`).
+    func send(
+        _ request: URLRequest, progress: AsyncStream<RESTProgress>.Continuation?,
+        via writeTransport: HTTPTransport? = nil, onRetry: () -> Void = {}
+    ) async throws -> (Data, HTTPURLResponse) {
         let policy = configuration.retry
         var waited: Duration = .zero
         var attempt = 0
@@ -275,7 +277,7 @@ public final class RESTClient: Sendable {
             attempt += 1
             var delay: Duration = .zero
             do {
-                let (data, response) = try await transport.send(request, progress: progress)
+                let (data, response) = try await (writeTransport ?? transport).send(request, progress: progress)
                 let status = response.statusCode
                 if (200..<300).contains(status) || status == 304 { return (data, response) }
                 // A 3xx comes back when the transport had no redirect to follow.
@@ -298,6 +300,7 @@ public final class RESTClient: Sendable {
                 guard waited + delay <= policy.maximumTotal else { throw error }
             }
             waited += delay
+            onRetry()
             try await Task.sleep(for: delay)
         }
     }

@@ -50,6 +50,9 @@ public struct RESTConfiguration: Sendable {
     /// are read leniently (`JSONDecoder.DateDecodingStrategy.lenient`: RFC 3339 and its
     /// variants, RFC 822 / 1123, date-only, no zone as UTC).
     public var makeDecoder: @Sendable () -> JSONDecoder = RESTConfiguration.defaultDecoder
+    /// Makes the encoder of a push's bodies (`RESTClient.push`). By default dates are
+    /// ISO 8601 with milliseconds, as the default decoder reads them.
+    public var makeEncoder: @Sendable () -> JSONEncoder = RESTConfiguration.defaultEncoder
 
     public init() {}
 
@@ -80,6 +83,18 @@ public struct RESTConfiguration: Sendable {
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .lenient
         return decoder
+    }
+
+    /// A `JSONEncoder` whose dates are ISO 8601 with milliseconds (`2026-11-05T14:30:00.250Z`).
+    @Sendable public static func defaultEncoder() -> JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .custom { date, encoder in
+            let formatter = ISO8601DateFormatter()
+            formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+            var container = encoder.singleValueContainer()
+            try container.encode(formatter.string(from: date))
+        }
+        return encoder
     }
 }
 

@@ -6,6 +6,11 @@ import Foundation
 //
 // which starts this executable again as each writer (`write`) and reader (`read`) and
 // prints as JSON what they did and how many rows no single save wrote (it exits 1 if any).
+// StashRESTTests' `RESTPushCrashTests` runs
+//
+//     stash-worker push <store.sqlite> <base URL>
+//
+// and kills it at a random moment (see PushWorker.swift).
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 func argument(_ index: Int) -> String {
@@ -28,6 +33,8 @@ do {
         let reader = SoakReader(
             store: URL(fileURLWithPath: argument(1)), deadline: Date(timeIntervalSince1970: Double(argument(2)) ?? 0))
         print(try reader.run().json)
+    case "push":
+        print(try await PushWorker(store: URL(fileURLWithPath: argument(1)), baseURL: argument(2)).run())
     case "soak":
         let soak = Soak(
             store: URL(fileURLWithPath: argument(1)), writers: Int(argument(2)) ?? 4, readers: Int(argument(3)) ?? 2,

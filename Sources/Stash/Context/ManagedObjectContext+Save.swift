@@ -32,7 +32,8 @@ extension ManagedObjectContext {
                     try checkDeniedDeletes(in: state)
                 }
                 try throwPendingLoadError()
-                let (changes, plan) = try makeStoreChanges()
+                var (changes, plan) = try makeStoreChanges()
+                changes.outbox = try outboxWrite(plan, insertOrder: changes.insertOrder)
                 guard !changes.isEmpty else {
                     apply(SaveResult(), plan)
                     return ChangeSet()

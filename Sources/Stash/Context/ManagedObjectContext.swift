@@ -106,6 +106,12 @@ public final class ManagedObjectContext: @unchecked Sendable {
     /// `token` stay (`DetachedObject`); two saves in a row with none between have the first's
     /// `after` as the second's `before`.
     package internal(set) var lastSave: (before: UInt64, after: UInt64, token: Int64)?
+    /// Whether a save records the edits of `RemoteModel` objects in the outbox, for StashREST's
+    /// `push` (see `ManagedObjectContext+Outbox`). Contexts that write what a server sent
+    /// (StashREST's fetches, a push's answers) do not.
+    public var recordsEdits = true
+    /// A push's acknowledgements and ETags, written by the next save (see `saveAcknowledging`).
+    var outboxHandOff = OutboxWrite()
     /// The objects whose many-to-many or ordered one-to-many lists changed
     /// (`ManagedObject.changedLists`).
     var listOwners: [ObjectIdentifier: ManagedObject] = [:]

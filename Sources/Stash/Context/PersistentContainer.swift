@@ -157,6 +157,8 @@ public final class PersistentContainer: Sendable {
     let contextList = Locked<[WeakContext]>([])
     /// Who listens to `changes`.
     let changeListeners = Locked(ChangeListeners())
+    /// The continuations of `outboxStates()`, told of outbox writes that are no save.
+    let outboxListeners = Locked(OutboxListeners())
 
     /// Numbers contexts for their names in messages.
     private let contextCount = Atomic<Int>(0)

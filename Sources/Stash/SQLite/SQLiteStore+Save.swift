@@ -15,6 +15,7 @@ extension SQLiteStore {
         }
         return try withConnection { connection in
             try connection.transaction {
+                let pendingEdits = try beginOutbox(changes.outbox, connection)
                 for entity in changes.entities where !entity.deletes.isEmpty {
                     try inPlace(entity.entity.name) { try deleteRows(of: entity, connection) }
                 }
@@ -46,6 +47,7 @@ extension SQLiteStore {
                     if revised { result.revisedJoins.insert(offset) }
                 }
                 try writePositions(changes.positionWrites, result, connection)
+                try finishOutbox(changes.outbox, pendingEdits, result, connection)
                 if path != nil { result.tokenBeforeCommit = try changeToken() }
                 return result
             }

@@ -12,8 +12,12 @@ struct StoreChangeSet {
     var joinWrites: [JoinWrite] = []
     /// One-to-many lists' order, written once every row is written.
     var positionWrites: [PositionWrite] = []
+    /// `RemoteModel` edits to record, and a push's acknowledgements (`nil`: none involved).
+    var outbox: OutboxWrite?
 
-    var isEmpty: Bool { joinWrites.isEmpty && positionWrites.isEmpty && entities.allSatisfy(\.isEmpty) }
+    var isEmpty: Bool {
+        joinWrites.isEmpty && positionWrites.isEmpty && entities.allSatisfy(\.isEmpty) && outbox?.isEmpty != false
+    }
 }
 
 /// The places of the rows of one ordered one-to-many list, in a list position column of

@@ -43,10 +43,13 @@ Routes (query parameters in brackets):
                              /paged/<key>/edit?page=N&title=T item titles on that page change
                              and so does its ETag
   /requests                  what was asked so far, this aside: [{"path", "headers"}]
+  /api/...                   a REST API with writes (GET, POST, PATCH, DELETE): rest_api.py
 """
 
 import email.utils
 import hashlib
+
+import rest_api
 import json
 import os
 import sys
@@ -123,6 +126,15 @@ class Handler(BaseHTTPRequestHandler):
         if handler is None:
             return self.send(404, {"message": "Not Found"})
         return handler(parts[1:], query, url)
+
+    def do_POST(self):
+        self.do_GET()
+
+    do_PATCH = do_POST
+    do_DELETE = do_POST
+
+    def route_api(self, parts, query, url):
+        return rest_api.handle(self, parts, query)
 
     def route_requests(self, parts, query, url):
         with LOCK:

@@ -1,0 +1,139 @@
+import Foundation
+
+/// The outbox side of a save: what it records for `RemoteModel` objects, and what it keeps
+/// of the edits still waiting when it writes a server's values.
+///
+/// A context that records edits (`recordsEdits`) adds, for each `RemoteModel` object it
+/// saves, an operation (`POST` for a new object, `PATCH` of the changed attributes, `DELETE`)
+/// in the save's own transaction: a crash right after the save loses nothing. A context
+/// that does not (StashREST's fetches and a push's answers) writes the server's values, but
+/// the columns that operations still wait to send keep their local values until the push
+/// has answered: a pull does not undo a push.
+extension ManagedObjectContext {
+    /// What this save does to the outbox, or `nil` when no `RemoteModel` is involved (the
+    /// save path of other models is untouched).
+    func outboxWrite(_ plan: SavePlan, insertOrder: [Int]) throws -> OutboxWrite? {
+        var write = outboxHandOff
+        outboxHandOff = OutboxWrite()
+        var involved = !write.isEmpty
+        var inserts: [OutboxWrite.Record] = []
+        var updates: [OutboxWrite.Record] = []
+        var deletes: [OutboxWrite.Record] = []
+        let order = insertOrder.isEmpty ? Array(states.indices) : insertOrder
+        for position in order {
+            let entity = states[position].entity
+            guard let remote = entity.type as? any RemoteModel.Type else { continue }
+            let changed =
+                !plan.inserted[position].isEmpty || !plan.updated[position].isEmpty || !plan.deleted[position].isEmpty
+            guard changed else { continue }
+            involved = true
+            guard recordsEdits else {
+                write.protectedEntities.append(entity.schema)
+                continue
+            }
+            guard let unique = entity.uniqueAttributes.first else {
+                throw StashError(
+                    .invalidModel, "a RemoteModel needs a .unique attribute, which names its objects on the API",
+                    entity: entity.name)
+            }
+            let local = try remote.localSlots(in: entity)
+            func names(_ slots: AttributeSet, without other: AttributeSet = AttributeSet()) -> [String] {
+                entity.attributes.filter {
+                    slots.contains($0.index) && !local.contains($0.index) && !other.contains($0.index)
+                }
+                .map(\.name)
+            }
+            var uniqueSlot = AttributeSet()
+            uniqueSlot.insert(unique.index)
+            for (offset, object) in plan.inserted[position].enumerated() {
+                inserts.append(
+                    OutboxWrite.Record(
+                        entity: entity.name, row: .inserted(entity: position, offset: offset),
+                        key: try Self.key(of: object, unique), method: .post,
+                        attributes: names(object.changedAttributes, without: uniqueSlot)))
+            }
+            for object in plan.updated[position] {
+                let changed = names(object.changedAttributes)
+                guard !changed.isEmpty, let rowID = object.rowID else { continue }
+                updates.append(
+                    OutboxWrite.Record(
+                        entity: entity.name, row: .known(rowID), key: try Self.key(of: object, unique), method: .patch,
+                        attributes: changed))
+            }
+            for object in plan.deleted[position] {
+                guard let rowID = object.rowID else { continue }
+                var record = OutboxWrite.Record(
+                    entity: entity.name, row: .known(rowID), key: try Self.key(of: object, unique), method: .delete,
+                    attributes: [])
+                record.storedKey =
+                    try object.loadedValue(of: unique).map { try unique.codec.storedValue(for: $0) } ?? .null
+                deletes.append(record)
+            }
+        }
+        // Parents' new rows before their children's; children's deletions before their parents'.
+        write.records = inserts + updates + deletes.reversed()
+        return involved ? write : nil
+    }
+
+    /// The object's unique value as its JSON holds it, as text (a `UUID`'s `uuidString`, a
+    /// number's digits): what names it in the API's paths.
+    private static func key(of object: ManagedObject, _ unique: AttributeDescription) throws -> String {
+        let value = object.loadedValue(of: unique)
+        if let encodable = value as? any Encodable,
+            let data = try? encodedInArray(encodable),
+            let json = (try? JSONSerialization.jsonObject(with: data)) as? [Any]
+        {
+            switch json.first {
+            case let text as String: return text
+            case let number as NSNumber: return number.stringValue
+            default: break
+            }
+        }
+        throw StashError(
+            .missingValue, "names the object on the API (RemoteModel) but has no text or number value",
+            entity: object.entity.name, attribute: unique.name)
+    }
+
+    private static func encodedInArray<Value: Encodable>(_ value: Value) throws -> Data {
+        try JSONEncoder().encode([value])
+    }
+
+    /// Deletes the objects that hold the unique value a `DELETE` named (its own row is gone):
+    /// a copy that a fetch brought back while the deletion waited to be pushed. Part of the
+    /// save that acknowledges the `DELETE`.
+    package func deleteObjectsNamed(by operation: OutboxOperation) throws {
+        try entering {
+            guard operation.method == .delete, operation.storedKey != .null,
+                let entity = container.entities.first(where: { $0.name == operation.entityName }),
+                let unique = entity.uniqueAttributes.first
+            else { return }
+            var rowIDs: [Int64] = []
+            let query = StoreQuery(
+                entity.schema, columns: [unique.index], filter: .values(column: unique.index, [operation.storedKey]))
+            try container.store.fetch(query) { row in rowIDs.append(row.rowID) }
+            for rowID in rowIDs {
+                delete(try existingObject(with: ObjectID(entityName: entity.name, rowID: rowID)))
+            }
+        }
+    }
+
+    /// Saves, and in the same transaction removes the outbox operations a server
+    /// acknowledged and keeps the rows' ETags: a push writes the server's answer and forgets
+    /// the operation at once, or neither. With nothing else to save, writes those alone.
+    package func saveAcknowledging(_ acknowledged: [Int64], etags: [OutboxETag]) throws {
+        try entering {
+            outboxHandOff.acknowledged += acknowledged
+            outboxHandOff.etags += etags
+            do {
+                try saveChanges()
+            } catch {
+                outboxHandOff = OutboxWrite()
+                throw error
+            }
+            guard !outboxHandOff.isEmpty else { return }
+            let handOff = outboxHandOff
+            outboxHandOff = OutboxWrite()
+            try container.updateOutbox(acknowledged: handOff.acknowledged, etags: handOff.etags)
+        }
+    }
+}

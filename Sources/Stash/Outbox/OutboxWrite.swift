@@ -1,0 +1,46 @@
+/// What one save does to the outbox, in its transaction (see `SQLiteStore+Outbox`): the
+/// operations a context that records edits adds (merged with the ones still waiting for
+/// the same rows), the operations a push had acknowledged, and the rows' ETags.
+struct OutboxWrite {
+    /// An operation this save records, its row known once the store has written it.
+    struct Record {
+        enum Row {
+            case known(Int64)
+            /// An insert of the change set: entity position and insert offset. An insert that
+            /// matched a stored row by its unique value records a `PATCH` of what it set.
+            case inserted(entity: Int, offset: Int)
+        }
+        let entity: String
+        let row: Row
+        let key: String
+        let method: OutboxOperation.Method
+        /// For a `PATCH` (and an insert that may turn into one), the attributes changed.
+        let attributes: [String]
+        /// For a `DELETE`, the unique value as stored: what finds a copy a fetch brought back.
+        var storedKey: StoredValue = .null
+    }
+
+    var records: [Record] = []
+    /// Entities whose rows this save writes without recording (a fetch, a push's answer):
+    /// the columns of their rows that operations still wait to send are kept as stored.
+    var protectedEntities: [EntitySchema] = []
+    /// Operations the server acknowledged, removed in the transaction that writes its answer.
+    var acknowledged: [Int64] = []
+    /// The ETag last seen per row (`nil` forgets it), by entity name and row id.
+    var etags: [OutboxETag] = []
+
+    var isEmpty: Bool { records.isEmpty && acknowledged.isEmpty && etags.isEmpty }
+}
+
+/// The ETag a server last gave for one row, sent as `If-Match` with the row's next write.
+package struct OutboxETag: Sendable, Hashable {
+    package let entityName: String
+    package let rowID: Int64
+    package let value: String?
+
+    package init(entityName: String, rowID: Int64, value: String?) {
+        self.entityName = entityName
+        self.rowID = rowID
+        self.value = value
+    }
+}

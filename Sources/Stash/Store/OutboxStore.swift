@@ -1,0 +1,13 @@
+/// A store that keeps the outbox of `RemoteModel` edits beside the models' tables: written by
+/// saves in their own transaction (`StoreChangeSet.outbox`), read and updated by a push
+/// through these. A store that does not conform (none today) records no edits.
+protocol OutboxStore: Store {
+    /// Every operation waiting, in order.
+    func outboxOperations() throws -> [OutboxOperation]
+
+    /// In one transaction: notes that an operation is being sent, or that the server refused
+    /// it, removes acknowledged ones and sets the rows' ETags.
+    func updateOutbox(
+        attempted: OutboxAttempt?, failed: (Int64, String?)?, acknowledged: [Int64], etags: [OutboxETag]
+    ) throws
+}

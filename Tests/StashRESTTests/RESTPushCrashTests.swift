@@ -1,0 +1,86 @@
+import Foundation
+import Stash
+import StashREST
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Issue 19's crash test: a pushing process (`stash-worker push`) killed with SIGKILL at a
+/// random moment, 20 times, with edits made between the kills; then one push to the end.
+/// The API answers each write 20 ms after applying it, so that kills land between a write
+/// applied and its acknowledgement too. Afterwards the server holds every edit, and applied
+/// each operation exactly once.
+@Suite struct RESTPushCrashTests {
+    func worker() throws -> URL {
+        let bundle = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        let worker = bundle.deletingLastPathComponent().appendingPathComponent("stash-worker")
+        guard FileManager.default.isExecutableFile(atPath: worker.path) else {
+            throw CocoaError(
+                .fileNoSuchFile,
+                userInfo: [NSLocalizedDescriptionKey: "no stash-worker beside the tests at \(worker.path): swift build"]
+            )
+        }
+        return worker
+    }
+
+    @Test func aPushKilledAtRandomMomentsSendsEveryEditExactlyOnce() async throws {
+        let server = try await TestServer.start()
+        let store = try TemporaryStore()
+        let container = try pushContainer(store)
+        let worker = try worker()
+        try await server.get("api/_fault?kind=slow&delay=0.02&times=100000")
+        var killedWhileRunning = 0
+        for round in 0..<20 {
+            let context = ManagedObjectContext(container)
+            let made = Bookmark(context: context)
+            made.url = "https://example.com/\(round)"
+            made.title = "made in round \(round)"
+            let older = try context.fetch(FetchDescriptor<Bookmark>()).filter { $0 !== made }
+            if let edited = older.randomElement() {
+                edited.title = "edited in round \(round)"
+            }
+            if round % 5 == 4, let deleted = older.randomElement() {
+                context.delete(deleted)
+            }
+            try context.save()
+
+            let process = Process()
+            process.executableURL = worker
+            process.arguments = ["push", store.file.path, server.base.absoluteString]
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            try await Task.sleep(for: .milliseconds(Int.random(in: 20..<400)))
+            if process.isRunning { killedWhileRunning += 1 }
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+        #expect(killedWhileRunning > 0)
+
+        let report = try await testClient(server).push(container)
+        #expect(report.failed.isEmpty, "\(report.failed)")
+        #expect(try container.pendingChangeCount() == 0)
+
+        // The server holds what the store holds.
+        let writes = try await server.writes()
+        let held = try await server.bookmarks()
+        let stored = try ManagedObjectContext(container).fetch(FetchDescriptor<Bookmark>())
+        #expect(held.count == stored.count)
+        for bookmark in stored {
+            let item = held[bookmark.id.uuidString]
+            #expect(item?["title"] as? String == bookmark.title, "\(bookmark.url)")
+            #expect(item?["url"] as? String == bookmark.url)
+            #expect(item?["number"] as? Int == bookmark.number)
+        }
+        // Each operation applied once: one applied write per idempotency key, one POST per
+        // bookmark, and no resend refused as another request under the same key.
+        let applied = writes.filter(\.applied)
+        #expect(Set(applied.compactMap(\.key)).count == applied.count)
+        let posted = applied.filter { $0.method == "POST" }.map(\.body)
+        #expect(Set(posted).count == posted.count)
+        #expect(writes.filter { $0.status == "422" }.isEmpty)
+        #expect(writes.allSatisfy { $0.method == "DELETE" || $0.body.hasPrefix("{") })
+    }
+}

@@ -1,0 +1,76 @@
+import Foundation
+import Stash
+import StashREST
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// The push tests' model: a bookmark of the test server's API (`Server/rest_api.py`), which
+/// sets `number`, `created_at` and `updated_at`. `read` stays on the device.
+final class Bookmark: ManagedObject, Codable, RemoteModel {
+    static let remotePath = "api/bookmarks"
+    static var localAttributes: [PartialKeyPath<Bookmark>] { [\.read] }
+    @Attribute(.unique) var id: UUID = UUID()
+    @Attribute var url: String = ""
+    @Attribute var title: String = ""
+    @Attribute var number: Int?
+    @Attribute(key: "created_at") var createdAt: Date?
+    @Attribute(key: "updated_at") var updatedAt: Date?
+    @Attribute var read: Bool = false
+    @Relationship var folder: PushFolder?
+}
+
+/// A folder of bookmarks: the API refuses a bookmark whose folder it does not hold yet.
+final class PushFolder: ManagedObject, Codable, RemoteModel {
+    static let remotePath = "api/folders"
+    @Attribute(.unique) var id: UUID = UUID()
+    @Attribute var name: String = ""
+}
+
+/// One write the test API received.
+struct APIWrite: Sendable {
+    let method: String
+    let path: String
+    let key: String?
+    let ifMatch: String?
+    let body: String
+    /// The status it answered, or `"dropped"`.
+    let status: String
+    /// Whether it changed what the API holds (not a replay of an earlier answer).
+    let applied: Bool
+}
+
+extension TestServer {
+    /// The bookmarks the test API holds, by id.
+    func bookmarks() async throws -> [String: [String: Any]] {
+        let (data, _) = try await URLSession.shared.data(from: base.appendingPathComponent("api/bookmarks"))
+        let list = try JSONSerialization.jsonObject(with: data) as? [[String: Any]] ?? []
+        var byID: [String: [String: Any]] = [:]
+        for item in list { byID[item["id"] as? String ?? ""] = item }
+        return byID
+    }
+
+    /// The writes the test API received, in order.
+    func writes() async throws -> [APIWrite] {
+        let (data, _) = try await URLSession.shared.data(from: base.appendingPathComponent("api/_log"))
+        let list = try JSONSerialization.jsonObject(with: data) as? [[String: Any]] ?? []
+        return list.map { entry in
+            APIWrite(
+                method: entry["method"] as? String ?? "", path: entry["path"] as? String ?? "",
+                key: entry["key"] as? String, ifMatch: entry["if_match"] as? String,
+                body: entry["body"] as? String ?? "", status: entry["status"].map { "\($0)" } ?? "",
+                applied: entry["applied"] as? Bool ?? false)
+        }
+    }
+
+    /// Makes the API's next `times` writes of `method` fail as `kind` says (see rest_api.py).
+    func fault(_ kind: String, status: Int = 500, times: Int = 1, method: String) async throws {
+        try await get("api/_fault?kind=\(kind)&status=\(status)&times=\(times)&method=\(method)")
+    }
+}
+
+/// A store with the push tests' model.
+func pushContainer(_ store: TemporaryStore) throws -> PersistentContainer {
+    try PersistentContainer(for: Bookmark.self, PushFolder.self, storeURL: store.file)
+}
