@@ -125,11 +125,16 @@ extension ManagedObjectContext {
     private func target(of relationship: RelationshipDescription, from decoder: any Decoder, reference: Bool) throws
         -> ManagedObject
     {
-        if !reference, (try? decoder.container(keyedBy: AttributeKey.self)) != nil {
+        if !reference, let container = try? decoder.container(keyedBy: AttributeKey.self) {
             guard let decodable = relationship.targetType as? any Decodable.Type else {
                 throw StashError(
                     .decodingFailed, "\(relationship.targetName) is not Decodable, so it cannot be decoded nested")
             }
+            // Stash's own decoding of the object takes the container rather than make it again.
+            let outer = handedOverContainer
+            handedOverContainer = HandedOverContainer(
+                type: ObjectIdentifier(relationship.targetType), container: container)
+            defer { handedOverContainer = outer }
             guard let object = try decodable.init(from: decoder) as? ManagedObject else {
                 throw StashError(.decodingFailed, "\(relationship.targetName)'s init(from:) made no object")
             }
