@@ -7,17 +7,31 @@
 /// }
 /// ```
 public struct ChangeSet: Sendable, Hashable {
-    public let inserted: Set<ObjectID>
-    public let updated: Set<ObjectID>
-    public let deleted: Set<ObjectID>
+    /// Made when first read (see `ChangeSetIDs`).
+    private let ids: ChangeSetIDs
+
+    public var inserted: Set<ObjectID> { ids.sets.inserted }
+    public var updated: Set<ObjectID> { ids.sets.updated }
+    public var deleted: Set<ObjectID> { ids.sets.deleted }
 
     public init(inserted: Set<ObjectID> = [], updated: Set<ObjectID> = [], deleted: Set<ObjectID> = []) {
-        self.inserted = inserted
-        self.updated = updated
-        self.deleted = deleted
+        ids = ChangeSetIDs(.init(inserted: inserted, updated: updated, deleted: deleted))
     }
 
-    public var isEmpty: Bool { inserted.isEmpty && updated.isEmpty && deleted.isEmpty }
+    /// The rows a save changed, as IDs once read.
+    init(_ note: SaveNote, entityNames: [String]) {
+        ids = ChangeSetIDs(note, entityNames: entityNames)
+    }
+
+    public var isEmpty: Bool { ids.isEmpty }
+
+    public static func == (lhs: ChangeSet, rhs: ChangeSet) -> Bool {
+        lhs.ids === rhs.ids || lhs.ids.sets == rhs.ids.sets
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(ids.sets)
+    }
 
     /// `true` if the save changed a row of the entity (the model class's name).
     public func touches(entityNamed name: String) -> Bool {

@@ -94,6 +94,10 @@ public final class ManagedObjectContext: @unchecked Sendable {
     var decodingParent: DecodingParent?
     /// Set while `recordingDecodedValues(into:_:)` runs: what each decoded object was given.
     var decodedValues: DecodedValueRecord?
+    /// Set while a nested object's `init(from:)` runs: the container already made for it,
+    /// and its class, compared before the container is touched (see `handingOver`).
+    var handedOverContainer: KeyedDecodingContainer<AttributeKey>?
+    var handedOverType: ObjectIdentifier?
     /// Bumped when objects may have changed under the context's to-many lists (another
     /// context's save merged, a rollback, a refresh, an undone decode): a list loaded before
     /// is loaded again when next read (see `relatedObjects(of:toMany:)`).

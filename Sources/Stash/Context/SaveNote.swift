@@ -16,17 +16,9 @@ struct SaveNote: Sendable {
 
     var isEmpty: Bool { entities.allSatisfy(\.isEmpty) }
 
-    /// The note as object IDs.
+    /// The note as object IDs, made when first read.
     func changeSet(_ entities: [EntityDescription]) -> ChangeSet {
-        var inserted = Set<ObjectID>()
-        var updated = Set<ObjectID>()
-        var deleted = Set<ObjectID>()
-        for (entity, changes) in zip(entities, self.entities) {
-            inserted.formUnion(changes.inserted.map { ObjectID(entityName: entity.name, rowID: $0, temporaryID: 0) })
-            updated.formUnion(changes.updated.map { ObjectID(entityName: entity.name, rowID: $0, temporaryID: 0) })
-            deleted.formUnion(changes.deleted.map { ObjectID(entityName: entity.name, rowID: $0, temporaryID: 0) })
-        }
-        return ChangeSet(inserted: inserted, updated: updated, deleted: deleted)
+        ChangeSet(self, entityNames: entities.map(\.name))
     }
 }
 

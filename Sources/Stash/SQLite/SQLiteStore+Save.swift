@@ -217,12 +217,17 @@ extension SQLiteStore {
                 guard let row = rowPositions[rowID] else { return }
                 found.insert(rowID)
                 let checked = updates.checked(row)
+                // A row read whole is compared from what was read: reading a text column
+                // makes a String, and reading it twice cost 2 of them (stash-bench's
+                // re-import write under callgrind).
+                var whole: [StoredValue]?
                 if !checked.isEmpty, updates.readsWholeRows {
-                    result.storedRows[row] = (0..<read.count).map { statement.column(Int32($0 + 1)) }
+                    whole = (0..<read.count).map { statement.column(Int32($0 + 1)) }
+                    result.storedRows[row] = whole
                 }
                 var conflicting: [Int: StoredValue] = [:]
                 for (offset, column) in read.enumerated() where columnSets[row].contains(column) {
-                    let stored = statement.column(Int32(offset + 1))
+                    let stored = whole?[offset] ?? statement.column(Int32(offset + 1))
                     if let seen = expected?(row, column), seen != stored {
                         conflicting[column] = stored
                     } else if checked.contains(column), (try? updates.value(row, column)) == stored {
