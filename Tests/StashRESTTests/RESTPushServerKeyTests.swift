@@ -104,4 +104,25 @@ import Testing
         #expect(try await server.writes().map(\.path) == ["links", "links", "links/1", "links/1"])
         #expect(try container.pendingChangeCount() == 0)
     }
+
+    /// An edit made in a context that does not take other contexts' saves, so its object
+    /// never saw the id the push wrote into the row: the id is read from the row when the
+    /// edit is sent.
+    @Test func anEditThatDidNotKnowTheIdFindsItInTheRow() async throws {
+        let api = testClient(server)
+        context.automaticallyMergesChanges = false
+        let first = link("https://a.example", "A")
+        try context.save()
+        #expect(try await api.push(container).sent == 1)
+
+        first.title = "B"
+        try context.save()
+        #expect(try store.sqlite("SELECT method || ':' || key FROM _stash_outbox") == "PATCH:")
+
+        let report = try await api.push(container)
+        #expect(report.sent == 1 && report.failed.isEmpty)
+        #expect(try await server.writes().map(\.path) == ["links", "links/1"])
+        #expect(try await server.links()[1]?["title"] as? String == "B")
+        #expect(try rows() == "https://a.example|B|1")
+    }
 }
