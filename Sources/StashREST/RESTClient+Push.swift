@@ -85,7 +85,9 @@ extension RESTClient {
                     report.failed.append(
                         PushFailure(
                             objectID: id, method: operation.method.rawValue, status: nil,
-                            message: "the server's key for it is not known yet (its POST has not been answered)"))
+                            message:
+                                "the server's key for it is not known yet (its POST has not been answered, "
+                                + "or it was never read back from the API)"))
                     report.waiting += 1
                     blocked.insert(id)
                     continue

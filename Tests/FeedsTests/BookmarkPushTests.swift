@@ -147,4 +147,30 @@ import Testing
         #expect(server.requestLog.first == "POST /api/bookmarks/ 201")
         #expect(await run(["status"]).out.hasPrefix("Nothing waiting to be pushed\n"))
     }
+
+    /// A store imported from before linkding's ids were kept: its bookmarks have none, so a
+    /// tag change cannot be sent until an import brings the id; the import pushes it after.
+    @Test func aChangeWaitingForAnIdIsPushedAfterTheImportThatBringsIt() async throws {
+        defer { cleanUp() }
+        #expect(await run(["bookmarks", "import", api]).status == 0)
+        let sqlite = Process()
+        sqlite.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        sqlite.arguments = ["sqlite3", store.path, "UPDATE Bookmark SET remoteID = NULL"]
+        try sqlite.run()
+        sqlite.waitUntilExit()
+        #expect(sqlite.terminationStatus == 0)
+        #expect(await run(["bookmark", "tag", "https://kept.example/one", "--tag", "tides"]).status == 0)
+
+        let pushed = await run(["bookmarks", "push"])
+        #expect(pushed.status == 1)
+        #expect(pushed.out.contains("the server's key for it is not known yet"))
+        #expect(held("https://kept.example/one")?.tags == ["sea"])
+
+        let imported = await run(["bookmarks", "import", api])
+        #expect(imported.status == 0, "\(imported.err)")
+        #expect(imported.out.hasPrefix("Pushed 1 change to \(api); nothing waiting\n"))
+        #expect(held("https://kept.example/one")?.tags == ["sea", "tides"])
+        #expect(server.requestLog.last == "PATCH /api/bookmarks/1/ 200")
+        #expect(try await remoteIDs() == ["https://kept.example/one": 1])
+    }
 }

@@ -68,6 +68,8 @@ extension FeedLibrary {
     /// Changes made here that wait to be pushed are pushed first: the import then brings the
     /// server's state with them in it (and the ids of bookmarks added here). A change the API
     /// refused still waits, and the import keeps its values (a pull does not undo a push).
+    /// A change that waited for a bookmark's linkding id (a store imported from before ids
+    /// were kept) is pushed again after the import, which brought the id.
     public func importBookmarks(from url: String, token: String? = nil) async throws -> BookmarkImportReport {
         let address = try Self.webURL(url)
         var pushed: BookmarkPushReport?
@@ -89,6 +91,12 @@ extension FeedLibrary {
             let result = try await api.fetchReporting(
                 [Bookmark].self, from: address.absoluteString, into: context, options: options)
             if let base { try await rememberBookmarksAPI(base) }
+            if let first = pushed, first.failed.contains(where: { $0.status == nil }) {
+                let second = try await pushBookmarks(to: address.absoluteString, token: token)
+                pushed = BookmarkPushReport(
+                    api: second.api, sent: first.sent + second.sent, conflicts: first.conflicts + second.conflicts,
+                    failed: second.failed, waiting: second.waiting)
+            }
             return BookmarkImportReport(
                 inserted: result.report.inserted, updated: result.report.updated, pages: result.report.pages,
                 pushed: pushed)

@@ -24,6 +24,26 @@ public final class Bookmark: ManagedObject, Codable, RemoteModel {
     @Attribute(key: "tag_names") public var tagNames: [String] = []
     @Relationship(key: "tag_names") public var tags: [Tag]
 
+    /// linkding's keys: what a push sends (the outbox keeps those of the attributes it sends).
+    private enum LinkdingKey: String, CodingKey {
+        case id, url, title, notes
+        case dateAdded = "date_added"
+        case tagNames = "tag_names"
+    }
+
+    /// Written by hand so that `tag_names` is `tagNames` alone: the default encoding would
+    /// also write the `tags` relationship under that key, and after a pull that kept a
+    /// waiting tag change in `tagNames` (not in the links), the links would win.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: LinkdingKey.self)
+        try container.encodeIfPresent(remoteID, forKey: .id)
+        try container.encode(url, forKey: .url)
+        try container.encode(title, forKey: .title)
+        try container.encode(note, forKey: .notes)
+        try container.encode(created, forKey: .dateAdded)
+        try container.encode(tagNames, forKey: .tagNames)
+    }
+
     /// Adds the tags it has not, and sets `tagNames` to match: a change the outbox sends.
     func addTags(_ added: [Tag]) {
         for tag in added where !tags.contains(where: { $0 === tag }) { tags.append(tag) }
