@@ -79,7 +79,9 @@ extension RESTClient {
                 // Recorded before the server named the object: its POST's answer did since.
                 var known = keys[id]
                 if known == nil {
-                    known = try await container.performBackgroundTask { context in try context.remoteKey(of: id) }
+                    known = try await container.performBackgroundTask { context in
+                        try context.remoteKey(for: operation)
+                    }
                 }
                 guard let known else {
                     report.failed.append(

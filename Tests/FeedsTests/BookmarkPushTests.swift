@@ -149,9 +149,13 @@ import Testing
     }
 
     /// A store imported from before linkding's ids were kept: its bookmarks have none, so a
-    /// tag change cannot be sent until an import brings the id; the import pushes it after.
-    @Test func aChangeWaitingForAnIdIsPushedAfterTheImportThatBringsIt() async throws {
+    /// tag change or a deletion cannot be sent until an import brings the ids; the import
+    /// pushes them after its pull (a deletion finds the id in the copy the pull brought back,
+    /// which goes with it).
+    @Test func changesWaitingForAnIdArePushedAfterTheImportThatBringsIt() async throws {
         defer { cleanUp() }
+        #expect(await run(["bookmark", "add", "https://kept.example/two"]).status == 0)
+        #expect(await run(["bookmarks", "push", api]).status == 0)
         #expect(await run(["bookmarks", "import", api]).status == 0)
         let sqlite = Process()
         sqlite.executableURL = URL(fileURLWithPath: "/usr/bin/env")
@@ -160,17 +164,21 @@ import Testing
         sqlite.waitUntilExit()
         #expect(sqlite.terminationStatus == 0)
         #expect(await run(["bookmark", "tag", "https://kept.example/one", "--tag", "tides"]).status == 0)
+        #expect(await run(["bookmark", "remove", "https://kept.example/two"]).status == 0)
 
         let pushed = await run(["bookmarks", "push"])
         #expect(pushed.status == 1)
+        #expect(pushed.out.hasPrefix("Pushed 0 changes to \(api); 2 failed; 2 changes waiting\n"))
         #expect(pushed.out.contains("the server's key for it is not known yet"))
         #expect(held("https://kept.example/one")?.tags == ["sea"])
 
         let imported = await run(["bookmarks", "import", api])
         #expect(imported.status == 0, "\(imported.err)")
-        #expect(imported.out.hasPrefix("Pushed 1 change to \(api); nothing waiting\n"))
+        #expect(imported.out.hasPrefix("Pushed 2 changes to \(api); nothing waiting\n"), "\(imported.out)")
         #expect(held("https://kept.example/one")?.tags == ["sea", "tides"])
-        #expect(server.requestLog.last == "PATCH /api/bookmarks/1/ 200")
+        #expect(held("https://kept.example/two") == nil)
+        #expect(
+            server.requestLog.suffix(2).sorted() == ["DELETE /api/bookmarks/2/ 204", "PATCH /api/bookmarks/1/ 200"])
         #expect(try await remoteIDs() == ["https://kept.example/one": 1])
     }
 }

@@ -149,9 +149,31 @@ extension ManagedObjectContext {
         }
     }
 
+    /// The `remoteKey` (or first unique value) of the operation's row as text, or `nil` while
+    /// the server has not set it: what names the object when an operation is sent. A
+    /// `DELETE`'s row is gone: a copy a fetch brought back (found by the unique value it
+    /// had, as `deleteObjectsNamed(by:)` finds it) may hold the key.
+    package func remoteKey(for operation: OutboxOperation) throws -> String? {
+        if let key = try remoteKey(of: operation.objectID) { return key }
+        return try entering {
+            guard operation.method == .delete, operation.storedKey != .null,
+                let entity = container.entities.first(where: { $0.name == operation.entityName }),
+                let unique = entity.uniqueAttributes.first
+            else { return nil }
+            var rowIDs: [Int64] = []
+            let query = StoreQuery(
+                entity.schema, columns: [unique.index], filter: .values(column: unique.index, [operation.storedKey]))
+            try container.store.fetch(query) { row in rowIDs.append(row.rowID) }
+            for rowID in rowIDs {
+                if let key = try remoteKey(of: ObjectID(entityName: entity.name, rowID: rowID)) { return key }
+            }
+            return nil
+        }
+    }
+
     /// The row's `remoteKey` (or first unique value) as text, or `nil` while the server has
-    /// not set it or when the row is gone: what names the object when an operation is sent.
-    package func remoteKey(of objectID: ObjectID) throws -> String? {
+    /// not set it or when the row is gone.
+    func remoteKey(of objectID: ObjectID) throws -> String? {
         try entering {
             guard let entity = container.entities.first(where: { $0.name == objectID.entityName }),
                 let remote = entity.type as? any RemoteModel.Type,
