@@ -53,6 +53,8 @@ extension RESTClient {
     ) async throws -> PushReport {
         var report = PushReport()
         var blocked = Set<ObjectID>()
+        // Server-set keys (`RemoteModel.remoteKey`) that this push's `POST`s learnt.
+        var keys: [ObjectID: String] = [:]
         let operations = try container.outboxOperations()
         var etags = try container.rowETags(operations.map(\.objectID))
         for (done, operation) in operations.enumerated() {
@@ -72,7 +74,31 @@ extension RESTClient {
                 blocked.insert(id)
                 continue
             }
-            if let etag = try await push(operation, type, container, etag: etags[id], policy, &report) {
+            var name = operation.key
+            if operation.method != .post, name.isEmpty {
+                // Recorded before the server named the object: its POST's answer did since.
+                var known = keys[id]
+                if known == nil {
+                    known = try await container.performBackgroundTask { context in
+                        try context.remoteKey(for: operation)
+                    }
+                }
+                guard let known else {
+                    report.failed.append(
+                        PushFailure(
+                            objectID: id, method: operation.method.rawValue, status: nil,
+                            message:
+                                "the server's key for it is not known yet (its POST has not been answered, "
+                                + "or it was never read back from the API)"))
+                    report.waiting += 1
+                    blocked.insert(id)
+                    continue
+                }
+                name = known
+            }
+            if let etag = try await push(
+                operation, named: name, type, container, etag: etags[id], policy, &report, learning: &keys)
+            {
                 etags[id] = etag
             } else {
                 report.waiting += 1
@@ -84,9 +110,12 @@ extension RESTClient {
 
     /// Sends one operation: the row's ETag after it (`""` for none) once acknowledged, or
     /// `nil` when it stays in the outbox.
+    /// `name` is what names the object in its item path (the operation's key, or the server's
+    /// key learnt since); a `POST` answer's server-set key goes into `keys`.
     private func push(
-        _ operation: OutboxOperation, _ type: any RemoteModel.Type, _ container: PersistentContainer, etag: String?,
-        _ policy: PushConflictPolicy, _ report: inout PushReport
+        _ operation: OutboxOperation, named name: String, _ type: any RemoteModel.Type,
+        _ container: PersistentContainer, etag: String?, _ policy: PushConflictPolicy, _ report: inout PushReport,
+        learning keys: inout [ObjectID: String]
     ) async throws -> String? {
         let method = operation.method.rawValue
         var body = operation.body
@@ -108,7 +137,7 @@ extension RESTClient {
             attempted: OutboxAttempt(
                 sequence: operation.sequence, body: body,
                 idempotencyKey: key == operation.idempotencyKey ? nil : key))
-        let url = try remoteURL(type, operation, item: operation.method != .post)
+        let url = try remoteURL(type, named: operation.method == .post ? nil : name)
         var ifMatch = operation.method == .post ? nil : etag
         var conflict: PushConflict?
         while true {
@@ -124,6 +153,11 @@ extension RESTClient {
             do {
                 let (data, response) = try await send(request, progress: nil, via: transport) { report.retried += 1 }
                 let etag = try await acknowledge(operation, type, answer: data, response, container)
+                if operation.method == .post,
+                    let learnt = container.remoteKey(ofEntity: operation.entityName, inAnswer: data)
+                {
+                    keys[operation.objectID] = learnt
+                }
                 report.sent += 1
                 report.coalesced += operation.merged
                 if let conflict { report.conflicts.append(conflict) }
@@ -151,7 +185,7 @@ extension RESTClient {
                         continue
                     }
                     do {
-                        let etag = try await refetch(operation, type, container)
+                        let etag = try await refetch(operation, named: name, type, container)
                         report.conflicts.append(found)
                         return etag ?? ""
                     } catch let error as RESTError {
@@ -178,11 +212,14 @@ extension RESTClient {
         }
     }
 
-    /// `<remotePath>` or `<remotePath>/<key>` against the base URL.
-    private func remoteURL(_ type: any RemoteModel.Type, _ operation: OutboxOperation, item: Bool) throws -> URL {
+    /// `<remotePath>` or `<remotePath>/<name>` against the base URL; a `remotePath` that ends
+    /// with `/` (linkding's `api/bookmarks/`) gives item paths that end with one too.
+    private func remoteURL(_ type: any RemoteModel.Type, named name: String?) throws -> URL {
+        guard let name else { return try url(for: type.remotePath, FetchOptions()) }
         let allowed = CharacterSet.alphanumerics.union(CharacterSet(charactersIn: "-._~"))
-        let key = operation.key.addingPercentEncoding(withAllowedCharacters: allowed) ?? operation.key
-        return try url(for: item ? type.remotePath + "/" + key : type.remotePath, FetchOptions())
+        let key = name.addingPercentEncoding(withAllowedCharacters: allowed) ?? name
+        let path = type.remotePath.hasSuffix("/") ? type.remotePath + key + "/" : type.remotePath + "/" + key
+        return try url(for: path, FetchOptions())
     }
 
     /// Writes the server's answer (a JSON object) into the row and removes the operation from
@@ -195,6 +232,12 @@ extension RESTClient {
     ) async throws -> String? {
         let etag = operation.method == .delete ? nil : response?.value(forHTTPHeaderField: "ETag")
         let etags = [OutboxETag(entityName: operation.entityName, rowID: operation.rowID, value: etag)]
+        // A server-set key: the object's later operations, recorded before it, name it so.
+        let keys =
+            operation.method == .post
+            ? container.remoteKey(ofEntity: operation.entityName, inAnswer: data).map {
+                [OutboxKey(entityName: operation.entityName, rowID: operation.rowID, value: $0)]
+            } ?? [] : []
         let makeDecoder = configuration.makeDecoder
         let decodes = (decoding ?? (operation.method != .delete)) && Self.isJSONObject(data)
         // A row deleted here since the write was sent keeps its deletion (its DELETE
@@ -214,19 +257,19 @@ extension RESTClient {
             }
             // A copy a fetch brought back while the deletion waited goes with it.
             try context.deleteObjectsNamed(by: operation)
-            try context.saveAcknowledging([operation.sequence], etags: etags)
+            try context.saveAcknowledging([operation.sequence], etags: etags, keys: keys)
             return true
         }
-        if !written { try container.updateOutbox(acknowledged: [operation.sequence], etags: etags) }
+        if !written { try container.updateOutbox(acknowledged: [operation.sequence], etags: etags, keys: keys) }
         return etag
     }
 
     /// After a conflict the server wins: its version of the object is read into the row (or
     /// the row deleted, when the server has none), and the local operation is dropped with it.
-    private func refetch(_ operation: OutboxOperation, _ type: any RemoteModel.Type, _ container: PersistentContainer)
-        async throws -> String?
-    {
-        let url = try remoteURL(type, operation, item: true)
+    private func refetch(
+        _ operation: OutboxOperation, named name: String, _ type: any RemoteModel.Type, _ container: PersistentContainer
+    ) async throws -> String? {
+        let url = try remoteURL(type, named: name)
         do {
             let (data, response) = try await send(self.request(url, FetchOptions(), origin: url), progress: nil)
             return try await acknowledge(operation, type, answer: data, response, container, decoding: true)

@@ -89,10 +89,13 @@ public struct RESTError: Error, Sendable, CustomStringConvertible {
     }
 
     /// What an error body says, as GitHub and many APIs put it: `"message"`, then each of
-    /// `"errors"` (`field: code`, or its own message).
+    /// `"errors"` (`field: code`, or its own message); or as Django REST framework (linkding)
+    /// does: `"detail"`, or each field's messages (`{"url": ["Enter a valid URL."]}`).
     static func summary(of data: Data) -> String? {
         guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else { return nil }
-        var summary = (object["message"] as? String) ?? (object["error"] as? String) ?? ""
+        var summary =
+            (object["message"] as? String) ?? (object["error"] as? String) ?? (object["detail"] as? String)
+            ?? fieldMessages(object)
         if let errors = object["errors"] as? [Any], !errors.isEmpty {
             let details = errors.map { error -> String in
                 guard let error = error as? [String: Any] else { return "\(error)" }
@@ -104,5 +107,14 @@ public struct RESTError: Error, Sendable, CustomStringConvertible {
             summary += " (" + details.joined(separator: "; ") + ")"
         }
         return summary.isEmpty ? nil : summary
+    }
+
+    /// `field: message` for each field whose value is a list of messages, by field name.
+    private static func fieldMessages(_ object: [String: Any]) -> String {
+        object.keys.sorted().compactMap { field in
+            guard let messages = object[field] as? [String], !messages.isEmpty else { return nil }
+            return "\(field): " + messages.joined(separator: " ")
+        }
+        .joined(separator: "; ")
     }
 }

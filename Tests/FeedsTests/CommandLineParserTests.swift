@@ -92,7 +92,7 @@ import Testing
         #expect(usageError(["entries", "--feed", "a", "--feed", "b"])?.message == "--feed given more than once")
         #expect(usageError(["list", "--json=yes"])?.message == "--json takes no value")
         #expect(usageError(["bogus"])?.message == "unknown command 'bogus'")
-        #expect(usageError(["bookmark"])?.message == "'bookmark' needs one of: add, remove")
+        #expect(usageError(["bookmark"])?.message == "'bookmark' needs one of: add, remove, tag")
         #expect(
             usageError(["opml", "print"])?.message
                 == "unknown command 'opml print' (try 'opml import' or 'opml export')")

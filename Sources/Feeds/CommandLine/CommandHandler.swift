@@ -80,6 +80,16 @@ struct CommandHandler {
         case .bookmarkRemove:
             try await library.removeBookmark(command.positionals[0])
             print("Removed bookmark \(command.positionals[0])\n")
+        case .bookmarkTag:
+            print(
+                FeedsText.bookmark(try await library.tagBookmark(command.positionals[0], tags: command.values("tag"))))
+        case .bookmarksPush:
+            let report = try await library.pushBookmarks(to: command.positionals.first, token: command.value("token"))
+            print(FeedsText.pushed(report))
+            return report.failed.isEmpty ? FeedsCommand.success : FeedsCommand.failure
+        case .status:
+            let status = try await library.status()
+            json ? printJSON(FeedsJSON.status(status)) : print(FeedsText.status(status))
         case .bookmarks:
             let bookmarks = try await library.bookmarks(tag: command.value("tag"))
             json ? printJSON(FeedsJSON.bookmarks(bookmarks)) : print(FeedsText.bookmarks(bookmarks))

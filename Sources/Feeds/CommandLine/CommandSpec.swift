@@ -108,8 +108,11 @@ public enum CommandID: String, Sendable, Equatable, CaseIterable {
     case search
     case bookmarkAdd
     case bookmarkRemove
+    case bookmarkTag
     case bookmarks
     case bookmarksImport
+    case bookmarksPush
+    case status
     case opmlImport
     case opmlExport
     case demo

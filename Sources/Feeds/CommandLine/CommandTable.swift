@@ -74,6 +74,10 @@ public enum CommandTable {
             .bookmarkRemove, ["bookmark", "remove"], summary: "Remove a bookmark.",
             positionals: [.init("URL", help: "The bookmarked URL.")]),
         CommandSpec(
+            .bookmarkTag, ["bookmark", "tag"], summary: "Add tags to a bookmark (those it has stay).",
+            positionals: [.init("URL", help: "The bookmarked URL.")],
+            options: [.init("tag", value: "T", repeatable: true, help: "A tag (repeat for several).")]),
+        CommandSpec(
             .bookmarks, ["bookmarks"], summary: "List bookmarks, newest first.",
             options: [.init("tag", value: "T", help: "Only bookmarks with this tag (any case)."), json]),
         CommandSpec(
@@ -82,6 +86,21 @@ public enum CommandTable {
             details: "Follows the API's pages (`{\"count\", \"next\", \"results\"}`) and stores them in one go.",
             positionals: [.init("URL", help: "The API's bookmarks endpoint.")],
             options: [.init("token", value: "T", help: "Sent as `Authorization: Token T`.")]),
+        CommandSpec(
+            .bookmarksPush, ["bookmarks", "push"],
+            summary: "Send bookmark changes made here (added, removed, tagged) to the bookmarks API.",
+            details: """
+                `bookmark add`, `remove` and `tag` work offline; their changes wait until pushed (and \
+                `bookmarks import` pushes them first). A change the API refuses keeps waiting, with \
+                its message. Exits 1 when a change failed.
+                """,
+            positionals: [
+                .init("URL", .optional, help: "The API's bookmarks endpoint (default: the last one imported from).")
+            ],
+            options: [.init("token", value: "T", help: "Sent as `Authorization: Token T`.")]),
+        CommandSpec(
+            .status, ["status"], summary: "Show the bookmark changes waiting to be pushed.",
+            options: [json]),
         CommandSpec(
             .opmlImport, ["opml", "import"], summary: "Subscribe to the feeds of an OPML file, in its folders.",
             positionals: [.init("FILE", help: "The OPML file.")]),

@@ -14,6 +14,23 @@ public enum FeedsJSON {
             })
     }
 
+    /// `feeds status --json`: `{"waiting", "refused": [{"url", "method", "message"}], "api"}`.
+    public static func status(_ status: LibraryStatus) -> JSONValue {
+        .object([
+            ("waiting", .number(Int64(status.waiting))),
+            (
+                "refused",
+                .array(
+                    status.refused.map {
+                        .object([
+                            ("url", .text($0.url)), ("method", .string($0.method)), ("message", .string($0.message)),
+                        ])
+                    })
+            ),
+            ("api", .text(status.api)),
+        ])
+    }
+
     /// `feeds refresh --json`: `{"feeds": [{"url", "status", "new", "error"}]}`.
     public static func refresh(_ report: RefreshReport) -> JSONValue {
         .object([

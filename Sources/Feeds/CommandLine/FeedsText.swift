@@ -159,7 +159,8 @@ public enum FeedsText {
     }
 
     public static func imported(_ report: BookmarkImportReport, from url: String) -> String {
-        "Imported \(count(report.inserted + report.updated, "bookmark", "bookmarks")) (\(report.inserted) new, "
+        (report.pushed.map(pushed) ?? "")
+            + "Imported \(count(report.inserted + report.updated, "bookmark", "bookmarks")) (\(report.inserted) new, "
             + "\(report.updated) updated) in \(count(report.pages, "page", "pages")) from \(url)\n"
     }
 

@@ -14,6 +14,8 @@ public enum DemoContent {
     public static let token = "demo-token"
     /// A word several entries share, in more than one feed.
     public static let searchWord = "sourdough"
+    /// The bookmark `feeds demo` adds with no network and then pushes to the API.
+    public static let offlineBookmark = "https://harbour.example/tide-tables"
 
     /// Every document by path, with `{{base}}` replaced by `baseURL` (which ends in `/`).
     public static func resources(baseURL: URL) -> [String: DemoResource] {

@@ -11,9 +11,17 @@ struct DemoRoutes: Sendable {
     /// `http://127.0.0.1:PORT/`, for the API's `next` and `previous` links.
     var baseURL: URL
 
+    /// What a write answered, by `Idempotency-Key`: the same key is answered again, and
+    /// applies nothing twice.
+    var answers: [String: HTTPResponse] = [:]
+
     static let bookmarksPath = "/api/bookmarks/"
 
-    func respond(to request: HTTPRequestHead) -> HTTPResponse {
+    /// `body` is the request's, for the bookmarks API's writes (`DemoRoutes+Writes`).
+    mutating func respond(to request: HTTPRequestHead, body: Data = Data()) -> HTTPResponse {
+        if ["POST", "PATCH", "DELETE"].contains(request.method), request.path.hasPrefix("/api/bookmarks") {
+            return write(request, body: body)
+        }
         guard request.method == "GET" || request.method == "HEAD" else {
             return .text(405, "Only GET and HEAD are served.\n", headers: [("Allow", "GET, HEAD")])
         }
@@ -43,10 +51,7 @@ struct DemoRoutes: Sendable {
 
     /// `?limit=&offset=` (100 and 0 by default) answering `{"count", "next", "previous", "results"}`.
     private func bookmarksPage(_ request: HTTPRequestHead) -> HTTPResponse {
-        if let token, request.headers["authorization"] != "Token \(token)" {
-            return .json(
-                401, .object([("detail", .string("Invalid token."))]), headers: [("WWW-Authenticate", "Token")])
-        }
+        if let refused = unauthorized(request) { return refused }
         let limitText = request.queryValue("limit") ?? "100"
         let offsetText = request.queryValue("offset") ?? "0"
         guard let limit = Int(limitText), (1...1000).contains(limit), let offset = Int(offsetText), offset >= 0
@@ -67,5 +72,11 @@ struct DemoRoutes: Sendable {
                 ("count", .number(Int64(bookmarks.count))), ("next", next), ("previous", previous),
                 ("results", .array(page.map(\.json))),
             ]))
+    }
+
+    /// A 401 when the API wants a token and the request has not the right one.
+    func unauthorized(_ request: HTTPRequestHead) -> HTTPResponse? {
+        guard let token, request.headers["authorization"] != "Token \(token)" else { return nil }
+        return .json(401, .object([("detail", .string("Invalid token."))]), headers: [("WWW-Authenticate", "Token")])
     }
 }

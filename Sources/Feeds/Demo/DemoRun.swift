@@ -3,7 +3,7 @@ import Foundation
 /// `feeds demo`: the whole app against the project's own example feeds, served on 127.0.0.1
 /// so it needs no internet. Starts `DemoServer`, subscribes (one feed found through an HTML
 /// page), refreshes twice (the second answered by 304s), imports the bookmarks API in pages,
-/// searches, prints what landed and stops the server. A step that fails is reported and the
+/// adds a bookmark with no network and pushes it to the API, searches, prints what landed and stops the server. A step that fails is reported and the
 /// rest still run; the exit status is 1 if any failed.
 public enum DemoRun {
     /// With `store == nil` a temporary store is used and deleted afterwards.
@@ -94,7 +94,21 @@ public enum DemoRun {
                 fail(api, error)
             }
 
-            say("\n4. Searching for \u{201C}\(DemoContent.searchWord)\u{201D}")
+            say("\n4. Bookmarking offline, then pushing the change to the API")
+            do {
+                let added = try await library.addBookmark(DemoContent.offlineBookmark, tags: ["offline"])
+                output.standardOutput("   " + FeedsText.bookmark(added))
+                output.standardOutput(indented(FeedsText.status(try await library.status())))
+                let pushed = try await library.pushBookmarks(token: DemoContent.token)
+                output.standardOutput(indented(FeedsText.pushed(pushed)))
+                if server.bookmarks.contains(where: { $0.url == DemoContent.offlineBookmark }) {
+                    say("   the API holds it now, with the id it gave it")
+                }
+            } catch {
+                fail("push", error)
+            }
+
+            say("\n5. Searching for \u{201C}\(DemoContent.searchWord)\u{201D}")
             do {
                 let results = try await library.search(DemoContent.searchWord)
                 output.standardOutput(indented(FeedsText.search(results, for: DemoContent.searchWord)))
@@ -102,7 +116,7 @@ public enum DemoRun {
                 fail("search", error)
             }
 
-            say("\n5. What landed")
+            say("\n6. What landed")
             do {
                 output.standardOutput(indented(FeedsText.feeds(try await library.feeds())))
                 var query = EntryQuery()

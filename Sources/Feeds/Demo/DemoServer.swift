@@ -15,7 +15,8 @@ import Stash
 /// per connection keeps the server simple and leaves no idle keep-alive connections for
 /// `stop()` to wait on. Requests are read up to `maxHeadBytes` (else 431) with a 5-second
 /// timeout (else 408); a client that goes away mid-request or mid-response is dropped (writes
-/// use `MSG_NOSIGNAL`, so no SIGPIPE). GET and HEAD only.
+/// use `MSG_NOSIGNAL`, so no SIGPIPE). GET and HEAD, and the bookmarks API's writes (POST,
+/// PATCH, DELETE with a `Content-Length` body of at most `maxBodyBytes`, else 413).
 ///
 /// For example:
 ///
@@ -68,6 +69,9 @@ public final class DemoServer: Sendable {
 
     /// `GET /feed.xml 304`, one line per request answered, in order.
     public var requestLog: [String] { core.log.withLock { $0 } }
+
+    /// The bookmarks the API holds now, writes included.
+    public var bookmarks: [DemoBookmark] { core.routes.withLock { $0.bookmarks } }
 
     /// The most requests the server was answering at one time.
     public var mostAtOnce: Int { core.inFlight.withLock { $0.most } }
@@ -178,13 +182,20 @@ extension DemoServer {
             let response: HTTPResponse
             var request: HTTPRequestHead?
             switch readHead(client) {
-            case .head(let bytes):
+            case .head(let bytes, let rest):
                 request = HTTPRequestHead(bytes)
+                let length = request.flatMap { Int($0.headers["content-length"] ?? "0") } ?? 0
+                guard length <= Self.maxBodyBytes, let body = readBody(client, length, after: rest) else {
+                    let refused = HTTPResponse.text(413, "The body is larger than \(Self.maxBodyBytes) bytes.\n")
+                    log.withLock { $0.append("\(request?.method ?? "-") \(request?.path ?? "-") 413") }
+                    write(refused.serialized(includingBody: true), to: client)
+                    return
+                }
                 inFlight.withLock { $0 = ($0.now + 1, max($0.most, $0.now + 1)) }
                 defer { inFlight.withLock { $0.now -= 1 } }
                 if let request {
                     let (answer, delay) = routes.withLock { routes in
-                        (routes.respond(to: request), routes.resources[request.path]?.delay ?? .zero)
+                        (routes.respond(to: request, body: body), routes.resources[request.path]?.delay ?? .zero)
                     }
                     if delay > .zero {
                         Thread.sleep(
@@ -219,7 +230,8 @@ extension DemoServer {
         }
 
         private enum HeadRead {
-            case head([UInt8])
+            /// The head, and the bytes read after it (the body's first).
+            case head([UInt8], [UInt8])
             case tooLarge
             case timedOut
             case gone
@@ -241,10 +253,27 @@ extension DemoServer {
                 buffer.append(contentsOf: chunk[0..<count])
                 if let range = buffer[searchFrom...].firstRange(of: end) {
                     guard range.lowerBound <= maxHeadBytes else { return .tooLarge }
-                    return .head(Array(buffer[..<range.lowerBound]))
+                    return .head(Array(buffer[..<range.lowerBound]), Array(buffer[range.upperBound...]))
                 }
                 if buffer.count > maxHeadBytes { return .tooLarge }
             }
+        }
+
+        /// The largest request body read (a bookmark's JSON is far smaller).
+        static let maxBodyBytes = 1024 * 1024
+
+        /// The `length` bytes of the body, `rest` being its first ones; `nil` when the client
+        /// stops sending before the end.
+        private func readBody(_ client: Int32, _ length: Int, after rest: [UInt8]) -> Data? {
+            var body = Data(rest.prefix(length))
+            var chunk = [UInt8](repeating: 0, count: 4096)
+            while body.count < length {
+                let count = recv(client, &chunk, min(chunk.count, length - body.count), 0)
+                if count < 0, errno == EINTR { continue }
+                if count <= 0 { return nil }
+                body.append(contentsOf: chunk[0..<count])
+            }
+            return body
         }
 
         /// Sends all of `data`, giving up quietly when the client has gone.

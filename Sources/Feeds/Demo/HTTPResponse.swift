@@ -26,12 +26,15 @@ struct HTTPResponse: Sendable {
     static func reason(_ status: Int) -> String {
         switch status {
         case 200: "OK"
+        case 201: "Created"
+        case 204: "No Content"
         case 304: "Not Modified"
         case 400: "Bad Request"
         case 401: "Unauthorized"
         case 404: "Not Found"
         case 405: "Method Not Allowed"
         case 408: "Request Timeout"
+        case 413: "Content Too Large"
         case 431: "Request Header Fields Too Large"
         default: "Status"
         }

@@ -23,11 +23,14 @@ public struct BookmarkImportReport: Sendable, Equatable {
     public var inserted: Int
     public var updated: Int
     public var pages: Int
+    /// The push of the changes that waited, made before the import; `nil` when none waited.
+    public var pushed: BookmarkPushReport?
 
-    public init(inserted: Int, updated: Int, pages: Int) {
+    public init(inserted: Int, updated: Int, pages: Int, pushed: BookmarkPushReport? = nil) {
         self.inserted = inserted
         self.updated = updated
         self.pages = pages
+        self.pushed = pushed
     }
 }
 

@@ -28,10 +28,7 @@ extension FeedLibrary {
             // Every fetch first: a fetch that sees another process's commit reads the lists
             // again, and a copy of the list taken before it, assigned back, would remove
             // the tags that process added.
-            let wanted = try tags.map { try Self.tag($0, in: context) }
-            for tag in wanted where !bookmark.tags.contains(where: { $0 === tag }) {
-                bookmark.tags.append(tag)
-            }
+            bookmark.addTags(try tags.map { try Self.tag($0, in: context) })
             try context.save()
             return Self.summary(of: bookmark)
         }
@@ -67,8 +64,20 @@ extension FeedLibrary {
     /// Imports a linkding-style paged API (`{"count", "next", "results": [...]}`, the
     /// token sent as `Authorization: Token T`) in one StashREST call: every page decoded
     /// into `Bookmark`s (their tags by name) and saved in one transaction, or nothing.
+    ///
+    /// Changes made here that wait to be pushed are pushed first: the import then brings the
+    /// server's state with them in it (and the ids of bookmarks added here). A change the API
+    /// refused still waits, and the import keeps its values (a pull does not undo a push).
+    /// A change that waited for a bookmark's linkding id (a store imported from before ids
+    /// were kept) is pushed again after the import, which brought the id.
     public func importBookmarks(from url: String, token: String? = nil) async throws -> BookmarkImportReport {
         let address = try Self.webURL(url)
+        var pushed: BookmarkPushReport?
+        // An endpoint of another shape than linkding's is imported from, not pushed to.
+        let base = try? Self.apiBase(address)
+        if base != nil, try container.pendingChangeCount() > 0 {
+            pushed = try await pushBookmarks(to: address.absoluteString, token: token)
+        }
         var configuration = RESTConfiguration()
         if let token { configuration.authorization = .token(token) }
         let api = RESTClient(baseURL: address, configuration: configuration)
@@ -81,8 +90,16 @@ extension FeedLibrary {
         do {
             let result = try await api.fetchReporting(
                 [Bookmark].self, from: address.absoluteString, into: context, options: options)
+            if let base { try await rememberBookmarksAPI(base) }
+            if let first = pushed, first.failed.contains(where: { $0.status == nil }) {
+                let second = try await pushBookmarks(to: address.absoluteString, token: token)
+                pushed = BookmarkPushReport(
+                    api: second.api, sent: first.sent + second.sent, conflicts: first.conflicts + second.conflicts,
+                    failed: second.failed, waiting: second.waiting)
+            }
             return BookmarkImportReport(
-                inserted: result.report.inserted, updated: result.report.updated, pages: result.report.pages)
+                inserted: result.report.inserted, updated: result.report.updated, pages: result.report.pages,
+                pushed: pushed)
         } catch let error as RESTError {
             throw FeedsError(error.code == .decoding ? .invalidInput : .network, "\(error)")
         }

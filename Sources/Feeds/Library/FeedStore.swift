@@ -8,12 +8,12 @@ public enum FeedStore {
     public static func container(at url: URL?) throws -> PersistentContainer {
         guard let url else {
             return try PersistentContainer(
-                for: Feed.self, Entry.self, Bookmark.self, Tag.self, Folder.self, inMemory: true)
+                for: Feed.self, Entry.self, Bookmark.self, Tag.self, Folder.self, Setting.self, inMemory: true)
         }
         try FileManager.default.createDirectory(
             at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
         return try PersistentContainer(
-            for: Feed.self, Entry.self, Bookmark.self, Tag.self, Folder.self, storeURL: url)
+            for: Feed.self, Entry.self, Bookmark.self, Tag.self, Folder.self, Setting.self, storeURL: url)
     }
 
     /// `--store PATH`, else `FEEDS_STORE`, else `$XDG_DATA_HOME/feeds/feeds.sqlite`, else

@@ -37,6 +37,12 @@ extension ManagedObjectContext {
                     entity: entity.name)
             }
             let local = try remote.localSlots(in: entity)
+            // A server-set key (`remoteKey`) may be unknown yet: `""`, found when sent.
+            let serverKey = try remote.remoteKeyAttribute(in: entity)
+            func key(of object: ManagedObject) throws -> String {
+                if let serverKey { return try Self.key(of: object, serverKey, allowsMissing: true) }
+                return try Self.key(of: object, unique)
+            }
             func names(_ slots: AttributeSet, without other: AttributeSet = AttributeSet()) -> [String] {
                 entity.attributes.filter {
                     slots.contains($0.index) && !local.contains($0.index) && !other.contains($0.index)
@@ -49,7 +55,7 @@ extension ManagedObjectContext {
                 inserts.append(
                     OutboxWrite.Record(
                         entity: entity.name, row: .inserted(entity: position, offset: offset),
-                        key: try Self.key(of: object, unique), method: .post,
+                        key: try key(of: object), method: .post,
                         attributes: names(object.changedAttributes, without: uniqueSlot)))
             }
             for object in plan.updated[position] {
@@ -57,13 +63,13 @@ extension ManagedObjectContext {
                 guard !changed.isEmpty, let rowID = object.rowID else { continue }
                 updates.append(
                     OutboxWrite.Record(
-                        entity: entity.name, row: .known(rowID), key: try Self.key(of: object, unique), method: .patch,
+                        entity: entity.name, row: .known(rowID), key: try key(of: object), method: .patch,
                         attributes: changed))
             }
             for object in plan.deleted[position] {
                 guard let rowID = object.rowID else { continue }
                 var record = OutboxWrite.Record(
-                    entity: entity.name, row: .known(rowID), key: try Self.key(of: object, unique), method: .delete,
+                    entity: entity.name, row: .known(rowID), key: try key(of: object), method: .delete,
                     attributes: [])
                 record.storedKey =
                     try object.loadedValue(of: unique).map { try unique.codec.storedValue(for: $0) } ?? .null
@@ -76,8 +82,11 @@ extension ManagedObjectContext {
     }
 
     /// The object's unique value as its JSON holds it, as text (a `UUID`'s `uuidString`, a
-    /// number's digits): what names it in the API's paths.
-    private static func key(of object: ManagedObject, _ unique: AttributeDescription) throws -> String {
+    /// number's digits): what names it in the API's paths. With `allowsMissing` (a key the
+    /// server sets), `""` while it has none.
+    static func key(of object: ManagedObject, _ unique: AttributeDescription, allowsMissing: Bool = false) throws
+        -> String
+    {
         let value = object.loadedValue(of: unique)
         if let encodable = value as? any Encodable,
             let data = try? encodedInArray(encodable),
@@ -86,9 +95,11 @@ extension ManagedObjectContext {
             switch json.first {
             case let text as String: return text
             case let number as NSNumber: return number.stringValue
+            case is NSNull where allowsMissing: return ""
             default: break
             }
         }
+        if allowsMissing, value == nil { return "" }
         throw StashError(
             .missingValue, "names the object on the API (RemoteModel) but has no text or number value",
             entity: object.entity.name, attribute: unique.name)
@@ -120,10 +131,11 @@ extension ManagedObjectContext {
     /// Saves, and in the same transaction removes the outbox operations a server
     /// acknowledged and keeps the rows' ETags: a push writes the server's answer and forgets
     /// the operation at once, or neither. With nothing else to save, writes those alone.
-    package func saveAcknowledging(_ acknowledged: [Int64], etags: [OutboxETag]) throws {
+    package func saveAcknowledging(_ acknowledged: [Int64], etags: [OutboxETag], keys: [OutboxKey] = []) throws {
         try entering {
             outboxHandOff.acknowledged += acknowledged
             outboxHandOff.etags += etags
+            outboxHandOff.keys += keys
             do {
                 try saveChanges()
             } catch {
@@ -133,7 +145,45 @@ extension ManagedObjectContext {
             guard !outboxHandOff.isEmpty else { return }
             let handOff = outboxHandOff
             outboxHandOff = OutboxWrite()
-            try container.updateOutbox(acknowledged: handOff.acknowledged, etags: handOff.etags)
+            try container.updateOutbox(acknowledged: handOff.acknowledged, etags: handOff.etags, keys: handOff.keys)
+        }
+    }
+
+    /// The `remoteKey` (or first unique value) of the operation's row as text, or `nil` while
+    /// the server has not set it: what names the object when an operation is sent. A
+    /// `DELETE`'s row is gone: a copy a fetch brought back (found by the unique value it
+    /// had, as `deleteObjectsNamed(by:)` finds it) may hold the key.
+    package func remoteKey(for operation: OutboxOperation) throws -> String? {
+        if let key = try remoteKey(of: operation.objectID) { return key }
+        return try entering {
+            guard operation.method == .delete, operation.storedKey != .null,
+                let entity = container.entities.first(where: { $0.name == operation.entityName }),
+                let unique = entity.uniqueAttributes.first
+            else { return nil }
+            var rowIDs: [Int64] = []
+            let query = StoreQuery(
+                entity.schema, columns: [unique.index], filter: .values(column: unique.index, [operation.storedKey]))
+            try container.store.fetch(query) { row in rowIDs.append(row.rowID) }
+            for rowID in rowIDs {
+                if let key = try remoteKey(of: ObjectID(entityName: entity.name, rowID: rowID)) { return key }
+            }
+            return nil
+        }
+    }
+
+    /// The row's `remoteKey` (or first unique value) as text, or `nil` while the server has
+    /// not set it or when the row is gone.
+    func remoteKey(of objectID: ObjectID) throws -> String? {
+        try entering {
+            guard let entity = container.entities.first(where: { $0.name == objectID.entityName }),
+                let remote = entity.type as? any RemoteModel.Type,
+                let object = try? existingObject(with: objectID)
+            else { return nil }
+            guard let attribute = try remote.remoteKeyAttribute(in: entity) ?? entity.uniqueAttributes.first else {
+                return nil
+            }
+            let key = try Self.key(of: object, attribute, allowsMissing: true)
+            return key.isEmpty ? nil : key
         }
     }
 }

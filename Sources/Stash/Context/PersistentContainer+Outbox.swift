@@ -18,10 +18,11 @@ extension PersistentContainer {
     /// acknowledged ones and keeps ETags: each call a transaction of its own.
     package func updateOutbox(
         attempted: OutboxAttempt? = nil, failed: (Int64, String?)? = nil, acknowledged: [Int64] = [],
-        etags: [OutboxETag] = []
+        etags: [OutboxETag] = [], keys: [OutboxKey] = []
     ) throws {
         guard let store = store as? any OutboxStore else { return }
-        try store.updateOutbox(attempted: attempted, failed: failed, acknowledged: acknowledged, etags: etags)
+        try store.updateOutbox(
+            attempted: attempted, failed: failed, acknowledged: acknowledged, etags: etags, keys: keys)
         noteOutboxWrite()
     }
 

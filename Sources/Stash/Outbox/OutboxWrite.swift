@@ -28,8 +28,10 @@ struct OutboxWrite {
     var acknowledged: [Int64] = []
     /// The ETag last seen per row (`nil` forgets it), by entity name and row id.
     var etags: [OutboxETag] = []
+    /// Server-set keys learnt from `POST` answers, given to the objects' waiting operations.
+    var keys: [OutboxKey] = []
 
-    var isEmpty: Bool { records.isEmpty && acknowledged.isEmpty && etags.isEmpty }
+    var isEmpty: Bool { records.isEmpty && acknowledged.isEmpty && etags.isEmpty && keys.isEmpty }
 }
 
 /// The ETag a server last gave for one row, sent as `If-Match` with the row's next write.

@@ -112,6 +112,12 @@ extension SQLiteStore: OutboxStore {
             if method == .patch && record.attributes.isEmpty { continue }
             try recordOperation(record, method: method, rowID: rowID, connection)
         }
+        if !write.keys.isEmpty {
+            // Only operations recorded before the key was known (`""`): the others named it.
+            let name = try connection.statement(
+                "UPDATE \"_stash_outbox\" SET \"key\" = ? WHERE \"entity\" = ? AND \"row\" = ? AND \"key\" = ''")
+            for key in write.keys { try name.run([.text(key.value), .text(key.entityName), .integer(key.rowID)]) }
+        }
         if !write.etags.isEmpty {
             let upsert = try connection.statement(
                 "INSERT INTO \"_stash_row_etags\" (\"key\", \"value\") VALUES (?, ?) "
@@ -222,9 +228,10 @@ extension SQLiteStore: OutboxStore {
     }
 
     /// Notes that an operation is being sent (later edits no longer merge into it), or that
-    /// the server refused it (`failure`), or removes acknowledged ones and sets ETags.
+    /// the server refused it (`failure`), or removes acknowledged ones, sets ETags and keys.
     func updateOutbox(
-        attempted: OutboxAttempt?, failed: (Int64, String?)?, acknowledged: [Int64], etags: [OutboxETag]
+        attempted: OutboxAttempt?, failed: (Int64, String?)?, acknowledged: [Int64], etags: [OutboxETag],
+        keys: [OutboxKey]
     ) throws {
         try withConnection { connection in
             try connection.transaction {
@@ -245,6 +252,7 @@ extension SQLiteStore: OutboxStore {
                 var write = OutboxWrite()
                 write.acknowledged = acknowledged
                 write.etags = etags
+                write.keys = keys
                 _ = try beginOutbox(write, connection)
                 try finishOutbox(write, PendingEdits(), SaveResult(), connection)
             }

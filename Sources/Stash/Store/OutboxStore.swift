@@ -6,8 +6,10 @@ protocol OutboxStore: Store {
     func outboxOperations() throws -> [OutboxOperation]
 
     /// In one transaction: notes that an operation is being sent, or that the server refused
-    /// it, removes acknowledged ones and sets the rows' ETags.
+    /// it, removes acknowledged ones, sets the rows' ETags and gives waiting operations the
+    /// server-set keys learnt.
     func updateOutbox(
-        attempted: OutboxAttempt?, failed: (Int64, String?)?, acknowledged: [Int64], etags: [OutboxETag]
+        attempted: OutboxAttempt?, failed: (Int64, String?)?, acknowledged: [Int64], etags: [OutboxETag],
+        keys: [OutboxKey]
     ) throws
 }

@@ -11,6 +11,8 @@ Idempotency-Key, faults to inject, and a log of the writes it received.
   PATCH  /api/<collection>/<id>        sets the body's keys; If-Match must name the version
                                        when sent (412 otherwise); 200 with the object
   DELETE /api/<collection>/<id>        If-Match as for PATCH; 204
+The collection "links" is numbered as linkding's bookmarks are: a POST names no id, the
+server sets "id" to its own number, and /api/links/<number>/ is the item (slash or not).
 Every write needs an Idempotency-Key: a key seen before with the same request answers the
 first answer again without applying anything; with another request, 422 "key reused". A
 "url" that does not start with http is a 422, and so is a "folder" the API does not hold.
@@ -32,6 +34,7 @@ import time
 from datetime import datetime, timezone
 
 LOCK = threading.Lock()
+NUMBERED = ("links",)
 STATES = {}
 
 
@@ -162,6 +165,14 @@ def write(handler, api, parts, body):
     if values.get("folder") is not None and str(values["folder"]) not in api["collections"].get("folders", {}):
         return 422, {"message": "folder: no such folder"}, {}
     collection = api["collections"].setdefault(parts[0], {})
+    if handler.command == "POST" and len(parts) == 1 and parts[0] in NUMBERED:
+        api["number"] += 1
+        stamp = now()
+        item = dict(values)
+        item.update({"id": api["number"], "number": api["number"], "created_at": stamp, "updated_at": stamp,
+                     "version": 1})
+        collection[str(api["number"])] = item
+        return 201, item, {"ETag": etag(item)}
     if handler.command == "POST" and len(parts) == 1:
         if "id" not in values:
             return 422, {"message": "id: is required"}, {}

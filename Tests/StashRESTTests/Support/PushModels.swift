@@ -72,5 +72,26 @@ extension TestServer {
 
 /// A store with the push tests' model.
 func pushContainer(_ store: TemporaryStore) throws -> PersistentContainer {
-    try PersistentContainer(for: Bookmark.self, PushFolder.self, storeURL: store.file)
+    try PersistentContainer(for: Bookmark.self, PushFolder.self, PushLink.self, storeURL: store.file)
+}
+
+/// A link of the test API's numbered collection (`api/links/`), named on the API by the id
+/// the server makes when it answers the `POST` (`remoteKey`), as linkding names bookmarks.
+final class PushLink: ManagedObject, Codable, RemoteModel {
+    static let remotePath = "api/links/"
+    static var remoteKey: PartialKeyPath<PushLink>? { \.remoteID }
+    @Attribute(.unique) var url: String = ""
+    @Attribute(key: "id") var remoteID: Int?
+    @Attribute var title: String = ""
+}
+
+extension TestServer {
+    /// The links the test API holds, by the id it made.
+    func links() async throws -> [Int: [String: Any]] {
+        let (data, _) = try await URLSession.shared.data(from: base.appendingPathComponent("api/links"))
+        let list = try JSONSerialization.jsonObject(with: data) as? [[String: Any]] ?? []
+        var byID: [Int: [String: Any]] = [:]
+        for item in list { byID[item["id"] as? Int ?? 0] = item }
+        return byID
+    }
 }
