@@ -22,10 +22,6 @@ protocol AttributeCodec: Sendable {
     func encode(_ value: Any, to container: inout KeyedEncodingContainer<AttributeKey>, forKey key: AttributeKey)
         throws
     func storedValue(for value: Any) throws -> StoredValue
-    /// Whether two values of the attribute are stored as the same value, told without making
-    /// them `StoredValue`s; `false` when the codec cannot tell (the caller then compares
-    /// stored values).
-    func holdsSameValue(_ first: Any, _ second: Any) -> Bool
     func value(from storedValue: StoredValue) throws -> Any
     /// Reads the value straight from a row's column: the fetch path.
     func read(_ row: any StoreRow, column: Int) throws -> Any
@@ -38,8 +34,6 @@ protocol AttributeCodec: Sendable {
 
 extension AttributeCodec {
     var holdsPlainValues: Bool { false }
-
-    func holdsSameValue(_ first: Any, _ second: Any) -> Bool { false }
 
     func read(_ row: any StoreRow, column: Int) throws -> Any {
         try value(from: row.value(column))
@@ -138,13 +132,6 @@ struct PrimitiveCodec<Value: StorableValue>: AttributeCodec {
 
     func storedValue(for value: Any) throws -> StoredValue {
         try Value.storedValue(ofBoxed: value)
-    }
-
-    /// Two casts and `==`, where comparing stored values made two `StoredValue`s (about
-    /// 2k instructions for a value set to what it was: stash-bench's edit under callgrind).
-    func holdsSameValue(_ first: Any, _ second: Any) -> Bool {
-        guard let first = first as? Value, let second = second as? Value else { return false }
-        return Value.storeTheSame(first, second)
     }
 
     func value(from storedValue: StoredValue) throws -> Any {

@@ -105,7 +105,6 @@ extension ManagedObject {
     /// `true` if the attribute already has `value`, as the store would see it.
     final func holds(_ value: Any, for attribute: AttributeDescription) -> Bool {
         guard let current = self.value(of: attribute) else { return false }
-        if attribute.codec.holdsSameValue(value, current) { return true }
         guard let new = try? attribute.codec.storedValue(for: value),
             let old = try? attribute.codec.storedValue(for: current)
         else { return false }

@@ -16,7 +16,7 @@ import Foundation
 ///
 /// Dates are text so that they read well and sort in time order as text; they keep
 /// milliseconds, which is what JSON APIs send.
-protocol StorableValue: Codable, Equatable {
+protocol StorableValue: Codable {
     static var storedType: StoredType { get }
     /// A value of the type that few computed properties would return unchanged (see
     /// `AttributeCodec.placeholder`).
@@ -42,14 +42,9 @@ protocol StorableValue: Codable, Equatable {
         throws -> Any
     static func storedValue(ofBoxed value: Any) throws -> StoredValue
     static func readBoxed(_ row: any StoreRow, column: Int) -> Any?
-    /// Whether two values are stored as the same value: `==`, except for text, which the store
-    /// compares byte for byte where Swift's `==` takes the other Unicode form as equal.
-    static func storeTheSame(_ first: Self, _ second: Self) -> Bool
 }
 
 extension StorableValue {
-    static func storeTheSame(_ first: Self, _ second: Self) -> Bool { first == second }
-
     static var queryKind: QueryKind {
         switch storedType {
         case .integer: .integer
@@ -226,7 +221,6 @@ extension String: StorableValue {
     static var storedType: StoredType { .text }
     static var placeholder: String { "Stash probe" }
     func storedValue() -> StoredValue { .text(self) }
-    static func storeTheSame(_ first: String, _ second: String) -> Bool { first.utf8.elementsEqual(second.utf8) }
 
     static func read(_ row: any StoreRow, column: Int) -> String? {
         row.text(column)
@@ -282,9 +276,6 @@ extension URL: StorableValue {
     static var storedType: StoredType { .text }
     static var placeholder: URL { URL(string: "stash:probe")! }
     func storedValue() -> StoredValue { .text(absoluteString) }
-    static func storeTheSame(_ first: URL, _ second: URL) -> Bool {
-        first.absoluteString.utf8.elementsEqual(second.absoluteString.utf8)
-    }
 
     init?(storedValue: StoredValue) {
         guard case .text(let text) = storedValue, let url = URL(string: text) else { return nil }
