@@ -62,23 +62,29 @@ let package = Package(
         // moments (see its main.swift).
         .executableTarget(
             name: "stash-worker",
-            dependencies: ["Stash", "StashREST"],
+            dependencies: ["Stash", "StashREST", "TestProcesses"],
             path: "Tests/StashWorker"
+        ),
+        // Child processes for the tests and the worker, started with posix_spawn rather than
+        // Foundation's Process (see ChildProcess.swift).
+        .target(
+            name: "TestProcesses",
+            path: "Tests/TestProcesses"
         ),
         .testTarget(
             name: "StashTests",
-            dependencies: ["Stash"],
+            dependencies: ["Stash", "TestProcesses"],
             path: "Tests/StashTests"
         ),
         .testTarget(
             name: "StashRESTTests",
-            dependencies: ["StashREST", "Stash"],
+            dependencies: ["StashREST", "Stash", "TestProcesses"],
             path: "Tests/StashRESTTests",
             exclude: ["Server"]
         ),
         .testTarget(
             name: "FeedsTests",
-            dependencies: ["Feeds", "Stash", "StashREST"],
+            dependencies: ["Feeds", "Stash", "StashREST", "TestProcesses"],
             path: "Tests/FeedsTests"
         ),
     ]

@@ -1,5 +1,6 @@
 import Foundation
 import Stash
+import TestProcesses
 import Testing
 
 @testable import Feeds
@@ -157,10 +158,7 @@ import Testing
         #expect(await run(["bookmark", "add", "https://kept.example/two"]).status == 0)
         #expect(await run(["bookmarks", "push", api]).status == 0)
         #expect(await run(["bookmarks", "import", api]).status == 0)
-        let sqlite = Process()
-        sqlite.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        sqlite.arguments = ["sqlite3", store.path, "UPDATE Bookmark SET remoteID = NULL"]
-        try sqlite.run()
+        let sqlite = try ChildProcess("/usr/bin/env", ["sqlite3", store.path, "UPDATE Bookmark SET remoteID = NULL"])
         sqlite.waitUntilExit()
         #expect(sqlite.terminationStatus == 0)
         #expect(await run(["bookmark", "tag", "https://kept.example/one", "--tag", "tides"]).status == 0)

@@ -1,4 +1,5 @@
 import Foundation
+import TestProcesses
 import Testing
 
 /// Runs the built `feeds` executable, for end-to-end tests: it sits beside the test bundle
@@ -32,16 +33,11 @@ enum FeedsBinary {
         let err = folder.appendingPathComponent("stderr")
         _ = FileManager.default.createFile(atPath: out.path, contents: nil)
         _ = FileManager.default.createFile(atPath: err.path, contents: nil)
-        let process = Process()
-        process.executableURL = binary
-        process.arguments = arguments
         var inherited = ProcessInfo.processInfo.environment
         inherited["FEEDS_STORE"] = folder.appendingPathComponent("feeds.sqlite").path
-        process.environment = inherited.merging(environment) { $1 }
-        process.standardOutput = try FileHandle(forWritingTo: out)
-        process.standardError = try FileHandle(forWritingTo: err)
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
+        let process = try ChildProcess(
+            binary.path, arguments, environment: inherited.merging(environment) { $1 }, standardInput: .nullDevice,
+            standardOutput: .file(out.path), standardError: .file(err.path))
         process.waitUntilExit()
         return Result(
             status: process.terminationStatus,

@@ -1,5 +1,6 @@
 import Feeds
 import Foundation
+import TestProcesses
 import Testing
 
 /// `feeds refresh`, run as the built binary: conditional GETs, a moving window, failures.
@@ -195,17 +196,12 @@ import Testing
         #expect(piped.standardOutput == "Refreshed 2 feeds: 0 new entries, 0 updated, 2 not modified, 0 failed\n")
 
         let binary = try #require(FeedsBinary.url)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
-        process.arguments = ["-qec", "'\(binary.path)' refresh", "/dev/null"]
         var environment = ProcessInfo.processInfo.environment
         environment["FEEDS_STORE"] = store.path
-        process.environment = environment
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let terminal = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let process = try ChildProcess(
+            "/usr/bin/script", ["-qec", "'\(binary.path)' refresh", "/dev/null"], environment: environment,
+            standardInput: .nullDevice, standardOutput: .pipe)
+        let terminal = String(decoding: process.standardOutputReader!.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
         #expect(process.terminationStatus == 0)
         #expect(terminal.contains("\r\u{1B}[K[1/2] "), "\(terminal.debugDescription)")

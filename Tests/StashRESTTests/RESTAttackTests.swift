@@ -1,6 +1,7 @@
 import Foundation
 import Stash
 import StashREST
+import TestProcesses
 import Testing
 
 /// What a hostile user tries: imports racing each other, another process holding the store,
@@ -176,19 +177,18 @@ import Testing
         let api = testClient(server)
         _ = try await api.fetch([Item].self, from: "items?count=2", into: context)
         // The sqlite3 shell takes the write lock and keeps it.
-        let shell = Process()
-        shell.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        shell.arguments = ["sqlite3", store.file.path]
-        let input = Pipe()
-        let output = Pipe()
-        shell.standardInput = input
-        shell.standardOutput = output
-        shell.standardError = FileHandle.nullDevice
-        try shell.run()
-        defer { kill(shell.processIdentifier, SIGKILL) }
-        input.fileHandleForWriting.write(Data("BEGIN IMMEDIATE;\nSELECT 'locked';\n".utf8))
+        let shell = try ChildProcess(
+            "/usr/bin/env", ["sqlite3", store.file.path], standardInput: .pipe, standardOutput: .pipe,
+            standardError: .nullDevice)
+        defer {
+            shell.kill()
+            shell.waitUntilExit()
+        }
+        let input = shell.standardInputWriter!
+        let output = shell.standardOutputReader!
+        input.write(Data("BEGIN IMMEDIATE;\nSELECT 'locked';\n".utf8))
         let said = await withCheckedContinuation { continuation in
-            Thread { continuation.resume(returning: output.fileHandleForReading.availableData) }.start()
+            Thread { continuation.resume(returning: output.availableData) }.start()
         }
         #expect(String(decoding: said, as: UTF8.self).contains("locked"))
         let shortWait = try PersistentContainer(
@@ -200,7 +200,7 @@ import Testing
         } throws: { error in
             (error as? StashError)?.code == .storeFailed && "\(error)".contains("locked")
         }
-        input.fileHandleForWriting.write(Data("ROLLBACK;\n.quit\n".utf8))
+        input.write(Data("ROLLBACK;\n.quit\n".utf8))
         #expect(try store.count("Item") == 2)
         #expect(!blocked.hasChanges)
         // Once the lock is gone, the same call goes through.

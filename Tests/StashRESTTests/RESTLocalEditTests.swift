@@ -1,6 +1,7 @@
 import Foundation
 import Stash
 import StashREST
+import TestProcesses
 import Testing
 
 /// Issue 14, item 5: a placeholder title saved over the server's survived every 304, so it
@@ -97,13 +98,12 @@ import Testing
         let api = testClient(server)
         let path = "items?count=3&etag=1"
         _ = try await api.fetch([Item].self, from: path, into: context)
-        let shell = Process()
-        shell.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        shell.arguments = [
-            "sqlite3", store.file.path,
-            #"UPDATE "_stash_http_validators" SET "value" = json_remove("value", '$.covered', '$.values')"#,
-        ]
-        try shell.run()
+        let shell = try ChildProcess(
+            "/usr/bin/env",
+            [
+                "sqlite3", store.file.path,
+                #"UPDATE "_stash_http_validators" SET "value" = json_remove("value", '$.covered', '$.values')"#,
+            ])
         shell.waitUntilExit()
         #expect(try store.sqlite(#"SELECT json_type("value", '$.covered') FROM "_stash_http_validators""#) == "")
         let full = try await api.fetchReporting([Item].self, from: path, into: context)

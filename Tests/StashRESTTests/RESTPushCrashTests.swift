@@ -1,6 +1,7 @@
 import Foundation
 import Stash
 import StashREST
+import TestProcesses
 import Testing
 
 #if canImport(Glibc)
@@ -46,15 +47,12 @@ import Testing
             }
             try context.save()
 
-            let process = Process()
-            process.executableURL = worker
-            process.arguments = ["push", store.file.path, server.base.absoluteString]
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            try process.run()
+            let process = try ChildProcess(
+                worker.path, ["push", store.file.path, server.base.absoluteString], standardOutput: .nullDevice,
+                standardError: .nullDevice)
             try await Task.sleep(for: .milliseconds(Int.random(in: 20..<400)))
             if process.isRunning { killedWhileRunning += 1 }
-            kill(process.processIdentifier, SIGKILL)
+            process.kill()
             process.waitUntilExit()
         }
         #expect(killedWhileRunning > 0)

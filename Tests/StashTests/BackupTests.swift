@@ -1,5 +1,6 @@
 import Foundation
 import Stash
+import TestProcesses
 import Testing
 
 /// Saves reach the main file, not only the WAL: a checkpoint when the store closes (even
@@ -121,9 +122,7 @@ import Testing
 /// transaction open), until `close()`: SQLite's own checkpoint when a store's last
 /// connection closes does not run while it is there.
 final class IdleConnection {
-    private let process = Process()
-    private let input = Pipe()
-    private let output = Pipe()
+    private let process: ChildProcess
 
     init(file: URL) throws {
         let script = """
@@ -134,12 +133,9 @@ final class IdleConnection {
             sys.stdin.read()
             connection.close()
             """
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", script, file.path]
-        process.standardInput = input
-        process.standardOutput = output
-        try process.run()
-        let line = String(decoding: output.fileHandleForReading.readData(ofLength: 10), as: UTF8.self)
+        process = try ChildProcess(
+            "/usr/bin/env", ["python3", "-c", script, file.path], standardInput: .pipe, standardOutput: .pipe)
+        let line = String(decoding: process.standardOutputReader!.readData(ofLength: 10), as: UTF8.self)
         guard line == "connected\n" else {
             process.terminate()
             throw CocoaError(.fileReadUnknown, userInfo: [NSLocalizedDescriptionKey: "python said \(line)"])
@@ -147,7 +143,7 @@ final class IdleConnection {
     }
 
     func close() {
-        try? input.fileHandleForWriting.close()
+        try? process.standardInputWriter?.close()
         process.waitUntilExit()
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import TestProcesses
 import Testing
 
 /// Several processes writing one store, as real processes: `stash-worker` (Tests/StashWorker),
@@ -35,13 +36,8 @@ import Testing
                 userInfo: [NSLocalizedDescriptionKey: "no stash-worker beside the tests at \(worker.path): swift build"]
             )
         }
-        let process = Process()
-        process.executableURL = worker
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let process = try ChildProcess(worker.path, arguments, standardOutput: .pipe)
+        let output = String(decoding: process.standardOutputReader!.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
         return output
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Stash
+import TestProcesses
 import Testing
 
 /// A store Stash cannot write is opened read-only: fetches work, saves fail naming the file,
@@ -15,10 +16,7 @@ import Testing
     }
 
     func chattr(_ flag: String, _ url: URL) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["chattr", flag, url.path]
-        try process.run()
+        let process = try ChildProcess("/usr/bin/env", ["chattr", flag, url.path])
         process.waitUntilExit()
         #expect(
             process.terminationStatus == 0, "chattr \(flag) \(url.path) failed: the file system needs the i attribute")

@@ -1,5 +1,6 @@
 import Foundation
 import Stash
+import TestProcesses
 
 /// Several processes on one store file: writers saving overlapping rows, readers fetching
 /// them, then a count of the rows no single save wrote, read by each reader and left in the
@@ -44,7 +45,7 @@ struct Soak {
         try seeding.save()
         let deadline = Date().addingTimeInterval(seconds).timeIntervalSince1970
         let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-        var processes: [(Process, Pipe)] = []
+        var processes: [ChildProcess] = []
         for writer in 1...max(writers, 1) {
             processes.append(
                 try start(executable, ["write", store.path, "\(writer)", "\(rows)", "\(deadline)"]))
@@ -53,11 +54,11 @@ struct Soak {
             processes.append(try start(executable, ["read", store.path, "\(deadline)"]))
         }
         var outcome = Outcome()
-        for (process, output) in processes {
-            let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        for process in processes {
+            let text = String(decoding: process.standardOutputReader!.readDataToEndOfFile(), as: UTF8.self)
             process.waitUntilExit()
             guard process.terminationStatus == 0 else {
-                throw SoakFailure("a soak process (\(process.arguments?.first ?? "?")) failed: \(text)")
+                throw SoakFailure("a soak process (\(process.arguments.first ?? "?")) failed: \(text)")
             }
             guard let report = try? JSONDecoder().decode(Outcome.self, from: Data(text.utf8)) else {
                 throw SoakFailure("a soak process said \(text)")
@@ -71,13 +72,7 @@ struct Soak {
         return outcome
     }
 
-    private func start(_ executable: URL, _ arguments: [String]) throws -> (Process, Pipe) {
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        return (process, output)
+    private func start(_ executable: URL, _ arguments: [String]) throws -> ChildProcess {
+        try ChildProcess(executable.path, arguments, standardOutput: .pipe)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import TestProcesses
 import Testing
 
 #if canImport(Glibc)
@@ -51,17 +52,10 @@ struct EndToEndStore {
     }
 
     static func sqlite(_ path: String, _ sql: String) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
-        process.arguments = [path, sql]
-        let pipe = Pipe()
-        let errors = Pipe()
-        process.standardOutput = pipe
-        process.standardError = errors
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        let problem = errors.fileHandleForReading.readDataToEndOfFile()
+        let process = try ChildProcess(
+            "/usr/bin/sqlite3", [path, sql], standardInput: .nullDevice, standardOutput: .pipe, standardError: .pipe)
+        let data = process.standardOutputReader!.readDataToEndOfFile()
+        let problem = process.standardErrorReader!.readDataToEndOfFile()
         process.waitUntilExit()
         try #require(
             process.terminationStatus == 0, "sqlite3 \(sql): \(String(decoding: problem, as: UTF8.self))")
@@ -76,7 +70,7 @@ struct EndToEndStore {
 
 /// A `feeds` process that runs while the test goes on.
 final class RunningFeeds {
-    let process = Process()
+    let process: ChildProcess
     private let out: URL
     private let err: URL
 
@@ -87,37 +81,33 @@ final class RunningFeeds {
         err = folder.appendingPathComponent("\(name).err")
         _ = FileManager.default.createFile(atPath: out.path, contents: nil)
         _ = FileManager.default.createFile(atPath: err.path, contents: nil)
-        process.executableURL = binary
-        process.arguments = arguments
         var environment = ProcessInfo.processInfo.environment
         environment["FEEDS_STORE"] = store
-        process.environment = environment
-        process.standardOutput = try FileHandle(forWritingTo: out)
-        process.standardError = try FileHandle(forWritingTo: err)
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
+        process = try ChildProcess(
+            binary.path, arguments, environment: environment, standardInput: .nullDevice,
+            standardOutput: .file(out.path), standardError: .file(err.path))
     }
 
     /// SIGKILL: no handler, no cleanup, as a power cut or the OOM killer does it.
-    func killHard() { _ = kill(process.processIdentifier, SIGKILL) }
+    func killHard() { process.kill() }
 
     /// Waits for the end, at most `seconds`: a run still going then is killed and recorded
     /// as an issue (a hang must fail the test, not stall the suite).
     func finish(within seconds: Double) throws -> (
-        status: Int32, reason: Process.TerminationReason, standardOutput: String, standardError: String
+        status: Int32, reason: ChildProcess.TerminationReason, standardOutput: String, standardError: String
     ) {
         let deadline = Date().addingTimeInterval(seconds)
         while process.isRunning, Date() < deadline { usleep(5_000) }
         if process.isRunning {
             killHard()
-            Issue.record("feeds \(process.arguments?.joined(separator: " ") ?? "") still ran after \(seconds) s")
+            Issue.record("feeds \(process.arguments.joined(separator: " ")) still ran after \(seconds) s")
         }
         return try finish()
     }
 
     /// Waits for the end; answers the status (or the signal) and the output.
     func finish() throws -> (
-        status: Int32, reason: Process.TerminationReason, standardOutput: String, standardError: String
+        status: Int32, reason: ChildProcess.TerminationReason, standardOutput: String, standardError: String
     ) {
         process.waitUntilExit()
         return (

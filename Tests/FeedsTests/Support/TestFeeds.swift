@@ -1,5 +1,6 @@
 import Foundation
 import Stash
+import TestProcesses
 
 @testable import Feeds
 
@@ -56,13 +57,8 @@ final class TemporaryStore {
 
     /// What the sqlite3 shell prints for `sql` on the store.
     func sqlite(_ sql: String) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
-        process.arguments = [url.path, sql]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        let process = try ChildProcess("/usr/bin/sqlite3", [url.path, sql], standardOutput: .pipe)
+        let data = process.standardOutputReader!.readDataToEndOfFile()
         process.waitUntilExit()
         return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .newlines)
     }

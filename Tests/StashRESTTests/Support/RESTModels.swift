@@ -1,6 +1,7 @@
 import Foundation
 import Stash
 import StashREST
+import TestProcesses
 
 /// What the test server's `/items` serves.
 final class Item: ManagedObject, Decodable {
@@ -81,15 +82,10 @@ final class TemporaryStore {
     /// What the `sqlite3` shell answers for `sql` on the store file, read only: the store as
     /// a user sees it without Stash.
     func sqlite(_ sql: String) throws -> String {
-        let shell = Process()
-        shell.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        shell.arguments = ["sqlite3", "-readonly", file.path, sql]
-        let output = Pipe()
-        shell.standardOutput = output
-        shell.standardError = output
-        shell.standardInput = FileHandle.nullDevice
-        try shell.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
+        let shell = try ChildProcess(
+            "/usr/bin/env", ["sqlite3", "-readonly", file.path, sql], standardInput: .nullDevice,
+            standardOutput: .pipe, standardError: .standardOutput)
+        let data = shell.standardOutputReader!.readDataToEndOfFile()
         shell.waitUntilExit()
         return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
     }

@@ -1,4 +1,5 @@
 import Foundation
+import TestProcesses
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -66,19 +67,13 @@ private actor SharedServer {
     private static func launch() async throws -> (Int, Int) {
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("Server/server.py")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", script.path]
         var environment = ProcessInfo.processInfo.environment
         environment["STASH_FIXTURES"] = TestServer.fixtures.path
-        process.environment = environment
-        let output = Pipe()
-        process.standardOutput = output
         // Nothing of the test process's own: the runner waits for its output to close.
-        process.standardError = FileHandle.nullDevice
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let reader = output.fileHandleForReading
+        let process = try ChildProcess(
+            "/usr/bin/env", ["python3", script.path], environment: environment, standardInput: .nullDevice,
+            standardOutput: .pipe, standardError: .nullDevice)
+        let reader = process.standardOutputReader!
         // Read on a thread of its own: a blocking read would hold a thread of the
         // cooperative pool, which the tests need.
         let line = await withCheckedContinuation { continuation in

@@ -1,11 +1,10 @@
 import Foundation
+import TestProcesses
 
 /// Another process, python3's sqlite3 module, that holds a write transaction on a store
 /// file (`BEGIN IMMEDIATE` and one insert, not committed) until `release()`.
 final class LockHolder {
-    private let process = Process()
-    private let input = Pipe()
-    private let output = Pipe()
+    private let process: ChildProcess
 
     /// Starts the process and returns once it holds the lock. `sql` runs inside the
     /// transaction, after `BEGIN IMMEDIATE`.
@@ -20,12 +19,9 @@ final class LockHolder {
             sys.stdin.read()
             connection.execute("ROLLBACK")
             """
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", script, file.path, sql]
-        process.standardInput = input
-        process.standardOutput = output
-        try process.run()
-        let line = output.fileHandleForReading.readLine()
+        process = try ChildProcess(
+            "/usr/bin/env", ["python3", "-c", script, file.path, sql], standardInput: .pipe, standardOutput: .pipe)
+        let line = process.standardOutputReader!.readLine()
         guard line == "locked" else {
             process.terminate()
             throw CocoaError(
@@ -35,7 +31,7 @@ final class LockHolder {
 
     /// Rolls the transaction back and waits for the process to end.
     func release() {
-        try? input.fileHandleForWriting.close()
+        try? process.standardInputWriter?.close()
         process.waitUntilExit()
     }
 

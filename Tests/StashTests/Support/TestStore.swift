@@ -1,5 +1,6 @@
 import Foundation
 import Stash
+import TestProcesses
 
 /// A fresh directory for one test's store files, removed when the test ends.
 final class TemporaryDirectory {
@@ -60,13 +61,8 @@ func sqliteShellWriting(_ file: URL, _ sql: String) throws -> String {
 }
 
 private func runSQLiteShell(_ arguments: [String]) throws -> String {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = ["sqlite3"] + arguments
-    let output = Pipe()
-    process.standardOutput = output
-    try process.run()
-    let data = output.fileHandleForReading.readDataToEndOfFile()
+    let process = try ChildProcess("/usr/bin/env", ["sqlite3"] + arguments, standardOutput: .pipe)
+    let data = process.standardOutputReader!.readDataToEndOfFile()
     process.waitUntilExit()
     return String(decoding: data, as: UTF8.self)
 }
