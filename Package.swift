@@ -62,8 +62,14 @@ let package = Package(
         // moments (see its main.swift).
         .executableTarget(
             name: "stash-worker",
-            dependencies: ["Stash", "StashREST", "TestProcesses"],
+            dependencies: ["Stash", "StashREST", "TestProcesses", "PushModels"],
             path: "Tests/StashWorker"
+        ),
+        // The push tests' models, shared by the tests and the worker process they kill.
+        .target(
+            name: "PushModels",
+            dependencies: ["Stash"],
+            path: "Tests/PushModels"
         ),
         // Child processes for the tests and the worker, started with posix_spawn rather than
         // Foundation's Process (see ChildProcess.swift).
@@ -78,7 +84,7 @@ let package = Package(
         ),
         .testTarget(
             name: "StashRESTTests",
-            dependencies: ["StashREST", "Stash", "TestProcesses"],
+            dependencies: ["StashREST", "Stash", "TestProcesses", "PushModels"],
             path: "Tests/StashRESTTests",
             exclude: ["Server"]
         ),

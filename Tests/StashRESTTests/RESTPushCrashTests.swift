@@ -1,4 +1,5 @@
 import Foundation
+import PushModels
 import Stash
 import StashREST
 import TestProcesses

@@ -1,4 +1,5 @@
 import Foundation
+import PushModels
 import Stash
 import StashREST
 import Testing
@@ -27,6 +28,19 @@ import Testing
     }
 
     func key(_ bookmark: Bookmark) -> String { bookmark.id.uuidString }
+
+    /// A bookmark pushed, then retitled on the server ("theirs") and here ("mine", saved and
+    /// waiting): the set-up of every conflict.
+    func editedHereAndThere() async throws -> (RESTClient, Bookmark) {
+        let api = testClient(server)
+        let first = bookmark("https://a.example", "A")
+        try context.save()
+        _ = try await api.push(container)
+        try await server.get("api/_edit?collection=bookmarks&id=\(key(first))&key=title&value=theirs")
+        first.title = "mine"
+        try context.save()
+        return (api, first)
+    }
 
     /// The stored bookmarks as the sqlite3 shell shows them: `url|title|number`.
     func rows() throws -> String {
@@ -164,13 +178,7 @@ import Testing
     }
 
     @Test func aConcurrentEditIsAConflictTheServerWinsByDefault() async throws {
-        let api = testClient(server)
-        let first = bookmark("https://a.example", "A")
-        try context.save()
-        _ = try await api.push(container)
-        try await server.get("api/_edit?collection=bookmarks&id=\(key(first))&key=title&value=theirs")
-        first.title = "mine"
-        try context.save()
+        let (api, first) = try await editedHereAndThere()
 
         let report = try await api.push(container)
         #expect(report.sent == 0 && report.conflicts.count == 1 && report.failed.isEmpty)
@@ -192,13 +200,7 @@ import Testing
     }
 
     @Test func localWinsSendsTheEditAgainWithoutIfMatch() async throws {
-        let api = testClient(server)
-        let first = bookmark("https://a.example", "A")
-        try context.save()
-        _ = try await api.push(container)
-        try await server.get("api/_edit?collection=bookmarks&id=\(key(first))&key=title&value=theirs")
-        first.title = "mine"
-        try context.save()
+        let (api, first) = try await editedHereAndThere()
 
         let report = try await api.push(container, conflicts: .custom { _ in .localWins })
         #expect(report.sent == 1 && report.conflicts.map(\.resolution) == [.localWins])

@@ -1,32 +1,11 @@
 import Foundation
+import PushModels
 import Stash
 import StashREST
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
 #endif
-
-/// The push tests' model: a bookmark of the test server's API (`Server/rest_api.py`), which
-/// sets `number`, `created_at` and `updated_at`. `read` stays on the device.
-final class Bookmark: ManagedObject, Codable, RemoteModel {
-    static let remotePath = "api/bookmarks"
-    static var localAttributes: [PartialKeyPath<Bookmark>] { [\.read] }
-    @Attribute(.unique) var id: UUID = UUID()
-    @Attribute var url: String = ""
-    @Attribute var title: String = ""
-    @Attribute var number: Int?
-    @Attribute(key: "created_at") var createdAt: Date?
-    @Attribute(key: "updated_at") var updatedAt: Date?
-    @Attribute var read: Bool = false
-    @Relationship var folder: PushFolder?
-}
-
-/// A folder of bookmarks: the API refuses a bookmark whose folder it does not hold yet.
-final class PushFolder: ManagedObject, Codable, RemoteModel {
-    static let remotePath = "api/folders"
-    @Attribute(.unique) var id: UUID = UUID()
-    @Attribute var name: String = ""
-}
 
 /// One write the test API received.
 struct APIWrite: Sendable {
