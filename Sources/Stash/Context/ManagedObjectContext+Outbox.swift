@@ -88,6 +88,14 @@ extension ManagedObjectContext {
         -> String
     {
         let value = object.loadedValue(of: unique)
+        // The common keys without an encoder per object and save: as JSON writes them.
+        switch value {
+        case let text as String: return text
+        case let uuid as UUID: return uuid.uuidString
+        case let number as Int: return String(number)
+        case let number as Int64: return String(number)
+        default: break
+        }
         if let encodable = value as? any Encodable,
             let data = try? encodedInArray(encodable),
             let json = (try? JSONSerialization.jsonObject(with: data)) as? [Any]
@@ -114,17 +122,7 @@ extension ManagedObjectContext {
     /// save that acknowledges the `DELETE`.
     package func deleteObjectsNamed(by operation: OutboxOperation) throws {
         try entering {
-            guard operation.method == .delete, operation.storedKey != .null,
-                let entity = container.entities.first(where: { $0.name == operation.entityName }),
-                let unique = entity.uniqueAttributes.first
-            else { return }
-            var rowIDs: [Int64] = []
-            let query = StoreQuery(
-                entity.schema, columns: [unique.index], filter: .values(column: unique.index, [operation.storedKey]))
-            try container.store.fetch(query) { row in rowIDs.append(row.rowID) }
-            for rowID in rowIDs {
-                delete(try existingObject(with: ObjectID(entityName: entity.name, rowID: rowID)))
-            }
+            for objectID in try objectsNamed(by: operation) { delete(try existingObject(with: objectID)) }
         }
     }
 
@@ -156,19 +154,28 @@ extension ManagedObjectContext {
     package func remoteKey(for operation: OutboxOperation) throws -> String? {
         if let key = try remoteKey(of: operation.objectID) { return key }
         return try entering {
-            guard operation.method == .delete, operation.storedKey != .null,
-                let entity = container.entities.first(where: { $0.name == operation.entityName }),
-                let unique = entity.uniqueAttributes.first
-            else { return nil }
-            var rowIDs: [Int64] = []
-            let query = StoreQuery(
-                entity.schema, columns: [unique.index], filter: .values(column: unique.index, [operation.storedKey]))
-            try container.store.fetch(query) { row in rowIDs.append(row.rowID) }
-            for rowID in rowIDs {
-                if let key = try remoteKey(of: ObjectID(entityName: entity.name, rowID: rowID)) { return key }
+            for objectID in try objectsNamed(by: operation) {
+                if let key = try remoteKey(of: objectID) { return key }
             }
             return nil
         }
+    }
+
+    /// The stored rows that hold the unique value a `DELETE` named when it was recorded (its
+    /// own row is gone): copies a fetch brought back while the deletion waited. None for any
+    /// other operation.
+    private func objectsNamed(by operation: OutboxOperation) throws -> [ObjectID] {
+        guard operation.method == .delete, operation.storedKey != .null,
+            let entity = container.entities.first(where: { $0.name == operation.entityName }),
+            let unique = entity.uniqueAttributes.first
+        else { return [] }
+        var objectIDs: [ObjectID] = []
+        let query = StoreQuery(
+            entity.schema, columns: [unique.index], filter: .values(column: unique.index, [operation.storedKey]))
+        try container.store.fetch(query) { row in
+            objectIDs.append(ObjectID(entityName: entity.name, rowID: row.rowID))
+        }
+        return objectIDs
     }
 
     /// The row's `remoteKey` (or first unique value) as text, or `nil` while the server has
