@@ -15,23 +15,11 @@ import Testing
 /// applied and its acknowledgement too. Afterwards the server holds every edit, and applied
 /// each operation exactly once.
 @Suite struct RESTPushCrashTests {
-    func worker() throws -> URL {
-        let bundle = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-        let worker = bundle.deletingLastPathComponent().appendingPathComponent("stash-worker")
-        guard FileManager.default.isExecutableFile(atPath: worker.path) else {
-            throw CocoaError(
-                .fileNoSuchFile,
-                userInfo: [NSLocalizedDescriptionKey: "no stash-worker beside the tests at \(worker.path): swift build"]
-            )
-        }
-        return worker
-    }
-
     @Test func aPushKilledAtRandomMomentsSendsEveryEditExactlyOnce() async throws {
         let server = try await TestServer.start()
         let store = try TemporaryStore()
         let container = try pushContainer(store)
-        let worker = try worker()
+        let worker = try ChildProcess.sibling(named: "stash-worker")
         try await server.get("api/_fault?kind=slow&delay=0.02&times=100000")
         var killedWhileRunning = 0
         for round in 0..<20 {

@@ -28,14 +28,7 @@ import Testing
     }
 
     private func runWorker(_ arguments: [String]) throws -> String {
-        let bundle = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-        let worker = bundle.deletingLastPathComponent().appendingPathComponent("stash-worker")
-        guard FileManager.default.isExecutableFile(atPath: worker.path) else {
-            throw CocoaError(
-                .fileNoSuchFile,
-                userInfo: [NSLocalizedDescriptionKey: "no stash-worker beside the tests at \(worker.path): swift build"]
-            )
-        }
+        let worker = try ChildProcess.sibling(named: "stash-worker")
         let process = try ChildProcess(worker.path, arguments, standardOutput: .pipe)
         let output = String(decoding: process.standardOutputReader!.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
