@@ -216,7 +216,11 @@ extension RESTClient {
     /// with `/` (linkding's `api/bookmarks/`) gives item paths that end with one too.
     private func remoteURL(_ type: any RemoteModel.Type, named name: String?) throws -> URL {
         guard let name else { return try url(for: type.remotePath, FetchOptions()) }
-        let allowed = CharacterSet.alphanumerics.union(CharacterSet(charactersIn: "-._~"))
+        // One path segment whatever the key holds: ASCII letters, digits, "-", "_" and "~" as
+        // they are, everything else percent-encoded, dots too, so that a key ".." is not a
+        // dot segment the transport folds into the collection's parent.
+        let allowed = CharacterSet(
+            charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_~")
         let key = name.addingPercentEncoding(withAllowedCharacters: allowed) ?? name
         let path = type.remotePath.hasSuffix("/") ? type.remotePath + key + "/" : type.remotePath + "/" + key
         return try url(for: path, FetchOptions())

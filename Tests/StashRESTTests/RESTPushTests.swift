@@ -391,4 +391,33 @@ import Testing
         #expect(try rows() == "")
         #expect(try context.fetch(FetchDescriptor<Bookmark>()).isEmpty)
     }
+
+    /// Keys are text a user typed: each is one path segment however it reads. A key ".."
+    /// sent as it is was a dot segment, folded into the collection's parent on the way.
+    @Test func anyTextKeyNamesItsOwnObject() async throws {
+        let api = testClient(server)
+        let keys = ["..", ".", "a/b", "x?y=1", "café", "tab\there", "plain"]
+        var notes: [String: PushNote] = [:]
+        for key in keys {
+            let note = PushNote(context: context)
+            note.id = key
+            note.text = "first"
+            notes[key] = note
+        }
+        try context.save()
+        #expect(try await api.push(container).sent == keys.count)
+        for key in keys where key != "plain" { notes[key]?.text = "second \(key)" }
+        try context.save()
+        let edited = try await api.push(container)
+        #expect(edited.sent == keys.count - 1 && edited.failed.isEmpty, "\(edited.failed)")
+        var held = try await server.objects(of: "notes")
+        #expect(Set(held.keys) == Set(keys))
+        for key in keys where key != "plain" { #expect(held[key]?["text"] as? String == "second \(key)") }
+        #expect(held["plain"]?["text"] as? String == "first")
+        context.delete(try #require(notes[".."]))
+        try context.save()
+        #expect(try await api.push(container).sent == 1)
+        held = try await server.objects(of: "notes")
+        #expect(Set(held.keys) == Set(keys).subtracting([".."]))
+    }
 }

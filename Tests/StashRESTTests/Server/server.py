@@ -56,7 +56,7 @@ import sys
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs, unquote, urlsplit
 
 FIXTURES = os.environ.get("STASH_FIXTURES", "")
 COUNTERS = {}
@@ -120,7 +120,8 @@ class Handler(BaseHTTPRequestHandler):
             with LOCK:
                 REQUESTS.setdefault(self.test, []).append(
                     {"path": path, "headers": {k.lower(): v for k, v in self.headers.items()}})
-        parts = [p for p in url.path.split("/") if p]
+        # Each segment as the client meant it: a percent-encoded "/" or ".." names an id.
+        parts = [unquote(p) for p in url.path.split("/") if p]
         route = parts[0] if parts else ""
         handler = getattr(self, "route_" + route.replace("-", "_"), None)
         if handler is None:

@@ -23,7 +23,12 @@ struct APIWrite: Sendable {
 extension TestServer {
     /// The bookmarks the test API holds, by id.
     func bookmarks() async throws -> [String: [String: Any]] {
-        let (data, _) = try await URLSession.shared.data(from: base.appendingPathComponent("api/bookmarks"))
+        try await objects(of: "bookmarks")
+    }
+
+    /// The objects of a collection the test API holds, by their text id.
+    func objects(of collection: String) async throws -> [String: [String: Any]] {
+        let (data, _) = try await URLSession.shared.data(from: base.appendingPathComponent("api/\(collection)"))
         let list = try JSONSerialization.jsonObject(with: data) as? [[String: Any]] ?? []
         var byID: [String: [String: Any]] = [:]
         for item in list { byID[item["id"] as? String ?? ""] = item }
@@ -51,7 +56,7 @@ extension TestServer {
 
 /// A store with the push tests' model.
 func pushContainer(_ store: TemporaryStore) throws -> PersistentContainer {
-    try PersistentContainer(for: Bookmark.self, PushFolder.self, PushLink.self, storeURL: store.file)
+    try PersistentContainer(for: Bookmark.self, PushFolder.self, PushLink.self, PushNote.self, storeURL: store.file)
 }
 
 /// A link of the test API's numbered collection (`api/links/`), named on the API by the id
@@ -73,4 +78,12 @@ extension TestServer {
         for item in list { byID[item["id"] as? Int ?? 0] = item }
         return byID
     }
+}
+
+/// A note named on the API by a slug the user typed: its paths must carry any text as one
+/// segment (`..`, `/`, `?`, letters beyond ASCII).
+final class PushNote: ManagedObject, Codable, RemoteModel {
+    static let remotePath = "api/notes"
+    @Attribute(.unique) var id: String = ""
+    @Attribute var text: String = ""
 }
