@@ -157,9 +157,9 @@ public struct Attribute<Value: Codable> {
             #endif
             if storage.isObserved { owner.observeAccess(atSlot: slot) }
             guard let value = storage.values[slot] else {
-                return owner.valueOfUnsetAttribute(atSlot: slot) as! Value
+                return unboxed(owner.valueOfUnsetAttribute(atSlot: slot))
             }
-            return value as! Value
+            return unboxed(value)
         }
         nonmutating set {
             owner.setValue(newValue as Any, atSlot: slot)

@@ -25,6 +25,13 @@ protocol AttributeCodec: Sendable {
     func value(from storedValue: StoredValue) throws -> Any
     /// Reads the value straight from a row's column: the fetch path.
     func read(_ row: any StoreRow, column: Int) throws -> Any
+    /// `decode` and `read` with the value boxed as `Optional` of the codec's type, for an
+    /// optional attribute's codec to call on its base: the box then holds the attribute's own
+    /// type, which its property reads without a cast (see `unboxed`). Codecs that are not
+    /// primitive box the plain value, which reads through `as!`.
+    func decodeAsOptional(from container: KeyedDecodingContainer<AttributeKey>, forKey key: AttributeKey) throws
+        -> Any
+    func readAsOptional(_ row: any StoreRow, column: Int) throws -> Any
     /// Some value of the attribute's type, for the probe object that finds which attribute a
     /// key path reads (`EntityDescription.attribute(for:)`); `nil` if none can be made.
     func placeholder() -> Any?
@@ -37,6 +44,16 @@ extension AttributeCodec {
 
     func read(_ row: any StoreRow, column: Int) throws -> Any {
         try value(from: row.value(column))
+    }
+
+    func decodeAsOptional(from container: KeyedDecodingContainer<AttributeKey>, forKey key: AttributeKey) throws
+        -> Any
+    {
+        try decode(from: container, forKey: key)
+    }
+
+    func readAsOptional(_ row: any StoreRow, column: Int) throws -> Any {
+        try read(row, column: column)
     }
 }
 
@@ -147,6 +164,17 @@ struct PrimitiveCodec<Value: StorableValue>: AttributeCodec {
         return try value(from: row.value(column))
     }
 
+    func decodeAsOptional(from container: KeyedDecodingContainer<AttributeKey>, forKey key: AttributeKey) throws
+        -> Any
+    {
+        try Value.decodeBoxedOptional(from: container, forKey: key)
+    }
+
+    func readAsOptional(_ row: any StoreRow, column: Int) throws -> Any {
+        if let value = Value.readBoxedOptional(row, column: column) { return value }
+        return Value?.some(unboxed(try value(from: row.value(column)), as: Value.self)) as Any
+    }
+
     func placeholder() -> Any? { Value.placeholder }
 
     var queryKind: QueryKind { Value.queryKind }
@@ -164,18 +192,18 @@ struct OptionalCodec<Wrapped>: AttributeCodec {
 
     func decode(from container: KeyedDecodingContainer<AttributeKey>, forKey key: AttributeKey) throws -> Any {
         if try container.decodeNil(forKey: key) { return Wrapped?.none as Any }
-        return try base.decode(from: container, forKey: key)
+        return try base.decodeAsOptional(from: container, forKey: key)
     }
 
     func encode(_ value: Any, to container: inout KeyedEncodingContainer<AttributeKey>, forKey key: AttributeKey)
         throws
     {
-        guard let wrapped = value as! Wrapped? else { return }
+        guard let wrapped = unboxed(value, as: Wrapped?.self) else { return }
         try base.encode(wrapped, to: &container, forKey: key)
     }
 
     func storedValue(for value: Any) throws -> StoredValue {
-        guard let wrapped = value as! Wrapped? else { return .null }
+        guard let wrapped = unboxed(value, as: Wrapped?.self) else { return .null }
         return try base.storedValue(for: wrapped)
     }
 
@@ -186,7 +214,7 @@ struct OptionalCodec<Wrapped>: AttributeCodec {
 
     func read(_ row: any StoreRow, column: Int) throws -> Any {
         if row.isNull(column) { return Wrapped?.none as Any }
-        return try base.read(row, column: column)
+        return try base.readAsOptional(row, column: column)
     }
 
     /// The wrapped type's placeholder, so that `note.map { … }` is told from `note`.

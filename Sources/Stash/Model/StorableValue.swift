@@ -42,6 +42,10 @@ protocol StorableValue: Codable {
         throws -> Any
     static func storedValue(ofBoxed value: Any) throws -> StoredValue
     static func readBoxed(_ row: any StoreRow, column: Int) -> Any?
+    // Boxed as `Self?`, for optional attributes (see `AttributeCodec.readAsOptional`).
+    static func decodeBoxedOptional(from container: KeyedDecodingContainer<AttributeKey>, forKey key: AttributeKey)
+        throws -> Any
+    static func readBoxedOptional(_ row: any StoreRow, column: Int) -> Any?
 }
 
 extension StorableValue {
@@ -71,12 +75,23 @@ extension StorableValue {
     }
 
     static func storedValue(ofBoxed value: Any) throws -> StoredValue {
-        try (value as! Self).storedValue()
+        try unboxed(value, as: Self.self).storedValue()
     }
 
     static func readBoxed(_ row: any StoreRow, column: Int) -> Any? {
         guard let value = read(row, column: column) else { return nil }
         return value
+    }
+
+    static func decodeBoxedOptional(from container: KeyedDecodingContainer<AttributeKey>, forKey key: AttributeKey)
+        throws -> Any
+    {
+        Self?.some(try decode(from: container, forKey: key)) as Any
+    }
+
+    static func readBoxedOptional(_ row: any StoreRow, column: Int) -> Any? {
+        guard let value = read(row, column: column) else { return nil }
+        return Self?.some(value) as Any
     }
 
     static func read(_ row: any StoreRow, column: Int) -> Self? {
