@@ -83,28 +83,31 @@ public final class ManagedObjectContext: @unchecked Sendable {
     private let stateIndex: [ObjectIdentifier: Int]
     private(set) var nextTemporaryID: UInt64 = 1
     private var policy = MergePolicy.incomingWins
+    // Unchecked, these fields that every decoded or edited object reads: the context is
+    // used from one isolation at a time (see `Confinement`), and the runtime's check costs
+    // about 85 instructions an access (see `ManagedObject.state` for the figure).
     /// Set while `decode(_:from:using:)` runs, so a failure can undo what it did.
-    var activeJournal: ChangeJournal?
+    @exclusivity(unchecked) var activeJournal: ChangeJournal?
     /// A load that failed inside a property read, for the next throwing call
     /// (`ManagedObjectContext+LoadErrors`).
     var pendingLoadError: StashError?
     /// Attributes that only `awakeFromInsert()` set, by new object (see `awaken`).
-    var awokenDefaults: [ObjectIdentifier: AttributeSet] = [:]
+    @exclusivity(unchecked) var awokenDefaults: [ObjectIdentifier: AttributeSet] = [:]
     /// Set while `decode(_:from:using:parent:via:)` runs: the children's parent.
-    var decodingParent: DecodingParent?
+    @exclusivity(unchecked) var decodingParent: DecodingParent?
     /// Set while `recordingDecodedValues(into:_:)` runs: what each decoded object was given.
-    var decodedValues: DecodedValueRecord?
+    @exclusivity(unchecked) var decodedValues: DecodedValueRecord?
     /// Set while a nested object's `init(from:)` runs: the container already made for it,
     /// and its class, compared before the container is touched (see `handingOver`).
     var handedOverContainer: KeyedDecodingContainer<AttributeKey>?
-    var handedOverType: ObjectIdentifier?
+    @exclusivity(unchecked) var handedOverType: ObjectIdentifier?
     /// Bumped when objects may have changed under the context's to-many lists (another
     /// context's save merged, a rollback, a refresh, an undone decode): a list loaded before
     /// is loaded again when next read (see `relatedObjects(of:toMany:)`).
     var graphGeneration: UInt64 = 0
     /// The container's count of commits by other processes as of this context's last fetch
     /// (see `ExternalCommits`): objects loaded before it are refreshed by the rows fetches read.
-    var externalCommitsSeen: UInt64 = 0
+    @exclusivity(unchecked) var externalCommitsSeen: UInt64 = 0
     /// The container's save generations before and after this context's last save, and the
     /// store's change token right after it. A snapshot taken then is true while `after` and
     /// `token` stay (`DetachedObject`); two saves in a row with none between have the first's
