@@ -75,4 +75,25 @@ import Testing
         }
         #expect(released == nil)
     }
+
+    /// Read in place from an object's value box: unset, another type and boxed values are
+    /// left to the slow way (`nil`), never misread.
+    @Test func slotsAreReadInPlaceOnlyWhenTheyHoldExactlyTheType() {
+        let storage = ObjectStorage(capacity: 6)
+        _ = storage.append(nil)
+        _ = storage.append("text")
+        _ = storage.append(String?.none as Any)
+        _ = storage.append(5)
+        _ = storage.append(Wide())
+        _ = storage.append(String?.some("wrapped") as Any)
+        #expect(storage.inlineValue(at: 0, as: String.self) == nil)
+        #expect(storage.inlineValue(at: 0, as: String?.self) == nil)
+        #expect(storage.inlineValue(at: 1, as: String.self) == "text")
+        #expect(storage.inlineValue(at: 1, as: String?.self) == nil)
+        #expect(storage.inlineValue(at: 2, as: String?.self) == .some(nil))
+        #expect(storage.inlineValue(at: 3, as: String.self) == nil)
+        #expect(storage.inlineValue(at: 3, as: Int.self) == 5)
+        #expect(storage.inlineValue(at: 4, as: Wide.self) == nil)
+        #expect(storage.inlineValue(at: 5, as: String?.self) == .some("wrapped"))
+    }
 }

@@ -63,7 +63,8 @@ final class RegisteredObjects: @unchecked Sendable {
         let address = Unmanaged.passUnretained(object).toOpaque()
         let rowID = object.registeredRowID
         withLock {
-            if entries[rowID] == address { entries[rowID] = nil }
+            // One hash of the key, not two: every fetched object passes here as it is freed.
+            if let index = entries.index(forKey: rowID), entries[index].value == address { entries.remove(at: index) }
         }
         object.registration = nil
     }

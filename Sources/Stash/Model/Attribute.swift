@@ -35,13 +35,14 @@ public struct Attribute<Value: Codable> {
     /// - Parameter options: `.unique` (the upsert key), `.indexed`.
     @inlinable
     public init(wrappedValue: Value, _ options: AttributeOptions = []) {
-        let frame = ConstructionFrame.current
-        let box = frame.currentBox()
-        slot = box.values.count
-        // As `Any`, so that an optional's `nil` is kept as a value, distinct from unset.
-        box.values.append(wrappedValue as Any)
-        storage = box
-        if frame.isDescribing { frame.declare(AttributeDeclaration(options: options), in: box, at: slot) }
+        (storage, slot) = ConstructionFrame.withCurrent { frame in
+            let box = frame.currentBox()
+            let slot = box.values.count
+            // As `Any`, so that an optional's `nil` is kept as a value, distinct from unset.
+            box.values.append(wrappedValue as Any)
+            if frame.isDescribing { frame.declare(AttributeDeclaration(options: options), in: box, at: slot) }
+            return (box, slot)
+        }
     }
 
     /// An attribute without a default. If `Value` is optional, it is `nil` (a NULL column)
@@ -49,14 +50,15 @@ public struct Attribute<Value: Codable> {
     /// was never set.
     @inlinable
     public init(_ options: AttributeOptions = []) {
-        let frame = ConstructionFrame.current
-        let box = frame.currentBox()
-        slot = box.values.count
-        // Swift picks this initializer for optionals too (a constrained overload loses to
-        // a non-generic one), so an optional starts "unset" and reads as nil.
-        box.values.append(nil)
-        storage = box
-        if frame.isDescribing { frame.declare(AttributeDeclaration(options: options), in: box, at: slot) }
+        (storage, slot) = ConstructionFrame.withCurrent { frame in
+            let box = frame.currentBox()
+            let slot = box.values.count
+            // Swift picks this initializer for optionals too (a constrained overload loses to
+            // a non-generic one), so an optional starts "unset" and reads as nil.
+            box.values.append(nil)
+            if frame.isDescribing { frame.declare(AttributeDeclaration(options: options), in: box, at: slot) }
+            return (box, slot)
+        }
     }
 
     /// An attribute with a default and several options, `@Attribute(.indexed, .lossless)`, as
@@ -156,6 +158,7 @@ public struct Attribute<Value: Codable> {
                 storage.checkRead(atSlot: slot)
             #endif
             if storage.isObserved { owner.observeAccess(atSlot: slot) }
+            if let value = storage.inlineValue(at: slot, as: Value.self) { return value }
             guard let value = storage.values[slot] else {
                 return unboxed(owner.valueOfUnsetAttribute(atSlot: slot))
             }

@@ -56,6 +56,14 @@ final class ConstructionFrame {
         return frame
     }
 
+    /// Calls `body` with this thread's frame, without taking a reference to it: the thread
+    /// keeps it, and a wrapper's initializer (nine an object) then pays no retain and release.
+    @inlinable
+    static func withCurrent<Result>(_ body: (ConstructionFrame) -> Result) -> Result {
+        guard let pointer = pthread_getspecific(frameKey) else { return body(makeCurrent()) }
+        return Unmanaged<ConstructionFrame>.fromOpaque(pointer)._withUnsafeGuaranteedRef(body)
+    }
+
     /// The box to append to, started by the first wrapper of an object.
     @inlinable
     func currentBox() -> ObjectStorage {

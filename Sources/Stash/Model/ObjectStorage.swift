@@ -57,6 +57,22 @@ final class ObjectStorage {
         }
     #endif
 
+    /// The value at `slot` when it is exactly a `Value` kept inline (see `unboxed`), read in
+    /// place: a property read then copies the value once, not the `Any` around it first.
+    /// `nil` when the slot is unset or holds anything else; the caller then takes the slow way.
+    @inlinable @inline(__always)
+    func inlineValue<Value>(at slot: Int, as type: Value.Type) -> Value? {
+        // `Any?` must be an `Any` whose `nil` is kept in the type's place, not a tag after it.
+        guard MemoryLayout<Any?>.size == MemoryLayout<Any>.size,
+            MemoryLayout<Value>.size <= 3 * MemoryLayout<Int>.size,
+            MemoryLayout<Value>.alignment <= MemoryLayout<Int>.alignment
+        else { return nil }
+        return values.withUnsafeBufferPointer { buffer in
+            precondition(slot >= 0 && slot < buffer.count, "slot \(slot) of \(buffer.count)")
+            return Stash.inlineValue(in: UnsafeRawPointer(buffer.baseAddress! + slot), as: Value.self)
+        }
+    }
+
     /// Appends a wrapper's initial value; returns its slot.
     @inlinable
     func append(_ value: Any?) -> Int {

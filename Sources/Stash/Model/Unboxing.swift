@@ -17,15 +17,24 @@ func unboxed<Value>(_ value: Any, as type: Value.Type = Value.self) -> Value {
     {
         let inline: Value? = withUnsafePointer(to: value) { pointer in
             let container = UnsafeRawPointer(pointer)
-            let metadata = unsafeBitCast(Value.self as Any.Type, to: UnsafeRawPointer.self)
-            guard container.load(fromByteOffset: existentialTypeOffset, as: UnsafeRawPointer.self) == metadata,
-                isStoredInline(metadata)
-            else { return nil }
-            return container.load(as: Value.self)
+            return inlineValue(in: container, as: Value.self)
         }
         if let inline { return inline }
     }
     return value as! Value
+}
+
+/// The `Value` in the `Any` (or `Any?`) at `container` when it holds exactly a `Value` kept
+/// in its inline buffer; `nil` otherwise. The caller checks `Value`'s size and alignment fit
+/// the buffer. An `Any?` that is `nil` has no type there (a type's metadata is never a
+/// value `Optional` uses for `nil`), so it is never taken for a value.
+@inlinable @inline(__always)
+func inlineValue<Value>(in container: UnsafeRawPointer, as type: Value.Type) -> Value? {
+    let metadata = unsafeBitCast(Value.self as Any.Type, to: UnsafeRawPointer.self)
+    guard container.load(fromByteOffset: existentialTypeOffset, as: UInt.self) == UInt(bitPattern: metadata),
+        isStoredInline(metadata)
+    else { return nil }
+    return container.load(as: Value.self)
 }
 
 /// Where an `Any`'s type metadata is: after its three-word inline buffer.
