@@ -15,8 +15,9 @@ let package = Package(
             path: "Sources/CSQLite",
             providers: [.apt(["libsqlite3-dev"])]
         ),
-        // A Swift runtime function Stash declares for itself (see runtime.h); no library.
-        .systemLibrary(
+        // A Swift runtime function Stash declares for itself, and the thread-local slot of the
+        // object being built (see runtime.h); no library.
+        .target(
             name: "CStashRuntime",
             path: "Sources/CStashRuntime"
         ),

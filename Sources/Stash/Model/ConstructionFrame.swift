@@ -1,3 +1,4 @@
+import CStashRuntime
 import Foundation
 
 #if canImport(Glibc)
@@ -43,16 +44,20 @@ final class ConstructionFrame {
     /// This thread's frame.
     @inlinable
     static var current: ConstructionFrame {
-        if let pointer = pthread_getspecific(frameKey) {
+        if let pointer = stash_current_frame() {
             return Unmanaged<ConstructionFrame>.fromOpaque(pointer).takeUnretainedValue()
         }
         return makeCurrent()
     }
 
+    /// Makes the thread's frame: kept by the thread's pthread key, which releases it when the
+    /// thread ends, and found through the C thread-local slot, which is quicker to read.
     @usableFromInline
     static func makeCurrent() -> ConstructionFrame {
         let frame = ConstructionFrame()
-        pthread_setspecific(frameKey, Unmanaged.passRetained(frame).toOpaque())
+        let pointer = Unmanaged.passRetained(frame).toOpaque()
+        pthread_setspecific(frameKey, pointer)
+        stash_set_current_frame(pointer)
         return frame
     }
 
@@ -60,7 +65,7 @@ final class ConstructionFrame {
     /// keeps it, and a wrapper's initializer (nine an object) then pays no retain and release.
     @inlinable
     static func withCurrent<Result>(_ body: (ConstructionFrame) -> Result) -> Result {
-        guard let pointer = pthread_getspecific(frameKey) else { return body(makeCurrent()) }
+        guard let pointer = stash_current_frame() else { return body(makeCurrent()) }
         return Unmanaged<ConstructionFrame>.fromOpaque(pointer)._withUnsafeGuaranteedRef(body)
     }
 
@@ -100,8 +105,9 @@ final class ConstructionFrame {
     }
 }
 
-/// The key of each thread's frame; a thread that ends releases its frame.
-@usableFromInline
+/// The key that releases each thread's frame when the thread ends (the frame is looked up
+/// through `stash_current_frame()`, which the key's destructor has no need to clear: the
+/// thread-local slot ends with the thread).
 let frameKey: pthread_key_t = {
     var key = pthread_key_t()
     pthread_key_create(&key) { pointer in

@@ -87,13 +87,13 @@ open class ManagedObject: SendableMetatype {
     /// A blank object, in no context. Subclasses that add designated initializers must
     /// keep this one: fetching builds objects with it.
     public required init() {
-        let frame = ConstructionFrame.current
-        let offered = frame.takeBox()
+        let (offered, layout) = ConstructionFrame.withCurrent { frame in
+            (frame.takeBox(), frame.layout(of: Self.self))
+        }
         storage = offered ?? ObjectStorage(capacity: 0)
-        let layout = frame.layout(of: type(of: self))
         storage = layout.claim(offered, for: self)
         storage.owner = self
-        frame.capacityHint = layout.count
+        ConstructionFrame.withCurrent { $0.capacityHint = layout.count }
     }
 
     /// A new object inserted into `context`, saved by its next `save()`.

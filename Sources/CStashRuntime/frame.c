@@ -1,0 +1,3 @@
+#include "runtime.h"
+
+__thread void *stash_construction_frame = 0;
