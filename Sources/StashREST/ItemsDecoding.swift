@@ -1,4 +1,5 @@
 import Foundation
+import Stash
 
 /// Decodes `Value` found at a key path inside an envelope (`{"data": […]}`), or the body
 /// itself, with the decoder's own settings and `userInfo`.
@@ -27,6 +28,10 @@ struct Enveloped<Value: Decodable>: Decodable {
         init?(stringValue: String) { self.stringValue = stringValue }
         init?(intValue: Int) { nil }
     }
+}
+
+extension Enveloped: ReaderDecodable where Value: ReaderDecodable {
+    static var readerModelTypes: [ManagedObject.Type] { Value.readerModelTypes }
 }
 
 /// A JSON value at a key path of a body, for pagination (`"next"`, `"meta.cursor"`).

@@ -1,0 +1,230 @@
+/// A JSON document read once into a flat list of its values (a *tape*), for `TapeDecoder`.
+///
+/// The scan checks what Foundation's `JSONDecoder` checks before it decodes anything (the
+/// structure, literals, where strings end) and as loosely: a trailing comma is accepted, a
+/// number is any run of `0-9 + - . e E` until it is decoded, an escape's text is checked
+/// when its string is decoded. So a payload fails or passes the scan exactly when
+/// `JSONDecoder` would, and what it leaves to decoding fails there with the same path.
+struct JSONTape {
+    /// The document's bytes.
+    let bytes: [UInt8]
+    /// Every value in document order; an object's members are its key and value, in turn.
+    private(set) var nodes: [Node] = []
+
+    enum Kind: UInt8 {
+        case object, array, string, number, bool, null
+    }
+
+    /// One value: for a scalar, `start..<end` are its bytes (a string's without the quotes);
+    /// for an object or array, `start` is how many values it holds and `end` the index of
+    /// the node after its last one.
+    struct Node {
+        var kind: Kind
+        /// For a string: `Self.escaped` (an escape or a control character: decoded byte by
+        /// byte), `Self.nonASCII` (checked as UTF-8). For a bool: 1 for true. For an object:
+        /// `Self.plainKeys` when every key is ASCII without escapes.
+        var flags: UInt8
+        var start: Int
+        var end: Int
+
+        static let escaped: UInt8 = 1
+        static let nonASCII: UInt8 = 2
+        static let plainKeys: UInt8 = 4
+        static let underscore: UInt8 = 8
+    }
+
+    /// JSONDecoder's limit: deeper nesting is not valid JSON to it.
+    static let maximumDepth = 512
+
+    /// Reads `bytes`; throws `JSONReaderError.invalidJSON` where `JSONDecoder` finds the
+    /// document malformed.
+    init(bytes: [UInt8]) throws {
+        self.bytes = bytes
+        nodes.reserveCapacity(bytes.count / 8)
+        try bytes.withUnsafeBufferPointer { buffer in
+            var scanner = Scanner(bytes: buffer)
+            scanner.skipSpaces()
+            try scanner.value(into: &nodes, depth: 0)
+            scanner.skipSpaces()
+            guard scanner.offset == buffer.count else { throw JSONReaderError.invalidJSON }
+        }
+    }
+
+    private struct Scanner {
+        let bytes: UnsafeBufferPointer<UInt8>
+        var offset = 0
+
+        init(bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
+
+        @inline(__always)
+        mutating func skipSpaces() {
+            while offset < bytes.count {
+                switch bytes[offset] {
+                case 0x20, 0x0A, 0x0D, 0x09: offset += 1
+                default: return
+                }
+            }
+        }
+
+        @inline(__always)
+        func peek() throws -> UInt8 {
+            guard offset < bytes.count else { throw JSONReaderError.invalidJSON }
+            return bytes[offset]
+        }
+
+        mutating func value(into nodes: inout [Node], depth: Int) throws {
+            switch try peek() {
+            case UInt8(ascii: "{"): try object(into: &nodes, depth: depth + 1)
+            case UInt8(ascii: "["): try array(into: &nodes, depth: depth + 1)
+            case UInt8(ascii: "\""): nodes.append(try string())
+            case UInt8(ascii: "t"):
+                try literal("true")
+                nodes.append(Node(kind: .bool, flags: 1, start: offset - 4, end: offset))
+            case UInt8(ascii: "f"):
+                try literal("false")
+                nodes.append(Node(kind: .bool, flags: 0, start: offset - 5, end: offset))
+            case UInt8(ascii: "n"):
+                try literal("null")
+                nodes.append(Node(kind: .null, flags: 0, start: offset - 4, end: offset))
+            case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+                let start = offset
+                offset += 1
+                scan: while offset < bytes.count {
+                    switch bytes[offset] {
+                    case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "."), UInt8(ascii: "e"),
+                        UInt8(ascii: "E"), UInt8(ascii: "+"), UInt8(ascii: "-"):
+                        offset += 1
+                    default: break scan
+                    }
+                }
+                nodes.append(Node(kind: .number, flags: 0, start: start, end: offset))
+            default:
+                throw JSONReaderError.invalidJSON
+            }
+        }
+
+        mutating func literal(_ text: StaticString) throws {
+            let count = text.utf8CodeUnitCount
+            guard offset + count <= bytes.count else { throw JSONReaderError.invalidJSON }
+            let expected = text.utf8Start
+            for index in 0..<count where bytes[offset + index] != expected[index] {
+                throw JSONReaderError.invalidJSON
+            }
+            offset += count
+        }
+
+        /// A string at `offset` (its opening quote); leaves `offset` after the closing one.
+        mutating func string() throws -> Node {
+            offset += 1
+            let start = offset
+            var flags: UInt8 = 0
+            while true {
+                guard offset < bytes.count else { throw JSONReaderError.invalidJSON }
+                let byte = bytes[offset]
+                if byte == UInt8(ascii: "\"") { break }
+                if byte == UInt8(ascii: "\\") {
+                    flags |= Node.escaped
+                    offset += 1
+                    guard offset < bytes.count else { throw JSONReaderError.invalidJSON }
+                    if bytes[offset] == UInt8(ascii: "u") {
+                        // Four characters must follow before the string ends; what they
+                        // are is checked when the string is decoded.
+                        guard offset + 4 < bytes.count else { throw JSONReaderError.invalidJSON }
+                        for index in 1...4 where bytes[offset + index] == UInt8(ascii: "\"") {
+                            throw JSONReaderError.invalidJSON
+                        }
+                        offset += 5
+                    } else {
+                        offset += 1
+                    }
+                    continue
+                }
+                if byte < 0x20 {
+                    flags |= Node.escaped
+                } else if byte >= 0x80 {
+                    flags |= Node.nonASCII
+                } else if byte == UInt8(ascii: "_") {
+                    flags |= Node.underscore
+                }
+                offset += 1
+            }
+            let node = Node(kind: .string, flags: flags, start: start, end: offset)
+            offset += 1
+            return node
+        }
+
+        mutating func object(into nodes: inout [Node], depth: Int) throws {
+            guard depth <= JSONTape.maximumDepth else { throw JSONReaderError.invalidJSON }
+            offset += 1
+            let index = nodes.count
+            nodes.append(Node(kind: .object, flags: Node.plainKeys, start: 0, end: 0))
+            var count = 0
+            var flags = Node.plainKeys
+            skipSpaces()
+            if try peek() != UInt8(ascii: "}") {
+                while true {
+                    guard try peek() == UInt8(ascii: "\"") else { throw JSONReaderError.invalidJSON }
+                    let key = try string()
+                    if key.flags & (Node.escaped | Node.nonASCII) != 0 { flags = 0 }
+                    nodes.append(key)
+                    skipSpaces()
+                    guard try peek() == UInt8(ascii: ":") else { throw JSONReaderError.invalidJSON }
+                    offset += 1
+                    skipSpaces()
+                    try value(into: &nodes, depth: depth)
+                    count += 1
+                    skipSpaces()
+                    let next = try peek()
+                    offset += 1
+                    if next == UInt8(ascii: "}") { break }
+                    guard next == UInt8(ascii: ",") else { throw JSONReaderError.invalidJSON }
+                    skipSpaces()
+                    // JSONDecoder accepts a comma before the closing brace.
+                    if try peek() == UInt8(ascii: "}") {
+                        offset += 1
+                        break
+                    }
+                }
+            } else {
+                offset += 1
+            }
+            nodes[index] = Node(kind: .object, flags: flags, start: count, end: nodes.count)
+        }
+
+        mutating func array(into nodes: inout [Node], depth: Int) throws {
+            guard depth <= JSONTape.maximumDepth else { throw JSONReaderError.invalidJSON }
+            offset += 1
+            let index = nodes.count
+            nodes.append(Node(kind: .array, flags: 0, start: 0, end: 0))
+            var count = 0
+            skipSpaces()
+            if try peek() != UInt8(ascii: "]") {
+                while true {
+                    try value(into: &nodes, depth: depth)
+                    count += 1
+                    skipSpaces()
+                    let next = try peek()
+                    offset += 1
+                    if next == UInt8(ascii: "]") { break }
+                    guard next == UInt8(ascii: ",") else { throw JSONReaderError.invalidJSON }
+                    skipSpaces()
+                    // JSONDecoder accepts a comma before the closing bracket.
+                    if try peek() == UInt8(ascii: "]") {
+                        offset += 1
+                        break
+                    }
+                }
+            } else {
+                offset += 1
+            }
+            nodes[index] = Node(kind: .array, flags: 0, start: count, end: nodes.count)
+        }
+    }
+
+    /// The index of the node after `index` and everything inside it.
+    @inline(__always)
+    func next(after index: Int) -> Int {
+        let node = nodes[index]
+        return node.kind == .object || node.kind == .array ? node.end : index + 1
+    }
+}
