@@ -9,15 +9,24 @@ import Foundation
 final class TapeDecoder: Decoder, SingleValueDecodingContainer {
     let document: ReaderDocument
     private(set) var index: Int
-    private(set) var path: ReaderPath
+    /// Where the current value is; joined into a `ReaderPath` only when a container or an
+    /// error needs it, so a date read through a custom strategy allocates nothing.
+    private(set) var place: ReaderPlace
 
     init(document: ReaderDocument, index: Int, path: ReaderPath) {
         self.document = document
         self.index = index
-        self.path = path
+        self.place = ReaderPlace(path)
     }
 
-    var codingPath: [any CodingKey] { path.keys }
+    private var path: ReaderPath { place.node }
+
+    /// Where the last key was found, and so where the next is looked for first: models
+    /// read their keys in the order payloads mostly send them (see `TapeKeyedContainer.find`).
+    var hintObject = -1
+    var hintMember = 0
+
+    var codingPath: [any CodingKey] { place.keys }
     var userInfo: [CodingUserInfoKey: Any] { document.userInfo }
 
     /// Decodes `type` from the whole of `data` as `decoder` would have.
@@ -67,14 +76,14 @@ final class TapeDecoder: Decoder, SingleValueDecodingContainer {
                         codingPath: path.keys,
                         debugDescription: "Cannot get keyed decoding container -- found null value instead"))
             }
-            throw document.typeMismatch([String: Any].self, at: index, ReaderPlace(path))
+            throw document.typeMismatch([String: Any].self, at: index, place)
         }
         if node.flags & JSONTape.Node.plainKeys == 0 {
             // JSONDecoder reads every key of an object when it opens it.
             var member = index + 1
             while member < node.end {
                 _ = try document.text(of: document.node(member))
-                member = document.tape.next(after: member + 1)
+                member = document.next(after: member + 1)
             }
         }
         return TapeKeyedContainer(decoder: self, object: index, path: path)
@@ -94,7 +103,7 @@ final class TapeDecoder: Decoder, SingleValueDecodingContainer {
                         codingPath: path.keys,
                         debugDescription: "Cannot get unkeyed decoding container -- found null value instead"))
             }
-            throw document.typeMismatch([Any].self, at: index, ReaderPlace(path))
+            throw document.typeMismatch([Any].self, at: index, place)
         }
         return TapeUnkeyedContainer(decoder: self, array: index, path: path)
     }
@@ -104,21 +113,21 @@ final class TapeDecoder: Decoder, SingleValueDecodingContainer {
     // MARK: SingleValueDecodingContainer
 
     func decodeNil() -> Bool { document.node(index).kind == .null }
-    func decode(_ type: Bool.Type) throws -> Bool { try document.bool(at: index, ReaderPlace(path)) }
-    func decode(_ type: String.Type) throws -> String { try document.string(at: index, ReaderPlace(path)) }
-    func decode(_ type: Double.Type) throws -> Double { try document.floatingPoint(type, at: index, ReaderPlace(path)) }
-    func decode(_ type: Float.Type) throws -> Float { try document.floatingPoint(type, at: index, ReaderPlace(path)) }
-    func decode(_ type: Int.Type) throws -> Int { try document.integer(type, at: index, ReaderPlace(path)) }
-    func decode(_ type: Int8.Type) throws -> Int8 { try document.integer(type, at: index, ReaderPlace(path)) }
-    func decode(_ type: Int16.Type) throws -> Int16 { try document.integer(type, at: index, ReaderPlace(path)) }
-    func decode(_ type: Int32.Type) throws -> Int32 { try document.integer(type, at: index, ReaderPlace(path)) }
-    func decode(_ type: Int64.Type) throws -> Int64 { try document.integer(type, at: index, ReaderPlace(path)) }
-    func decode(_ type: UInt.Type) throws -> UInt { try document.integer(type, at: index, ReaderPlace(path)) }
-    func decode(_ type: UInt8.Type) throws -> UInt8 { try document.integer(type, at: index, ReaderPlace(path)) }
-    func decode(_ type: UInt16.Type) throws -> UInt16 { try document.integer(type, at: index, ReaderPlace(path)) }
-    func decode(_ type: UInt32.Type) throws -> UInt32 { try document.integer(type, at: index, ReaderPlace(path)) }
-    func decode(_ type: UInt64.Type) throws -> UInt64 { try document.integer(type, at: index, ReaderPlace(path)) }
-    func decode<T: Decodable>(_ type: T.Type) throws -> T { try value(type, at: index, ReaderPlace(path)) }
+    func decode(_ type: Bool.Type) throws -> Bool { try document.bool(at: index, place) }
+    func decode(_ type: String.Type) throws -> String { try document.string(at: index, place) }
+    func decode(_ type: Double.Type) throws -> Double { try document.floatingPoint(type, at: index, place) }
+    func decode(_ type: Float.Type) throws -> Float { try document.floatingPoint(type, at: index, place) }
+    func decode(_ type: Int.Type) throws -> Int { try document.integer(type, at: index, place) }
+    func decode(_ type: Int8.Type) throws -> Int8 { try document.integer(type, at: index, place) }
+    func decode(_ type: Int16.Type) throws -> Int16 { try document.integer(type, at: index, place) }
+    func decode(_ type: Int32.Type) throws -> Int32 { try document.integer(type, at: index, place) }
+    func decode(_ type: Int64.Type) throws -> Int64 { try document.integer(type, at: index, place) }
+    func decode(_ type: UInt.Type) throws -> UInt { try document.integer(type, at: index, place) }
+    func decode(_ type: UInt8.Type) throws -> UInt8 { try document.integer(type, at: index, place) }
+    func decode(_ type: UInt16.Type) throws -> UInt16 { try document.integer(type, at: index, place) }
+    func decode(_ type: UInt32.Type) throws -> UInt32 { try document.integer(type, at: index, place) }
+    func decode(_ type: UInt64.Type) throws -> UInt64 { try document.integer(type, at: index, place) }
+    func decode<T: Decodable>(_ type: T.Type) throws -> T { try value(type, at: index, place) }
 
     // MARK: Values
 
@@ -156,10 +165,10 @@ final class TapeDecoder: Decoder, SingleValueDecodingContainer {
     /// Runs `body` with this decoder at the value `index`, as JSONDecoder's `with(value:path:)`.
     @inline(__always)
     func moved<Result>(to index: Int, _ place: ReaderPlace, _ body: () throws -> Result) throws -> Result {
-        let (outerIndex, outerPath) = (self.index, self.path)
+        let (outerIndex, outerPlace) = (self.index, self.place)
         self.index = index
-        self.path = place.node
-        defer { (self.index, self.path) = (outerIndex, outerPath) }
+        self.place = place
+        defer { (self.index, self.place) = (outerIndex, outerPlace) }
         return try body()
     }
 
@@ -228,7 +237,7 @@ extension Dictionary: ReaderStringKeyedDictionary where Key == String, Value: De
             let value = try decoder.value(
                 Value.self, at: member + 1, ReaderPlace(path, .key(AnyReaderKey(StringKey(key)))))
             if result[key] == nil { result[key] = value }
-            member = document.tape.next(after: member + 1)
+            member = document.next(after: member + 1)
         }
         return result
     }

@@ -36,7 +36,7 @@ struct TapeKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
                 }
                 if body(name, member + 1) { return }
             }
-            member = document.tape.next(after: member + 1)
+            member = document.next(after: member + 1)
         }
     }
 
@@ -50,26 +50,47 @@ struct TapeKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
         if node.flags & JSONTape.Node.plainKeys != 0 {
             // Every key is ASCII without escapes: compared byte for byte (an ASCII string
             // equals only itself), but for keys the snake-case conversion changes.
+            let decoder = self.decoder
             return name.withUTF8 { wanted -> Int? in
-                document.tape.bytes.withUnsafeBufferPointer { bytes -> Int? in
-                    let nodes = document.tape.nodes
-                    var member = object + 1
-                    while member < node.end {
+                let bytes = document.bytes.baseAddress!
+                let nodes = document.nodes
+                let count = wanted.count
+                let first = count > 0 ? wanted[0] : 0
+                @inline(__always)
+                func search(from start: Int, to end: Int) -> Int? {
+                    var member = start
+                    while member < end {
                         let keyNode = nodes[member]
                         if converts, keyNode.flags & JSONTape.Node.underscore != 0 {
-                            let raw = String(decoding: bytes[keyNode.start..<keyNode.end], as: UTF8.self)
-                            if SnakeCaseKeys.converted(raw).utf8.elementsEqual(wanted) { return member + 1 }
-                        } else if keyNode.end - keyNode.start == wanted.count,
-                            wanted.count == 0
-                                || memcmp(bytes.baseAddress! + keyNode.start, wanted.baseAddress!, wanted.count) == 0
+                            let raw = String(
+                                decoding: UnsafeBufferPointer(
+                                    start: bytes + keyNode.start, count: keyNode.end - keyNode.start),
+                                as: UTF8.self)
+                            if SnakeCaseKeys.converted(raw).utf8.elementsEqual(wanted) { return member }
+                        } else if keyNode.end - keyNode.start == count,
+                            count == 0
+                                || (bytes[keyNode.start] == first
+                                    && memcmp(bytes + keyNode.start, wanted.baseAddress!, count) == 0)
                         {
-                            return member + 1
+                            return member
                         }
                         let value = nodes[member + 1]
                         member = value.kind == .object || value.kind == .array ? value.end : member + 2
                     }
                     return nil
                 }
+                // Keys are unique in most objects: then the search starts where the last one
+                // was found, and goes round; otherwise from the first key (the first of two
+                // equal keys wins, as in JSONDecoder).
+                let start =
+                    node.flags & JSONTape.Node.duplicates == 0 && decoder.hintObject == object
+                    ? decoder.hintMember : object + 1
+                guard let member = search(from: start, to: node.end) ?? search(from: object + 1, to: start) else {
+                    return nil
+                }
+                decoder.hintObject = object
+                decoder.hintMember = document.next(after: member + 1)
+                return member + 1
             }
         }
         var found: Int?

@@ -29,7 +29,7 @@ struct TapeUnkeyedContainer: UnkeyedDecodingContainer {
     }
 
     private mutating func advance() {
-        position = document.tape.next(after: position)
+        position = document.next(after: position)
         currentIndex += 1
     }
 
