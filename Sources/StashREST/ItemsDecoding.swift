@@ -30,8 +30,13 @@ struct Enveloped<Value: Decodable>: Decodable {
     }
 }
 
-extension Enveloped: ReaderDecodable where Value: ReaderDecodable {
-    static var readerModelTypes: [ManagedObject.Type] { Value.readerModelTypes }
+/// The byte-level reader takes an envelope of models (a page, or one object) as it takes the
+/// models; anything else names no model and goes to JSONDecoder.
+extension Enveloped: ReaderDecodable {
+    static var readerModelTypes: [ManagedObject.Type] {
+        if let model = Value.self as? ManagedObject.Type { return [model] }
+        return (Value.self as? any ReaderDecodable.Type)?.readerModelTypes ?? []
+    }
 }
 
 /// A JSON value at a key path of a body, for pagination (`"next"`, `"meta.cursor"`).

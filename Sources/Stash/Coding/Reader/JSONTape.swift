@@ -8,8 +8,6 @@ import Foundation
 /// when its string is decoded. So a payload fails or passes the scan exactly when
 /// `JSONDecoder` would, and what it leaves to decoding fails there with the same path.
 struct JSONTape {
-    /// The document's bytes.
-    let bytes: [UInt8]
     /// Every value in document order; an object's members are its key and value, in turn.
     private(set) var nodes: [Node] = []
 
@@ -26,8 +24,20 @@ struct JSONTape {
         /// byte), `Self.nonASCII` (checked as UTF-8). For a bool: 1 for true. For an object:
         /// `Self.plainKeys` when every key is ASCII without escapes.
         var flags: UInt8
-        var start: Int
-        var end: Int
+        /// Offsets as 32 bits (12 bytes a node, not 24: a 48 MB payload makes 5 million of
+        /// them); `ReaderEligibility` leaves bigger documents to JSONDecoder.
+        private var storedStart: UInt32
+        private var storedEnd: UInt32
+
+        init(kind: Kind, flags: UInt8, start: Int, end: Int) {
+            self.kind = kind
+            self.flags = flags
+            storedStart = UInt32(truncatingIfNeeded: start)
+            storedEnd = UInt32(truncatingIfNeeded: end)
+        }
+
+        var start: Int { Int(storedStart) }
+        var end: Int { Int(storedEnd) }
 
         static let escaped: UInt8 = 1
         static let nonASCII: UInt8 = 2
@@ -41,18 +51,19 @@ struct JSONTape {
     /// JSONDecoder's limit: deeper nesting is not valid JSON to it.
     static let maximumDepth = 512
 
+    /// The largest document the tape's 32-bit offsets can hold.
+    static let maximumSize = Int(UInt32.max) - 1
+
     /// Reads `bytes`; throws `JSONReaderError.invalidJSON` where `JSONDecoder` finds the
-    /// document malformed.
-    init(bytes: [UInt8]) throws {
-        self.bytes = bytes
-        nodes.reserveCapacity(bytes.count / 8)
-        try bytes.withUnsafeBufferPointer { buffer in
-            var scanner = Scanner(bytes: buffer)
-            scanner.skipSpaces()
-            try scanner.value(into: &nodes, depth: 0)
-            scanner.skipSpaces()
-            guard scanner.offset == buffer.count else { throw JSONReaderError.invalidJSON }
-        }
+    /// document malformed. The nodes keep offsets into `bytes`, which the caller keeps.
+    init(bytes: UnsafeBufferPointer<UInt8>) throws {
+        precondition(bytes.count <= Self.maximumSize, "a document over 4 GB goes to JSONDecoder")
+        nodes.reserveCapacity(bytes.count / 16)
+        var scanner = Scanner(bytes: bytes)
+        scanner.skipSpaces()
+        try scanner.value(into: &nodes, depth: 0)
+        scanner.skipSpaces()
+        guard scanner.offset == bytes.count else { throw JSONReaderError.invalidJSON }
     }
 
     private struct Scanner {
@@ -125,7 +136,7 @@ struct JSONTape {
             offset += 1
             let start = offset
             var flags: UInt8 = 0
-            let base = bytes.baseAddress!
+            guard let base = bytes.baseAddress else { throw JSONReaderError.invalidJSON }
             let count = bytes.count
             while true {
                 while offset + 8 <= count {

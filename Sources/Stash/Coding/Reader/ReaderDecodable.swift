@@ -32,6 +32,7 @@ enum ReaderEligibility {
         } else {
             return nil
         }
+        guard !models.isEmpty else { return nil }
         let id = ObjectIdentifier(type)
         if let answer = known.withLock({ $0[id] }) { return answer ? options : nil }
         let answer = models.allSatisfy(usesDefaultDecodingThroughout)

@@ -2,33 +2,37 @@ import Foundation
 
 /// One decode's document and settings, shared by its `TapeDecoder`s and containers.
 final class ReaderDocument {
-    /// The tape's bytes and nodes, copied into memory this document owns (freed in
-    /// `deinit`) so that reading a value or comparing a key goes through no closure and no
-    /// array retain: with arrays, finding keys cost 8k instructions a record.
+    /// The payload's bytes and the tape's nodes, borrowed for the length of the decode
+    /// (`TapeDecoder.decode`), so reading a value or comparing a key goes through no closure
+    /// and no array retain (with arrays, finding keys cost 8k instructions a record), and
+    /// nothing is copied. A decoder kept past its decode traps (`checkOpen`).
     let bytes: UnsafeBufferPointer<UInt8>
     let nodes: UnsafeBufferPointer<JSONTape.Node>
     let options: ReaderOptions
+    /// Cleared when the decode returns.
+    var isOpen = true
     /// As `Decoder.userInfo` gives it: converted once, not per object (1.4k instructions
     /// an object when converted on each read).
     let userInfo: [CodingUserInfoKey: Any]
     /// The context `userInfo` carries, for `ManagedObjectContext.carried(by:decoding:)`.
     let context: ManagedObjectContext?
 
-    init(tape: JSONTape, options: ReaderOptions, userInfo: [CodingUserInfoKey: any Sendable]) {
-        let bytes = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: max(tape.bytes.count, 1))
-        _ = bytes.initialize(from: tape.bytes)
-        self.bytes = UnsafeBufferPointer(rebasing: bytes[0..<tape.bytes.count])
-        let nodes = UnsafeMutableBufferPointer<JSONTape.Node>.allocate(capacity: max(tape.nodes.count, 1))
-        _ = nodes.initialize(from: tape.nodes)
-        self.nodes = UnsafeBufferPointer(rebasing: nodes[0..<tape.nodes.count])
+    init(
+        bytes: UnsafeBufferPointer<UInt8>, nodes: UnsafeBufferPointer<JSONTape.Node>, options: ReaderOptions,
+        userInfo: [CodingUserInfoKey: any Sendable]
+    ) {
+        self.bytes = bytes
+        self.nodes = nodes
         self.options = options
         self.userInfo = userInfo.mapValues { $0 as Any }
         self.context = userInfo[.managedObjectContext] as? ManagedObjectContext
     }
 
-    deinit {
-        UnsafeMutableRawPointer(mutating: bytes.baseAddress!).deallocate()
-        UnsafeMutableRawPointer(mutating: nodes.baseAddress!).deallocate()
+    /// A decoder or container used after its decode returned would read memory it no
+    /// longer has.
+    @inline(__always)
+    func checkOpen() {
+        precondition(isOpen, "a Decoder of context.decode was used after the decode returned")
     }
 
     @inline(__always)

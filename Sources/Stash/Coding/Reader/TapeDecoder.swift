@@ -34,23 +34,29 @@ final class TapeDecoder: Decoder, SingleValueDecodingContainer {
         _ type: T.Type, from data: Data, options: ReaderOptions, userInfo: [CodingUserInfoKey: any Sendable]
     ) throws -> T {
         do {
-            var bytes = [UInt8](data)
-            // JSONDecoder skips a UTF-8 byte order mark.
-            if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes.removeFirst(3) }
-            let tape = try JSONTape(bytes: bytes)
-            let decoder = TapeDecoder(
-                document: ReaderDocument(tape: tape, options: options, userInfo: userInfo), index: 0, path: .root)
-            return try decoder.value(type, at: 0, ReaderPlace(.root))
+            return try data.withUnsafeBytes { raw in
+                var bytes = raw.bindMemory(to: UInt8.self)
+                // JSONDecoder skips a UTF-8 byte order mark.
+                if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes = UnsafeBufferPointer(rebasing: bytes.dropFirst(3)) }
+                let tape = try JSONTape(bytes: bytes)
+                return try tape.nodes.withUnsafeBufferPointer { nodes in
+                    let document = ReaderDocument(bytes: bytes, nodes: nodes, options: options, userInfo: userInfo)
+                    defer { document.isOpen = false }
+                    let decoder = TapeDecoder(document: document, index: 0, path: .root)
+                    return try decoder.value(type, at: 0, ReaderPlace(.root))
+                }
+            }
         } catch let error as JSONReaderError {
             throw DecodingError.dataCorrupted(
                 .init(codingPath: [], debugDescription: "The given data was not valid JSON.", underlyingError: error))
         }
     }
 
-    /// Whether `data` is UTF-8 as far as JSONDecoder's detection goes: it reads UTF-16 and
-    /// UTF-32 too (by a byte order mark, or a zero byte among the first two), which the
-    /// reader leaves to it.
-    static func isUTF8(_ data: Data) -> Bool {
+    /// Whether the reader takes `data`: UTF-8 as far as JSONDecoder's detection goes (it
+    /// reads UTF-16 and UTF-32 too, by a byte order mark or a zero byte among the first
+    /// two), and under 4 GB (the tape's offsets); JSONDecoder takes the rest.
+    static func reads(_ data: Data) -> Bool {
+        guard data.count <= JSONTape.maximumSize else { return false }
         guard data.count >= 2 else { return true }
         let first = data[data.startIndex]
         let second = data[data.startIndex + 1]
@@ -61,7 +67,8 @@ final class TapeDecoder: Decoder, SingleValueDecodingContainer {
     // MARK: Decoder
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
-        KeyedDecodingContainer(try keyedContainer(keyedBy: type, at: index, path))
+        document.checkOpen()
+        return KeyedDecodingContainer(try keyedContainer(keyedBy: type, at: index, path))
     }
 
     func keyedContainer<Key: CodingKey>(keyedBy type: Key.Type, at index: Int, _ path: ReaderPath) throws
@@ -90,7 +97,8 @@ final class TapeDecoder: Decoder, SingleValueDecodingContainer {
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
-        try unkeyedContainer(at: index, path)
+        document.checkOpen()
+        return try unkeyedContainer(at: index, path)
     }
 
     func unkeyedContainer(at index: Int, _ path: ReaderPath) throws -> TapeUnkeyedContainer {
@@ -108,7 +116,10 @@ final class TapeDecoder: Decoder, SingleValueDecodingContainer {
         return TapeUnkeyedContainer(decoder: self, array: index, path: path)
     }
 
-    func singleValueContainer() throws -> any SingleValueDecodingContainer { self }
+    func singleValueContainer() throws -> any SingleValueDecodingContainer {
+        document.checkOpen()
+        return self
+    }
 
     // MARK: SingleValueDecodingContainer
 

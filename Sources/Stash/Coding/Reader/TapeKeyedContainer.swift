@@ -43,6 +43,7 @@ struct TapeKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     /// The index of the value under `key`, or nil.
     func find(_ key: Key) -> Int? {
         let document = self.document
+        document.checkOpen()
         let node = document.node(object)
         guard node.start > 0 else { return nil }
         var name = key.stringValue

@@ -23,6 +23,7 @@ struct TapeUnkeyedContainer: UnkeyedDecodingContainer {
     private var place: ReaderPlace { ReaderPlace(path, .index(currentIndex)) }
 
     private func checkNotAtEnd(_ type: Any.Type) throws {
+        document.checkOpen()
         guard isAtEnd else { return }
         throw DecodingError.valueNotFound(
             type, .init(codingPath: place.keys, debugDescription: "Unkeyed container is at end."))
