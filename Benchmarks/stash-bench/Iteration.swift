@@ -16,6 +16,7 @@ struct Iteration {
     /// Whether the query workload and the graph run (both on by default).
     var queries = true
     var graph = true
+    var decodePath = StashRun.DecodePath.reader
 
     func run(into results: inout Results) throws {
         let baselinePath = directory.appendingPathComponent("baseline.sqlite").path
@@ -180,7 +181,7 @@ struct Iteration {
         case .stash:
             let start = Instant()
             let (context, articles) = try span(operations.1, .stash) {
-                try StashRun.decode(payload.data, into: container)
+                try StashRun.decode(payload.data, into: container, path: decodePath)
             }
             let decoded = Instant()
             try span(operations.2, .stash) { try context.save() }

@@ -16,25 +16,39 @@ final class Article: ManagedObject, Decodable {
     @Attribute var views: Int
 }
 
-/// The recipe as an app writes it: a context in the decoder's `userInfo`, decode, save.
-/// Only public API is used, so the numbers are what a user of the library gets.
+/// The recipe as an app writes it: decode into a context, save. Only public API is used
+/// (and the package's switch back to JSONDecoder), so the numbers are what a user gets.
 enum StashRun {
     /// Opens a new store file. Not timed, like the baseline's `createStore`.
     static func createStore(at path: String) throws -> PersistentContainer {
         try PersistentContainer(for: Article.self, storeURL: URL(fileURLWithPath: path))
     }
 
+    /// How the import decodes: `context.decode` (the byte-level reader Stash takes for
+    /// models with its default decoding, or JSONDecoder when told not to, as before the
+    /// reader), or the recipe (JSONDecoder with the context in `userInfo`).
+    enum DecodePath: String {
+        case reader, jsondecoder, recipe
+    }
+
     /// Decodes the payload into a new context (inserting, or updating what the store has)
     /// and returns the objects and the context, to be saved separately so the two steps
     /// can be timed apart.
-    static func decode(_ data: Data, into container: PersistentContainer) throws
+    static func decode(_ data: Data, into container: PersistentContainer, path: DecodePath = .reader) throws
         -> (ManagedObjectContext, [Article])
     {
         let context = ManagedObjectContext(container)
         let decoder = Timestamp.makeDecoder()
-        decoder.userInfo[.managedObjectContext] = context
-        let articles = try decoder.decode([Article].self, from: data)
-        return (context, articles)
+        switch path {
+        case .reader:
+            return (context, try context.decode([Article].self, from: data, using: decoder))
+        case .jsondecoder:
+            decoder.userInfo[.byteReaderDisabled] = true
+            return (context, try context.decode([Article].self, from: data, using: decoder))
+        case .recipe:
+            decoder.userInfo[.managedObjectContext] = context
+            return (context, try decoder.decode([Article].self, from: data))
+        }
     }
 
     /// Every stored article through a new context, as a fresh screen of an app would. The

@@ -15,6 +15,8 @@ struct Options {
     var graph = true
     /// Only the REST import (for profiling it).
     var restOnly = false
+    /// How Stash's import and re-import decode (`StashRun.DecodePath`).
+    var decodePath = StashRun.DecodePath.reader
 
     static let usage = """
         usage: stash-bench [--records N] [--iterations N]
@@ -26,6 +28,9 @@ struct Options {
           --no-queries    skip the look-ups, newest pages and counts
           --no-graph      skip the graph import and fetch
           --rest-only     only the REST import over loopback HTTP
+          --decode PATH   how Stash's import decodes: reader (context.decode, the byte-level
+                          reader: the default), jsondecoder (context.decode through JSONDecoder),
+                          recipe (JSONDecoder with the context in userInfo)
           --spans         name each measured span on standard error, in order, for callgrind's
                           per-span profiles (see `measuredSpan`)
         """
@@ -51,6 +56,11 @@ struct Options {
             case "--rest-only":
                 options.restOnly = true
                 options.readWhileWriting = false
+            case "--decode":
+                guard let text = remaining.popFirst(), let path = StashRun.DecodePath(rawValue: text) else {
+                    fail("--decode takes reader, jsondecoder or recipe")
+                }
+                options.decodePath = path
             case "--spans":
                 break  // read by `listsSpans`
             case "-h", "--help":
@@ -90,6 +100,7 @@ do {
             compareStores: index == 0)
         iteration.queries = options.queries
         iteration.graph = options.graph
+        iteration.decodePath = options.decodePath
         try iteration.run(into: &results)
         try FileManager.default.removeItem(at: directory)
         print(results.iterationLine(index))

@@ -1,4 +1,5 @@
 import Foundation
+import Stash
 
 /// Decodes `Value` found at a key path inside an envelope (`{"data": […]}`), or the body
 /// itself, with the decoder's own settings and `userInfo`.
@@ -26,6 +27,15 @@ struct Enveloped<Value: Decodable>: Decodable {
         init(_ string: String) { stringValue = string }
         init?(stringValue: String) { self.stringValue = stringValue }
         init?(intValue: Int) { nil }
+    }
+}
+
+/// The byte-level reader takes an envelope of models (a page, or one object) as it takes the
+/// models; anything else names no model and goes to JSONDecoder.
+extension Enveloped: ReaderDecodable {
+    static var readerModelTypes: [ManagedObject.Type] {
+        if let model = Value.self as? ManagedObject.Type { return [model] }
+        return (Value.self as? any ReaderDecodable.Type)?.readerModelTypes ?? []
     }
 }
 

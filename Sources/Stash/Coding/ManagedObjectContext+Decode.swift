@@ -18,7 +18,15 @@ extension ManagedObjectContext {
     public func decode<T: Decodable>(_ type: T.Type, from data: Data, using decoder: JSONDecoder = JSONDecoder())
         throws -> T
     {
-        try withJournal { try decoder.copy(for: self).decode(type, from: data) }
+        try withJournal {
+            let copy = decoder.copy(for: self)
+            // Models with Stash's default decoding are read by the byte-level reader, with
+            // the same results and errors (see `ReaderDecodable`); the rest by JSONDecoder.
+            if let options = ReaderEligibility.options(for: type, decoder: decoder), TapeDecoder.reads(data) {
+                return try TapeDecoder.decode(type, from: data, options: options, userInfo: copy.userInfo)
+            }
+            return try copy.decode(type, from: data)
+        }
     }
 
     /// Decodes a list of `parent`'s children: each object of `Child` decoded takes `parent` as

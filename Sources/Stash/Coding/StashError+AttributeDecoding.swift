@@ -79,7 +79,8 @@ extension StashError {
 
     /// The text of a number Foundation's JSON parser read but no Swift type of the model's
     /// can hold: its internal `JSONError.numberIsNotRepresentableInSwift(parsed:)`.
-    private static func unrepresentableNumber(in error: any Error) -> String? {
+    static func unrepresentableNumber(in error: any Error) -> String? {
+        if case JSONReaderError.numberIsNotRepresentableInSwift(let parsed) = error { return parsed }
         guard String(reflecting: type(of: error)).hasSuffix("JSONError"),
             let child = Mirror(reflecting: error).children.first,
             child.label == "numberIsNotRepresentableInSwift"

@@ -1,0 +1,17 @@
+import Foundation
+import Testing
+
+@testable import Stash
+@testable import StashREST
+
+/// StashREST's import reads bodies with the byte-level reader (`TapeDecoder`), through its
+/// envelope, with its default decoder; a model with a hand-written `init(from:)` keeps
+/// JSONDecoder.
+@Suite struct RESTReaderTests {
+    @Test func theImportsEnvelopeTakesTheReader() throws {
+        let decoder = RESTConfiguration.defaultDecoder()
+        #expect(ReaderEligibility.options(for: Enveloped<[Item]>.self, decoder: decoder) != nil)
+        #expect(ReaderEligibility.options(for: Enveloped<Item>.self, decoder: decoder) != nil)
+        #expect(ReaderEligibility.options(for: Enveloped<[HandNote]>.self, decoder: decoder) == nil)
+    }
+}
