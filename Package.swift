@@ -6,6 +6,7 @@ let package = Package(
     products: [
         .library(name: "Stash", targets: ["Stash"]),
         .library(name: "StashREST", targets: ["StashREST"]),
+        .library(name: "StashPostgres", targets: ["StashPostgres"]),
         .library(name: "Feeds", targets: ["Feeds"]),
         .executable(name: "feeds", targets: ["feeds"]),
     ],
@@ -24,6 +25,19 @@ let package = Package(
             name: "Stash",
             dependencies: ["CSQLite", "CStashRuntime"],
             path: "Sources/Stash"
+        ),
+        // libpq, for the PostgreSQL store (Debian: libpq-dev); only StashPostgres links it.
+        .systemLibrary(
+            name: "CLibPQ",
+            path: "Sources/CLibPQ",
+            pkgConfig: "libpq",
+            providers: [.apt(["libpq-dev"])]
+        ),
+        // The same models and contexts on PostgreSQL: a `Store` over libpq.
+        .target(
+            name: "StashPostgres",
+            dependencies: ["Stash", "CLibPQ"],
+            path: "Sources/StashPostgres"
         ),
         .target(
             name: "StashREST",
@@ -81,6 +95,11 @@ let package = Package(
             name: "StashTests",
             dependencies: ["Stash", "TestProcesses"],
             path: "Tests/StashTests"
+        ),
+        .testTarget(
+            name: "StashPostgresTests",
+            dependencies: ["StashPostgres", "Stash", "TestProcesses"],
+            path: "Tests/StashPostgresTests"
         ),
         .testTarget(
             name: "StashRESTTests",

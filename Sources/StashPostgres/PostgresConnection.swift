@@ -1,0 +1,145 @@
+import CLibPQ
+import Foundation
+import Stash
+
+/// One libpq connection: runs a statement with bound parameters and answers its whole
+/// result (`PostgresResult`).
+///
+/// Every value is a parameter (`$1`), typed by its kind (`int8`, `float8`, `text`, `bytea`;
+/// NULL left for the server to infer), never spliced into the SQL text.
+// `@unchecked`: `OpaquePointer` is not Sendable; `PostgresPool` lends a connection to one
+// caller at a time, so it is never used from two threads at once.
+final class PostgresConnection: @unchecked Sendable {
+    private let handle: OpaquePointer
+
+    init(_ conninfo: String) throws {
+        guard let handle = PQconnectdb(conninfo) else {
+            throw StashError(.storeFailed, "cannot connect to PostgreSQL: libpq could not allocate a connection")
+        }
+        guard PQstatus(handle) == CONNECTION_OK else {
+            let message = String(cString: PQerrorMessage(handle)).trimmingCharacters(in: .whitespacesAndNewlines)
+            PQfinish(handle)
+            throw StashError(.storeFailed, "cannot connect to PostgreSQL: \(message)")
+        }
+        self.handle = handle
+        // Notices (`CREATE TABLE IF NOT EXISTS` of a table that exists) are not errors.
+        _ = try execute("SET client_min_messages = warning")
+    }
+
+    deinit { PQfinish(handle) }
+
+    /// The connection is gone (the server restarted, the network dropped): the pool makes
+    /// a new one rather than lend this one again.
+    var isBroken: Bool { PQstatus(handle) != CONNECTION_OK }
+
+    /// Where the connection goes, for messages: `database app on /run/pg`.
+    var place: String {
+        let database = PQdb(handle).map { String(cString: $0) } ?? "?"
+        let host = PQhost(handle).map { String(cString: $0) } ?? "?"
+        return "database \(database) on \(host)"
+    }
+
+    /// Runs `sql` with `parameters` as `$1`, `$2`, …; the result's values come as text.
+    @discardableResult
+    func execute(_ sql: String, _ parameters: [StoredValue] = []) throws -> PostgresResult {
+        var types: [Oid] = []
+        var lengths: [Int32] = []
+        var formats: [Int32] = []
+        var values: [UnsafeMutablePointer<CChar>?] = []
+        types.reserveCapacity(parameters.count)
+        values.reserveCapacity(parameters.count)
+        defer { for value in values { free(value) } }
+        for parameter in parameters {
+            switch parameter {
+            case .null:
+                types.append(0)
+                values.append(nil)
+                lengths.append(0)
+                formats.append(0)
+            case .integer(let integer):
+                types.append(20)
+                values.append(strdup(String(integer)))
+                lengths.append(0)
+                formats.append(0)
+            case .real(let real):
+                types.append(701)
+                values.append(strdup("\(real)"))
+                lengths.append(0)
+                formats.append(0)
+            case .text(let text):
+                types.append(25)
+                values.append(strdup(text))
+                lengths.append(0)
+                formats.append(0)
+            case .blob(let bytes):
+                // Binary format: the bytes as they are.
+                types.append(17)
+                let copy = malloc(max(bytes.count, 1))!.assumingMemoryBound(to: CChar.self)
+                bytes.withUnsafeBytes { buffer in
+                    if let base = buffer.baseAddress { memcpy(copy, base, bytes.count) }
+                }
+                values.append(copy)
+                lengths.append(Int32(bytes.count))
+                formats.append(1)
+            }
+        }
+        let result: OpaquePointer? = values.withUnsafeBufferPointer { valueBuffer in
+            valueBuffer.withMemoryRebound(to: UnsafePointer<CChar>?.self) { constValues in
+                PQexecParams(
+                    handle, sql, Int32(parameters.count), types, constValues.baseAddress, lengths, formats, 0)
+            }
+        }
+        guard let result else { throw failure(nil, sql) }
+        let status = PQresultStatus(result)
+        guard status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK else {
+            defer { PQclear(result) }
+            throw failure(result, sql)
+        }
+        return PostgresResult(result)
+    }
+
+    /// The error for a failed statement: what the server said and where, the SQLSTATE
+    /// (`23505` a unique value taken, `23502` a NULL in a required column, `23503` a
+    /// relationship to a missing row, `40001` a serialization failure), or a lost connection.
+    /// Bound values stay out of it (they may be private data), as in SQLite's errors.
+    private func failure(_ result: OpaquePointer?, _ sql: String) -> StashError {
+        func field(_ code: Int32) -> String? {
+            guard let result, let value = PQresultErrorField(result, code) else { return nil }
+            return String(cString: value)
+        }
+        if isBroken || result == nil {
+            let message = String(cString: PQerrorMessage(handle)).trimmingCharacters(in: .whitespacesAndNewlines)
+            var error = StashError(.storeFailed, "the connection to PostgreSQL was lost: \(message)")
+            error.sql = sql
+            return error
+        }
+        let state = field(STASH_PG_DIAG_SQLSTATE) ?? "?"
+        let primary = field(STASH_PG_DIAG_MESSAGE_PRIMARY) ?? "failed"
+        let table = field(STASH_PG_DIAG_TABLE_NAME)
+        let constraint = field(STASH_PG_DIAG_CONSTRAINT_NAME)
+        var column = field(STASH_PG_DIAG_COLUMN_NAME)
+        let text: String
+        switch state {
+        case "23505":
+            // Stash names unique indexes `<table>_<columns>_unique`.
+            if column == nil, let constraint, let table, constraint.hasPrefix(table + "_"),
+                constraint.hasSuffix("_unique")
+            {
+                column = String(constraint.dropFirst(table.count + 1).dropLast("_unique".count))
+            }
+            text = "a unique value is already stored (constraint \(constraint ?? "?"))"
+        case "23502":
+            text = "a required value is missing: \(primary)"
+        case "23503":
+            text = "a relationship names a row that is not stored (constraint \(constraint ?? "?"))"
+        case "40001", "40P01":
+            text = "PostgreSQL aborted the transaction to keep another one consistent (\(primary)); nothing was saved"
+        default:
+            text = primary
+        }
+        var error = StashError(
+            .storeFailed, "\(text) (SQLSTATE \(state))", entity: table, attribute: column)
+        error.sql = sql
+        return error
+    }
+}

@@ -1,0 +1,195 @@
+import Foundation
+import Stash
+import StashPostgres
+import Testing
+
+/// The same models, contexts, upserts and saves on PostgreSQL as on SQLite.
+@Suite(.enabled(if: PostgresServer.isAvailable, "needs a PostgreSQL server: STASH_POSTGRES_URL or initdb"))
+struct PostgresStoreTests {
+    @Test func everyTypeRoundTrips() throws {
+        let url = try PostgresServer.newDatabase()
+        let uuid = UUID()
+        let date = Date(timeIntervalSince1970: 1_700_000_000.123)
+        let text = "Zürich naïve 🧑‍💻 — \"quoted\" 'single' \n tab\t end \\ {a,b}"
+        do {
+            let context = ManagedObjectContext(try PersistentContainer(for: Reading.self, postgres: url))
+            let reading = Reading(context: context)
+            reading.id = 1
+            reading.name = text
+            reading.score = 0.1 + 0.2
+            reading.flag = true
+            reading.taken = date
+            reading.price = Decimal(string: "12345678901234567890.123456789")!
+            reading.link = URL(string: "https://example.com/a%20b?q=1&r=é#frag")!
+            reading.token = uuid
+            reading.data = Data([0, 1, 2, 255, 0])
+            reading.tags = ["a", "b,c", "☃"]
+            reading.note = nil
+            reading.small = .min
+            reading.big = UInt64(Int64.max)
+            let empty = Reading(context: context)
+            empty.id = 2
+            try context.save()
+        }
+        let context = ManagedObjectContext(try PersistentContainer(for: Reading.self, postgres: url))
+        let readings = try context.fetch(FetchDescriptor<Reading>(sortBy: [SortDescriptor(\.id)]))
+        try #require(readings.count == 2)
+        let reading = readings[0]
+        #expect(reading.name == text)
+        #expect(reading.score == 0.1 + 0.2)
+        #expect(reading.flag)
+        #expect(reading.taken == date)
+        #expect(reading.price == Decimal(string: "12345678901234567890.123456789")!)
+        #expect(reading.link == URL(string: "https://example.com/a%20b?q=1&r=é#frag")!)
+        #expect(reading.token == uuid)
+        #expect(reading.data == Data([0, 1, 2, 255, 0]))
+        #expect(reading.tags == ["a", "b,c", "☃"])
+        #expect(reading.note == nil)
+        #expect(reading.small == .min)
+        #expect(reading.big == UInt64(Int64.max))
+        let empty = readings[1]
+        #expect(empty.name == "" && empty.tags == [] && empty.link == nil && empty.data == nil && !empty.flag)
+    }
+
+    @Test func reimportUpsertsOnTheUniqueKey() throws {
+        let url = try PostgresServer.newDatabase()
+        let container = try PersistentContainer(for: Reading.self, postgres: url)
+        do {
+            let context = ManagedObjectContext(container)
+            _ = try decoder(context).decode(
+                [Reading].self, from: json(#"[{"id": 1, "name": "one"}, {"id": 2, "name": "two"}]"#))
+            try context.save()
+        }
+        // A fresh container and context: the match is the store's, not a context's memory.
+        let again = ManagedObjectContext(try PersistentContainer(for: Reading.self, postgres: url))
+        _ = try decoder(again).decode(
+            [Reading].self, from: json(#"[{"id": 2, "name": "deux"}, {"id": 3, "name": "three"}]"#))
+        try again.save()
+        let check = ManagedObjectContext(container)
+        let names = try check.fetch(FetchDescriptor<Reading>(sortBy: [SortDescriptor(\.id)])).map(\.name)
+        #expect(names == ["one", "deux", "three"])
+        #expect(try check.fetchCount(FetchDescriptor<Reading>()) == 3)
+    }
+
+    @Test func compositeKeyUpserts() throws {
+        let url = try PostgresServer.newDatabase()
+        let container = try PersistentContainer(for: Slot.self, postgres: url)
+        for label in ["first", "second"] {
+            let context = ManagedObjectContext(container)
+            _ = try decoder(context).decode(
+                [Slot].self,
+                from: json(
+                    #"[{"shelf": "a", "code": 1, "label": "\#(label)"}, {"shelf": "b", "code": 1, "label": "\#(label)"}]"#
+                ))
+            try context.save()
+        }
+        let context = ManagedObjectContext(container)
+        let slots = try context.fetch(FetchDescriptor<Slot>(sortBy: [SortDescriptor(\.shelf)]))
+        #expect(slots.map(\.shelf) == ["a", "b"])
+        #expect(slots.map(\.label) == ["second", "second"])
+    }
+
+    @Test func aFailedSaveWritesNothing() throws {
+        let url = try PostgresServer.newDatabase()
+        let container = try PersistentContainer(for: Reading.self, postgres: url)
+        let context = ManagedObjectContext(container)
+        for id in 1...3 {
+            let reading = Reading(context: context)
+            reading.id = id
+            reading.name = "r\(id)"
+        }
+        let bad = Reading(context: context)
+        bad.id = 4
+        bad.big = .max  // more than a stored integer holds: the save fails midway
+        #expect(throws: StashError.self) { try context.save() }
+        let fresh = ManagedObjectContext(try PersistentContainer(for: Reading.self, postgres: url))
+        #expect(try fresh.fetchCount(FetchDescriptor<Reading>()) == 0)
+        // The context still holds its changes: fixed, they save.
+        bad.big = 7
+        try context.save()
+        #expect(try fresh.fetchCount(FetchDescriptor<Reading>()) == 4)
+    }
+
+    @Test func theFailPolicyRefusesATakenUniqueValue() throws {
+        let url = try PostgresServer.newDatabase()
+        let container = try PersistentContainer(for: Reading.self, postgres: url)
+        let first = ManagedObjectContext(container)
+        Reading(context: first).id = 1
+        try first.save()
+        let second = ManagedObjectContext(try PersistentContainer(for: Reading.self, postgres: url))
+        second.mergePolicy = .fail
+        let clash = Reading(context: second)
+        clash.id = 1
+        clash.name = "clash"
+        let error = #expect(throws: StashError.self) { try second.save() }
+        #expect(error?.code == .uniqueConflict)
+        #expect(error?.entity == "Reading" && error?.attribute == "id")
+    }
+
+    @Test func relationshipsAndCascadingDeletes() throws {
+        let url = try PostgresServer.newDatabase()
+        let container = try PersistentContainer(for: Writer.self, Book.self, postgres: url)
+        do {
+            let context = ManagedObjectContext(container)
+            _ = try decoder(context).decode(
+                [Writer].self,
+                from: json(
+                    #"""
+                    [{"id": 1, "name": "Le Guin", "books": [{"id": 10, "title": "Lathe"}, {"id": 11, "title": "Earthsea"}]},
+                     {"id": 2, "name": "Banks", "books": [{"id": 20, "title": "Excession"}]}]
+                    """#))
+            try context.save()
+        }
+        let context = ManagedObjectContext(try PersistentContainer(for: Writer.self, Book.self, postgres: url))
+        let guin = try #require(try context.fetch(FetchDescriptor<Writer>(predicate: #Predicate { $0.id == 1 })).first)
+        #expect(Set(guin.books.map(\.title)) == ["Lathe", "Earthsea"])
+        let byBanks = try context.fetch(FetchDescriptor<Book>(predicate: #Predicate { $0.writer?.name == "Banks" }))
+        #expect(byBanks.map(\.id) == [20])
+        let prolific = try context.fetch(FetchDescriptor<Writer>(predicate: #Predicate { $0.books.count > 1 }))
+        #expect(prolific.map(\.id) == [1])
+        context.delete(guin)
+        try context.save()
+        let check = ManagedObjectContext(container)
+        #expect(try check.fetch(FetchDescriptor<Book>()).map(\.id) == [20])
+    }
+
+    @Test func twoContainersShareOneDatabase() throws {
+        let url = try PostgresServer.newDatabase()
+        let one = try PersistentContainer(for: Reading.self, postgres: url, connections: 1)
+        let two = try PersistentContainer(for: Reading.self, postgres: url, connections: 2)
+        let writer = ManagedObjectContext(one)
+        let reading = Reading(context: writer)
+        reading.id = 1
+        reading.name = "before"
+        try writer.save()
+
+        let reader = ManagedObjectContext(two)
+        let seen = try #require(try reader.fetch(FetchDescriptor<Reading>()).first)
+        #expect(seen.name == "before")
+        reading.name = "after"
+        try writer.save()
+        // Another container committed: the next fetch takes the stored row into the object.
+        let again = try #require(try reader.fetch(FetchDescriptor<Reading>()).first)
+        #expect(again === seen)
+        #expect(again.name == "after")
+    }
+
+    @Test func whatPostgreSQLCannotAnswerIsRefusedByName() throws {
+        let url = try PostgresServer.newDatabase()
+        let context = ManagedObjectContext(try PersistentContainer(for: Reading.self, postgres: url))
+        let error = #expect(throws: StashError.self) {
+            try context.fetch(FetchDescriptor<Reading>(predicate: #Predicate { $0.name.count > 3 }))
+        }
+        #expect(error?.code == .unsupportedQuery)
+        #expect(error?.message.contains("Characters") == true)
+        #expect(throws: StashError.self) { try context.search(FetchDescriptor<Reading>(), matching: "x") }
+    }
+
+    @Test func aWrongURLSaysWhy() throws {
+        let error = #expect(throws: StashError.self) {
+            _ = try PersistentContainer(for: Reading.self, postgres: "postgresql:///none?host=/nonexistent-dir")
+        }
+        #expect(error?.code == .storeFailed)
+        #expect(error?.message.contains("cannot connect to PostgreSQL") == true)
+    }
+}
