@@ -66,6 +66,12 @@ let package = Package(
             dependencies: ["Stash", "StashREST", "CSQLite"],
             path: "Benchmarks/stash-bench"
         ),
+        // Stash on PostgreSQL beside hand-written libpq (COPY, pipelined INSERT, SELECT).
+        .executableTarget(
+            name: "stash-pg-bench",
+            dependencies: ["Stash", "StashPostgres", "CLibPQ"],
+            path: "Benchmarks/stash-pg-bench"
+        ),
         // The feeds app at scale (1,000 feeds, 500,000 entries) beside hand-written sqlite3 queries.
         .executableTarget(
             name: "feeds-bench",
