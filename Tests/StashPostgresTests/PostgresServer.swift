@@ -1,4 +1,5 @@
 import Foundation
+import Stash
 import TestProcesses
 
 @testable import StashPostgres
@@ -59,7 +60,7 @@ enum PostgresServer {
 /// A throwaway cluster in a temporary directory, its socket there too, no TCP.
 enum Cluster {
     /// The data directory and the tools, for the exit handler.
-    nonisolated(unsafe) private static var running: (directory: String, bin: String)?
+    private static let running = Locked<(directory: String, bin: String)?>(nil)
 
     static func start(bin: String) throws -> URLComponents {
         let directory = NSTemporaryDirectory() + "stash-pg-\(getpid())-\(UUID().uuidString.prefix(6))"
@@ -78,9 +79,9 @@ enum Cluster {
                 "-c listen_addresses= -p 5432 -k \(directory) -c fsync=off",
                 "start",
             ], directory)
-        running = (directory, bin)
+        running.withLock { $0 = (directory, bin) }
         atexit {
-            guard let (directory, bin) = Cluster.running else { return }
+            guard let (directory, bin) = Cluster.running.withLock({ $0 }) else { return }
             try? Cluster.run(
                 geteuid() == 0, bin + "/pg_ctl", ["-D", directory + "/data", "-m", "immediate", "stop"], directory)
             try? FileManager.default.removeItem(atPath: directory)
