@@ -1,9 +1,12 @@
 import Dispatch
+import Foundation
 import Stash
 
 /// A fixed number of connections, made as they are first needed, lent to one caller at a
 /// time: a caller waits while all are lent. A connection found broken (the server went away)
-/// is dropped and a new one made for the next caller.
+/// is dropped and a new one made for the next caller. A thread that already holds one (a
+/// read asked for while a save writes) gets another without waiting, so a pool of one
+/// cannot wait for itself.
 ///
 /// libpq blocks the calling thread. Stash's background contexts run on executors of their
 /// own (a dispatch queue each, `performBackgroundTask`), so a fetch or save there never
@@ -14,6 +17,8 @@ final class PostgresPool: Sendable {
     private let conninfo: String
     private let idle = Locked<[PostgresConnection]>([])
     private let available: DispatchSemaphore
+    /// How many connections each thread holds now.
+    private let holders = Locked<[UInt: Int]>([:])
 
     init(conninfo: String, size: Int) throws {
         guard size > 0 else {
@@ -29,8 +34,19 @@ final class PostgresPool: Sendable {
 
     /// Runs `body` with a connection of its own for the duration.
     func withConnection<Result>(_ body: (PostgresConnection) throws -> Result) throws -> Result {
-        available.wait()
-        defer { available.signal() }
+        let thread = UInt(pthread_self())
+        let nested = holders.withLock { holders in
+            defer { holders[thread, default: 0] += 1 }
+            return holders[thread, default: 0] > 0
+        }
+        if !nested { available.wait() }
+        defer {
+            holders.withLock { holders in
+                holders[thread]! -= 1
+                if holders[thread] == 0 { holders[thread] = nil }
+            }
+            if !nested { available.signal() }
+        }
         let connection = try idle.withLock { $0.popLast() } ?? PostgresConnection(conninfo)
         defer {
             if !connection.isBroken { idle.withLock { $0.append(connection) } }

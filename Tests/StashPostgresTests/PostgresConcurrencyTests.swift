@@ -81,4 +81,23 @@ struct PostgresConcurrencyTests {
         #expect(lost?.message.contains("connection") == true)
         #expect(try context.fetchCount(FetchDescriptor<Reading>()) == 1)
     }
+
+    /// A thread that holds the only connection (a save) and asks for another (a read) gets
+    /// one rather than waiting for itself.
+    @Test func aPoolOfOneLendsANestedCall() throws {
+        let pool = try PostgresPool(conninfo: try PostgresServer.newDatabase(), size: 1)
+        let done = DispatchSemaphore(value: 0)
+        let answer = Locked<Int64?>(nil)
+        Thread.detachNewThread {
+            let value = try? pool.withConnection { _ in
+                try pool.withConnection { inner in try inner.execute("SELECT 41 + 1").integer(0, 0) }
+            }
+            answer.withLock { $0 = value }
+            done.signal()
+        }
+        #expect(done.wait(timeout: .now() + 20) == .success, "the nested call waited for its own thread")
+        #expect(answer.withLock { $0 } == 42)
+        // The pool is whole again: a call from another thread gets the connection.
+        #expect(try pool.withConnection { try $0.execute("SELECT 1").integer(0, 0) } == 1)
+    }
 }

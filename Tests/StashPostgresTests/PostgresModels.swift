@@ -47,3 +47,14 @@ func decoder(_ context: ManagedObjectContext) -> JSONDecoder {
 }
 
 func json(_ text: String) -> Data { Data(text.utf8) }
+
+/// Many-to-many, through a join table that keeps the owning side's order.
+final class Ticket: ManagedObject, Decodable {
+    @Attribute(.unique) var number: Int
+    @Relationship var topics: [Topic]
+}
+
+final class Topic: ManagedObject, Decodable {
+    @Attribute(.unique) var name: String
+    @Relationship(inverse: \Ticket.topics) var tickets: [Ticket]
+}

@@ -153,6 +153,26 @@ struct PostgresStoreTests {
         #expect(try check.fetch(FetchDescriptor<Book>()).map(\.id) == [20])
     }
 
+    @Test func manyToManyListsKeepTheirOrder() throws {
+        let url = try PostgresServer.newDatabase()
+        let container = try PersistentContainer(for: Ticket.self, Topic.self, postgres: url)
+        for topics in [#"["bug", "ui", "db"]"#, #"["db", "bug"]"#] {
+            let context = ManagedObjectContext(container)
+            _ = try decoder(context).decode(
+                [Ticket].self, from: json(#"[{"number": 1, "topics": \#(topics)}, {"number": 2, "topics": ["ui"]}]"#))
+            try context.save()
+        }
+        let context = ManagedObjectContext(try PersistentContainer(for: Ticket.self, Topic.self, postgres: url))
+        let tickets = try context.fetch(FetchDescriptor<Ticket>(sortBy: [SortDescriptor(\.number)]))
+        #expect(tickets.map { $0.topics.map(\.name) } == [["db", "bug"], ["ui"]])
+        let ui = try #require(
+            try context.fetch(FetchDescriptor<Topic>(predicate: #Predicate { $0.name == "ui" })).first)
+        #expect(ui.tickets.map(\.number) == [2])
+        let busy = try context.fetch(FetchDescriptor<Ticket>(predicate: #Predicate { $0.topics.count > 1 }))
+        #expect(busy.map(\.number) == [1])
+        #expect(try context.fetchCount(FetchDescriptor<Topic>()) == 3)
+    }
+
     @Test func twoContainersShareOneDatabase() throws {
         let url = try PostgresServer.newDatabase()
         let one = try PersistentContainer(for: Reading.self, postgres: url, connections: 1)
