@@ -17,9 +17,9 @@ import Stash
 /// functions, at the price of a second date format. `_pk` is an identity the save reserves
 /// ahead (`nextval`), so a batch of rows knows its keys before it is written.
 enum PostgresSchema {
-    /// Made once per database, under an advisory lock: several app servers starting at once
-    /// create the tables once. Tables that exist must have the models' columns: the
-    /// migration SQLite does (`SchemaMigrator`) is not done here yet, and is refused by name.
+    /// Made once per database, under an advisory lock, in one transaction: several app
+    /// servers starting at once create or migrate the tables once, and a migration that
+    /// fails leaves them as they were.
     static func create(_ entities: [EntitySchema], on connection: PostgresConnection) throws {
         try connection.execute("BEGIN")
         do {
@@ -28,10 +28,11 @@ enum PostgresSchema {
             try connection.execute(
                 "INSERT INTO \"_stash_commits\" SELECT 0 WHERE NOT EXISTS (SELECT 1 FROM \"_stash_commits\")")
             var created: [EntitySchema] = []
+            var foreignKeys: [(entity: EntitySchema, column: ColumnSchema)] = []
             for entity in entities {
                 let existing = try connection.execute(
-                    "SELECT \"column_name\" FROM information_schema.columns WHERE table_schema = current_schema() "
-                        + "AND table_name = $1",
+                    "SELECT \"column_name\", \"data_type\", \"is_nullable\" FROM information_schema.columns "
+                        + "WHERE table_schema = current_schema() AND table_name = $1",
                     [.text(entity.name)])
                 if existing.rowCount == 0 {
                     try connection.execute(createTable(entity))
@@ -41,32 +42,120 @@ enum PostgresSchema {
                     created.append(entity)
                     continue
                 }
-                let stored = Set((0..<existing.rowCount).map { existing.text($0, 0) })
-                let wanted = Set(["_pk"] + entity.columns.map(\.name) + entity.positionColumns)
-                guard stored == wanted else {
-                    let missing = wanted.subtracting(stored).sorted()
-                    let extra = stored.subtracting(wanted).sorted()
-                    throw StashError(
-                        .migrationFailed,
-                        "the table's columns are not the model's (missing: \(missing.joined(separator: ", ")); "
-                            + "not in the model: \(extra.joined(separator: ", "))) and a PostgreSQL store is not "
-                            + "migrated yet; nothing was changed",
-                        entity: entity.name)
-                }
+                foreignKeys += try migrate(entity, existing, on: connection).map { (entity, $0) }
             }
-            for entity in created {
-                for column in entity.columns {
-                    guard let target = column.references else { continue }
-                    try connection.execute(
-                        "ALTER TABLE \(quoted(entity.name)) ADD FOREIGN KEY (\(quoted(column.name))) REFERENCES "
-                            + "\(quoted(target)) (\"_pk\")\(column.cascades ? " ON DELETE CASCADE" : "") "
-                            + "DEFERRABLE INITIALLY DEFERRED")
-                }
+            // Once every table exists: a key may point at a table made after its own.
+            foreignKeys += created.flatMap { entity in entity.columns.map { (entity, $0) } }
+            for (entity, column) in foreignKeys {
+                guard let target = column.references else { continue }
+                try connection.execute(
+                    "ALTER TABLE \(quoted(entity.name)) ADD FOREIGN KEY (\(quoted(column.name))) REFERENCES "
+                        + "\(quoted(target)) (\"_pk\")\(column.cascades ? " ON DELETE CASCADE" : "") "
+                        + "DEFERRABLE INITIALLY DEFERRED")
             }
             try connection.execute("COMMIT")
         } catch {
             _ = try? connection.execute("ROLLBACK")
             throw error
+        }
+    }
+
+    /// Alters an existing table in place to the entity, as far as that keeps every row's
+    /// data: renames (`originalName`), adds columns (NULL, the default, or one made per row),
+    /// relaxes NOT NULL for a column the model made optional or dropped (its data stays),
+    /// tightens it where the default fills the NULLs, and makes missing indexes. A column of
+    /// another type, or a required one with no default, is refused (`migrationFailed`).
+    ///
+    /// ```sql
+    /// ALTER TABLE "Post" RENAME COLUMN "name" TO "title"
+    /// ALTER TABLE "Post" ADD COLUMN "views" bigint
+    /// UPDATE "Post" SET "views" = $1
+    /// ALTER TABLE "Post" ALTER COLUMN "views" SET NOT NULL
+    /// ```
+    /// Answers the columns it added, whose foreign keys the caller adds once every table exists.
+    static func migrate(_ entity: EntitySchema, _ existing: PostgresResult, on connection: PostgresConnection) throws
+        -> [ColumnSchema]
+    {
+        var added: [ColumnSchema] = []
+        let table = quoted(entity.name)
+        var stored: [String: (type: String, nullable: Bool)] = [:]
+        for row in 0..<existing.rowCount {
+            stored[existing.text(row, 0)] = (existing.text(row, 1), existing.text(row, 2) == "YES")
+        }
+        func fail(_ message: String, _ column: String) -> StashError {
+            StashError(.migrationFailed, message + "; nothing was changed", entity: entity.name, attribute: column)
+        }
+        for column in entity.columns {
+            let name = quoted(column.name)
+            if stored[column.name] == nil, let original = column.originalName, let old = stored[original] {
+                try connection.execute("ALTER TABLE \(table) RENAME COLUMN \(quoted(original)) TO \(name)")
+                stored[original] = nil
+                stored[column.name] = old
+            }
+            if let existing = stored.removeValue(forKey: column.name) {
+                guard existing.type == sqlType(column.type) else {
+                    throw fail("the column is \(existing.type), the model stores \(sqlType(column.type))", column.name)
+                }
+                if column.isOptional, !existing.nullable {
+                    try connection.execute("ALTER TABLE \(table) ALTER COLUMN \(name) DROP NOT NULL")
+                } else if !column.isOptional, existing.nullable {
+                    guard let value = column.defaultValue else {
+                        throw fail(
+                            "the attribute became required and has no default for the rows without one", column.name)
+                    }
+                    try connection.execute("UPDATE \(table) SET \(name) = $1 WHERE \(name) IS NULL", [value])
+                    try connection.execute("ALTER TABLE \(table) ALTER COLUMN \(name) SET NOT NULL")
+                }
+                continue
+            }
+            guard column.isOptional || column.defaultValue != nil || column.defaultMaker != nil else {
+                throw fail("a required attribute without a default cannot be added to the rows stored", column.name)
+            }
+            try connection.execute("ALTER TABLE \(table) ADD COLUMN \(name) \(typeName(column.type))")
+            // A default made per object (`= UUID()`) is made per row; its `defaultValue` is one
+            // such value, and would give every row the same.
+            if let maker = column.defaultMaker {
+                let keys = try connection.execute("SELECT \"_pk\" FROM \(table)")
+                for row in 0..<keys.rowCount {
+                    try connection.execute(
+                        "UPDATE \(table) SET \(name) = $1 WHERE \"_pk\" = $2",
+                        [try maker.make(), .integer(keys.integer(row, 0))])
+                }
+            } else if let value = column.defaultValue {
+                try connection.execute("UPDATE \(table) SET \(name) = $1", [value])
+            }
+            if !column.isOptional {
+                try connection.execute("ALTER TABLE \(table) ALTER COLUMN \(name) SET NOT NULL")
+            }
+            added.append(column)
+        }
+        for position in entity.positionColumns where stored.removeValue(forKey: position) == nil {
+            try connection.execute("ALTER TABLE \(table) ADD COLUMN \(quoted(position)) bigint")
+        }
+        stored["_pk"] = nil
+        // Columns the model no longer has keep their data, and stop being required.
+        for (name, column) in stored.sorted(by: { $0.key < $1.key }) where !column.nullable {
+            try connection.execute("ALTER TABLE \(table) ALTER COLUMN \(quoted(name)) DROP NOT NULL")
+        }
+        let indexes = try connection.execute(
+            "SELECT \"indexname\" FROM pg_indexes WHERE schemaname = current_schema() AND tablename = $1",
+            [.text(entity.name)])
+        let names = Set((0..<indexes.rowCount).map { indexes.text($0, 0) })
+        for index in entity.indexes where !names.contains(indexName(index, of: entity)) {
+            // IF NOT EXISTS too: PostgreSQL cuts a name past 63 bytes, which the set misses.
+            try connection.execute(
+                createIndex(index, of: entity).replacingOccurrences(of: "INDEX ", with: "INDEX IF NOT EXISTS "))
+        }
+        return added
+    }
+
+    /// The type's name as `information_schema.columns.data_type` gives it.
+    static func sqlType(_ type: StoredType) -> String {
+        switch type {
+        case .integer: "bigint"
+        case .real: "double precision"
+        case .text: "text"
+        case .blob: "bytea"
         }
     }
 
@@ -81,9 +170,15 @@ enum PostgresSchema {
         return "CREATE TABLE \(quoted(entity.name)) (\(columns.joined(separator: ", ")))"
     }
 
+    /// `Post_id_unique`, `Post_feed_sortDate_index`.
+    static func indexName(_ index: IndexSchema, of entity: EntitySchema) -> String {
+        let names = index.columns.map { entity.columns[$0].name }
+        return "\(entity.name)_\(names.joined(separator: "_"))_\(index.isUnique ? "unique" : "index")"
+    }
+
     static func createIndex(_ index: IndexSchema, of entity: EntitySchema) -> String {
         let names = index.columns.map { entity.columns[$0].name }
-        let name = "\(entity.name)_\(names.joined(separator: "_"))_\(index.isUnique ? "unique" : "index")"
+        let name = indexName(index, of: entity)
         return "CREATE \(index.isUnique ? "UNIQUE " : "")INDEX \(quoted(name)) ON \(quoted(entity.name)) "
             + "(\(names.map(quoted).joined(separator: ", ")))"
     }
