@@ -42,11 +42,71 @@ final class PostgresConnection: @unchecked Sendable {
     /// Runs `sql` with `parameters` as `$1`, `$2`, …; the result's values come as text.
     @discardableResult
     func execute(_ sql: String, _ parameters: [StoredValue] = []) throws -> PostgresResult {
+        let result: OpaquePointer? = withParameters(parameters) { count, types, values, lengths, formats in
+            PQexecParams(handle, sql, count, types, values, lengths, formats, 0)
+        }
+        guard let result else { throw failure(nil, sql) }
+        let status = PQresultStatus(result)
+        guard status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK else {
+            defer { PQclear(result) }
+            throw failure(result, sql)
+        }
+        return PostgresResult(result)
+    }
+
+    /// Runs statements that answer no rows (a save's batches of INSERTs) in pipeline mode:
+    /// every one is sent before the first answer is read, so the server works while the next
+    /// is built and sent. The first failure is thrown once the pipeline is drained; the ones
+    /// after it were not run (the save's transaction rolls back).
+    func executePipelined(_ statements: [(sql: String, parameters: [StoredValue])]) throws {
+        guard statements.count > 1 else {
+            for statement in statements { try execute(statement.sql, statement.parameters) }
+            return
+        }
+        guard PQenterPipelineMode(handle) == 1 else { throw failure(nil, statements[0].sql) }
+        var sent = 0
+        for statement in statements {
+            let queued = withParameters(statement.parameters) { count, types, values, lengths, formats in
+                PQsendQueryParams(handle, statement.sql, count, types, values, lengths, formats, 0)
+            }
+            guard queued == 1 else { break }
+            sent += 1
+        }
+        _ = PQpipelineSync(handle)
+        var firstError: StashError?
+        for offset in 0..<sent {
+            // Each statement's results, then a NULL.
+            while let result = PQgetResult(handle) {
+                let status = PQresultStatus(result)
+                if firstError == nil, status != PGRES_COMMAND_OK, status != PGRES_TUPLES_OK {
+                    firstError = failure(result, statements[offset].sql)
+                }
+                PQclear(result)
+            }
+        }
+        while let result = PQgetResult(handle) {
+            let isSync = PQresultStatus(result) == PGRES_PIPELINE_SYNC
+            PQclear(result)
+            if isSync { break }
+        }
+        _ = PQexitPipelineMode(handle)
+        if let firstError { throw firstError }
+        if sent < statements.count { throw failure(nil, statements[sent].sql) }
+    }
+
+    /// Calls `body` with the parameters as libpq takes them: typed by kind (`int8`,
+    /// `float8`, `text`; `bytea` in binary), NULL untyped for the server to infer.
+    private func withParameters<Result>(
+        _ parameters: [StoredValue],
+        _ body: (Int32, [Oid], UnsafePointer<UnsafePointer<CChar>?>?, [Int32], [Int32]) -> Result
+    ) -> Result {
         var types: [Oid] = []
         var lengths: [Int32] = []
         var formats: [Int32] = []
         var values: [UnsafeMutablePointer<CChar>?] = []
         types.reserveCapacity(parameters.count)
+        lengths.reserveCapacity(parameters.count)
+        formats.reserveCapacity(parameters.count)
         values.reserveCapacity(parameters.count)
         defer { for value in values { free(value) } }
         for parameter in parameters {
@@ -83,19 +143,11 @@ final class PostgresConnection: @unchecked Sendable {
                 formats.append(1)
             }
         }
-        let result: OpaquePointer? = values.withUnsafeBufferPointer { valueBuffer in
+        return values.withUnsafeBufferPointer { valueBuffer in
             valueBuffer.withMemoryRebound(to: UnsafePointer<CChar>?.self) { constValues in
-                PQexecParams(
-                    handle, sql, Int32(parameters.count), types, constValues.baseAddress, lengths, formats, 0)
+                body(Int32(parameters.count), types, constValues.baseAddress, lengths, formats)
             }
         }
-        guard let result else { throw failure(nil, sql) }
-        let status = PQresultStatus(result)
-        guard status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK else {
-            defer { PQclear(result) }
-            throw failure(result, sql)
-        }
-        return PostgresResult(result)
     }
 
     /// The error for a failed statement: what the server said and where, the SQLSTATE

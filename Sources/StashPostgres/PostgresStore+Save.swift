@@ -17,7 +17,8 @@ extension PostgresStore {
     /// ```
     ///
     /// New rows' keys are reserved from the identity's sequence before they are written, so
-    /// a batch of rows is one statement and the values that point at them are known.
+    /// a batch of rows is one statement and the values that point at them are known; an
+    /// entity's batches go in pipeline mode (`PostgresConnection.executePipelined`).
     func save(_ changes: StoreChangeSet) throws -> SaveResult {
         if let outbox = changes.outbox, !outbox.isEmpty {
             throw StashError(
@@ -209,6 +210,7 @@ extension PostgresStore {
         let width = names.count
         let batch = max(1, min(1000, 60_000 / width))
         let head = "INSERT INTO \(quoted(entity.name)) (\(names.map(quoted).joined(separator: ", "))) VALUES "
+        var statements: [(sql: String, parameters: [StoredValue])] = []
         var start = 0
         while start < pending.count {
             let count = min(batch, pending.count - start)
@@ -236,9 +238,10 @@ extension PostgresStore {
                     values.append(try inserts.position?(row, name) ?? .null)
                 }
             }
-            try connection.execute(sql, values)
+            statements.append((sql, values))
             start += count
         }
+        try connection.executePipelined(statements)
     }
 
     /// Finds the stored rows that the inserts' unique values already name and applies the

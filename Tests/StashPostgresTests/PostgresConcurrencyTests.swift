@@ -100,4 +100,28 @@ struct PostgresConcurrencyTests {
         // The pool is whole again: a call from another thread gets the connection.
         #expect(try pool.withConnection { try $0.execute("SELECT 1").integer(0, 0) } == 1)
     }
+
+    /// A pipelined batch that fails midway throws the server's error for the statement that
+    /// failed, runs none after it, and leaves the connection usable: in a transaction,
+    /// nothing of it stays.
+    @Test func aPipelineThatFailsThrowsAndRollsBack() throws {
+        let connection = try PostgresConnection(try PostgresServer.newDatabase())
+        try connection.execute(#"CREATE TABLE "T" ("id" bigint PRIMARY KEY)"#)
+        try connection.execute("BEGIN")
+        let error = #expect(throws: StashError.self) {
+            try connection.executePipelined([
+                (#"INSERT INTO "T" VALUES ($1), ($2)"#, [.integer(1), .integer(2)]),
+                (#"INSERT INTO "T" VALUES ($1)"#, [.integer(2)]),
+                (#"INSERT INTO "T" VALUES ($1)"#, [.integer(3)]),
+            ])
+        }
+        #expect(error?.message.contains("SQLSTATE 23505") == true)
+        #expect(error?.sql == #"INSERT INTO "T" VALUES ($1)"#)
+        try connection.execute("ROLLBACK")
+        #expect(try connection.execute(#"SELECT count(*) FROM "T""#).integer(0, 0) == 0)
+        try connection.executePipelined([
+            (#"INSERT INTO "T" VALUES ($1)"#, [.integer(4)]), (#"INSERT INTO "T" VALUES ($1)"#, [.integer(5)]),
+        ])
+        #expect(try connection.execute(#"SELECT count(*) FROM "T""#).integer(0, 0) == 2)
+    }
 }
