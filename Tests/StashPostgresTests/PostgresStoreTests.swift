@@ -3,16 +3,17 @@ import Stash
 import StashPostgres
 import Testing
 
-/// The same models, contexts, upserts and saves on PostgreSQL as on SQLite.
+/// The same models, contexts, upserts and saves on PostgreSQL as on SQLite: each test runs
+/// on both stores.
 @Suite(.enabled(if: PostgresServer.isAvailable, "needs a PostgreSQL server: STASH_POSTGRES_URL or initdb"))
 struct PostgresStoreTests {
-    @Test func everyTypeRoundTrips() throws {
-        let url = try PostgresServer.newDatabase()
+    @Test(arguments: StoreKind.allCases) func everyTypeRoundTrips(kind: StoreKind) throws {
+        let store = try kind.newStore()
         let uuid = UUID()
         let date = Date(timeIntervalSince1970: 1_700_000_000.123)
         let text = "Zürich naïve 🧑‍💻 — \"quoted\" 'single' \n tab\t end \\ {a,b}"
         do {
-            let context = ManagedObjectContext(try PersistentContainer(for: Reading.self, postgres: url))
+            let context = ManagedObjectContext(try store.open(Reading.self))
             let reading = Reading(context: context)
             reading.id = 1
             reading.name = text
@@ -31,7 +32,7 @@ struct PostgresStoreTests {
             empty.id = 2
             try context.save()
         }
-        let context = ManagedObjectContext(try PersistentContainer(for: Reading.self, postgres: url))
+        let context = ManagedObjectContext(try store.open(Reading.self))
         let readings = try context.fetch(FetchDescriptor<Reading>(sortBy: [SortDescriptor(\.id)]))
         try #require(readings.count == 2)
         let reading = readings[0]
@@ -51,9 +52,9 @@ struct PostgresStoreTests {
         #expect(empty.name == "" && empty.tags == [] && empty.link == nil && empty.data == nil && !empty.flag)
     }
 
-    @Test func reimportUpsertsOnTheUniqueKey() throws {
-        let url = try PostgresServer.newDatabase()
-        let container = try PersistentContainer(for: Reading.self, postgres: url)
+    @Test(arguments: StoreKind.allCases) func reimportUpsertsOnTheUniqueKey(kind: StoreKind) throws {
+        let store = try kind.newStore()
+        let container = try store.open(Reading.self)
         do {
             let context = ManagedObjectContext(container)
             _ = try decoder(context).decode(
@@ -61,7 +62,7 @@ struct PostgresStoreTests {
             try context.save()
         }
         // A fresh container and context: the match is the store's, not a context's memory.
-        let again = ManagedObjectContext(try PersistentContainer(for: Reading.self, postgres: url))
+        let again = ManagedObjectContext(try store.open(Reading.self))
         _ = try decoder(again).decode(
             [Reading].self, from: json(#"[{"id": 2, "name": "deux"}, {"id": 3, "name": "three"}]"#))
         try again.save()
@@ -71,9 +72,9 @@ struct PostgresStoreTests {
         #expect(try check.fetchCount(FetchDescriptor<Reading>()) == 3)
     }
 
-    @Test func compositeKeyUpserts() throws {
-        let url = try PostgresServer.newDatabase()
-        let container = try PersistentContainer(for: Slot.self, postgres: url)
+    @Test(arguments: StoreKind.allCases) func compositeKeyUpserts(kind: StoreKind) throws {
+        let store = try kind.newStore()
+        let container = try store.open(Slot.self)
         for label in ["first", "second"] {
             let context = ManagedObjectContext(container)
             _ = try decoder(context).decode(
@@ -89,9 +90,9 @@ struct PostgresStoreTests {
         #expect(slots.map(\.label) == ["second", "second"])
     }
 
-    @Test func aFailedSaveWritesNothing() throws {
-        let url = try PostgresServer.newDatabase()
-        let container = try PersistentContainer(for: Reading.self, postgres: url)
+    @Test(arguments: StoreKind.allCases) func aFailedSaveWritesNothing(kind: StoreKind) throws {
+        let store = try kind.newStore()
+        let container = try store.open(Reading.self)
         let context = ManagedObjectContext(container)
         for id in 1...3 {
             let reading = Reading(context: context)
@@ -102,7 +103,7 @@ struct PostgresStoreTests {
         bad.id = 4
         bad.big = .max  // more than a stored integer holds: the save fails midway
         #expect(throws: StashError.self) { try context.save() }
-        let fresh = ManagedObjectContext(try PersistentContainer(for: Reading.self, postgres: url))
+        let fresh = ManagedObjectContext(try store.open(Reading.self))
         #expect(try fresh.fetchCount(FetchDescriptor<Reading>()) == 0)
         // The context still holds its changes: fixed, they save.
         bad.big = 7
@@ -110,13 +111,13 @@ struct PostgresStoreTests {
         #expect(try fresh.fetchCount(FetchDescriptor<Reading>()) == 4)
     }
 
-    @Test func theFailPolicyRefusesATakenUniqueValue() throws {
-        let url = try PostgresServer.newDatabase()
-        let container = try PersistentContainer(for: Reading.self, postgres: url)
+    @Test(arguments: StoreKind.allCases) func theFailPolicyRefusesATakenUniqueValue(kind: StoreKind) throws {
+        let store = try kind.newStore()
+        let container = try store.open(Reading.self)
         let first = ManagedObjectContext(container)
         Reading(context: first).id = 1
         try first.save()
-        let second = ManagedObjectContext(try PersistentContainer(for: Reading.self, postgres: url))
+        let second = ManagedObjectContext(try store.open(Reading.self))
         second.mergePolicy = .fail
         let clash = Reading(context: second)
         clash.id = 1
@@ -126,9 +127,9 @@ struct PostgresStoreTests {
         #expect(error?.entity == "Reading" && error?.attribute == "id")
     }
 
-    @Test func relationshipsAndCascadingDeletes() throws {
-        let url = try PostgresServer.newDatabase()
-        let container = try PersistentContainer(for: Writer.self, Book.self, postgres: url)
+    @Test(arguments: StoreKind.allCases) func relationshipsAndCascadingDeletes(kind: StoreKind) throws {
+        let store = try kind.newStore()
+        let container = try store.open(Writer.self, Book.self)
         do {
             let context = ManagedObjectContext(container)
             _ = try decoder(context).decode(
@@ -140,7 +141,7 @@ struct PostgresStoreTests {
                     """#))
             try context.save()
         }
-        let context = ManagedObjectContext(try PersistentContainer(for: Writer.self, Book.self, postgres: url))
+        let context = ManagedObjectContext(try store.open(Writer.self, Book.self))
         let guin = try #require(try context.fetch(FetchDescriptor<Writer>(predicate: #Predicate { $0.id == 1 })).first)
         #expect(Set(guin.books.map(\.title)) == ["Lathe", "Earthsea"])
         let byBanks = try context.fetch(FetchDescriptor<Book>(predicate: #Predicate { $0.writer?.name == "Banks" }))
@@ -153,16 +154,16 @@ struct PostgresStoreTests {
         #expect(try check.fetch(FetchDescriptor<Book>()).map(\.id) == [20])
     }
 
-    @Test func manyToManyListsKeepTheirOrder() throws {
-        let url = try PostgresServer.newDatabase()
-        let container = try PersistentContainer(for: Ticket.self, Topic.self, postgres: url)
+    @Test(arguments: StoreKind.allCases) func manyToManyListsKeepTheirOrder(kind: StoreKind) throws {
+        let store = try kind.newStore()
+        let container = try store.open(Ticket.self, Topic.self)
         for topics in [#"["bug", "ui", "db"]"#, #"["db", "bug"]"#] {
             let context = ManagedObjectContext(container)
             _ = try decoder(context).decode(
                 [Ticket].self, from: json(#"[{"number": 1, "topics": \#(topics)}, {"number": 2, "topics": ["ui"]}]"#))
             try context.save()
         }
-        let context = ManagedObjectContext(try PersistentContainer(for: Ticket.self, Topic.self, postgres: url))
+        let context = ManagedObjectContext(try store.open(Ticket.self, Topic.self))
         let tickets = try context.fetch(FetchDescriptor<Ticket>(sortBy: [SortDescriptor(\.number)]))
         #expect(tickets.map { $0.topics.map(\.name) } == [["db", "bug"], ["ui"]])
         let ui = try #require(
@@ -173,10 +174,10 @@ struct PostgresStoreTests {
         #expect(try context.fetchCount(FetchDescriptor<Topic>()) == 3)
     }
 
-    @Test func twoContainersShareOneDatabase() throws {
-        let url = try PostgresServer.newDatabase()
-        let one = try PersistentContainer(for: Reading.self, postgres: url, connections: 1)
-        let two = try PersistentContainer(for: Reading.self, postgres: url, connections: 2)
+    @Test(arguments: StoreKind.allCases) func twoContainersShareOneDatabase(kind: StoreKind) throws {
+        let store = try kind.newStore()
+        let one = try store.open(Reading.self, connections: 1)
+        let two = try store.open(Reading.self, connections: 2)
         let writer = ManagedObjectContext(one)
         let reading = Reading(context: writer)
         reading.id = 1
