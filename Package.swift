@@ -104,7 +104,7 @@ let package = Package(
         ),
         .testTarget(
             name: "StashPostgresTests",
-            dependencies: ["StashPostgres", "Stash", "TestProcesses"],
+            dependencies: ["StashPostgres", "Stash", "StashREST", "Feeds", "TestProcesses"],
             path: "Tests/StashPostgresTests"
         ),
         .testTarget(
