@@ -32,4 +32,21 @@ struct PostgresRESTTests {
         #expect(stored.map(\.name) == ["one", "deux", "three"])
         #expect(stored[0].taken == Date(timeIntervalSince1970: 1_714_555_800))
     }
+
+    /// The validators of conditional GET are kept in the database: fetching an unchanged
+    /// document again is a 304, even from another container.
+    @MainActor @Test func conditionalGetKeepsItsValidatorsInPostgreSQL() async throws {
+        let server = try DemoServer { _ in
+            ["/readings.json": DemoResource(contentType: "application/json", text: #"[{"id": 1, "name": "one"}]"#)]
+        }
+        defer { server.stop() }
+        let url = try PostgresServer.newDatabase()
+        let api = RESTClient(baseURL: server.baseURL)
+        let first = try PersistentContainer(for: Reading.self, postgres: url)
+        _ = try await api.fetch([Reading].self, from: "readings.json", into: first.mainContext)
+        let second = try PersistentContainer(for: Reading.self, postgres: url)
+        _ = try await api.fetch([Reading].self, from: "readings.json", into: second.mainContext)
+        #expect(server.requestLog == ["GET /readings.json 200", "GET /readings.json 304"])
+        #expect(try second.mainContext.fetchCount(FetchDescriptor<Reading>()) == 1)
+    }
 }
