@@ -39,11 +39,13 @@ final class PostgresConnection: @unchecked Sendable {
         return "database \(database) on \(host)"
     }
 
-    /// Runs `sql` with `parameters` as `$1`, `$2`, …; the result's values come as text.
+    /// Runs `sql` with `parameters` as `$1`, `$2`, …; the result's values come as text, or
+    /// in binary with `binary` (a fetch's, whose columns are all `bigint`, `double
+    /// precision`, `text` or `bytea`: no number is parsed from text).
     @discardableResult
-    func execute(_ sql: String, _ parameters: [StoredValue] = []) throws -> PostgresResult {
+    func execute(_ sql: String, _ parameters: [StoredValue] = [], binary: Bool = false) throws -> PostgresResult {
         let result: OpaquePointer? = withParameters(parameters) { count, types, values, lengths, formats in
-            PQexecParams(handle, sql, count, types, values, lengths, formats, 0)
+            PQexecParams(handle, sql, count, types, values, lengths, formats, binary ? 1 : 0)
         }
         guard let result else { throw failure(nil, sql) }
         let status = PQresultStatus(result)
@@ -51,7 +53,7 @@ final class PostgresConnection: @unchecked Sendable {
             defer { PQclear(result) }
             throw failure(result, sql)
         }
-        return PostgresResult(result)
+        return PostgresResult(result, binary: binary)
     }
 
     /// Runs statements that answer no rows (a save's batches of INSERTs) in pipeline mode:

@@ -2,12 +2,18 @@ import CLibPQ
 import Foundation
 import Stash
 
-/// A statement's whole result, values as text (libpq's text format), freed with it.
+/// A statement's whole result, freed with it: values as text (libpq's text format), or in
+/// binary (`bigint` and `double precision` as 8 big-endian bytes, `text` and `bytea` as
+/// their bytes).
 // `@unchecked`: a result is read by the one caller that ran its statement.
 final class PostgresResult: @unchecked Sendable {
     private let handle: OpaquePointer
+    let isBinary: Bool
 
-    init(_ handle: OpaquePointer) { self.handle = handle }
+    init(_ handle: OpaquePointer, binary: Bool = false) {
+        self.handle = handle
+        isBinary = binary
+    }
 
     deinit { PQclear(handle) }
 
@@ -25,19 +31,29 @@ final class PostgresResult: @unchecked Sendable {
     }
 
     func integer(_ row: Int, _ column: Int) -> Int64 {
-        strtoll(PQgetvalue(handle, Int32(row), Int32(column)), nil, 10)
+        guard isBinary else { return strtoll(PQgetvalue(handle, Int32(row), Int32(column)), nil, 10) }
+        return Int64(bitPattern: bigEndianWord(row, column))
     }
 
     func real(_ row: Int, _ column: Int) -> Double {
-        strtod(PQgetvalue(handle, Int32(row), Int32(column)), nil)
+        guard isBinary else { return strtod(PQgetvalue(handle, Int32(row), Int32(column)), nil) }
+        return Double(bitPattern: bigEndianWord(row, column))
+    }
+
+    /// An 8-byte binary value (`int8`, `float8`).
+    private func bigEndianWord(_ row: Int, _ column: Int) -> UInt64 {
+        let value = bytes(row, column)
+        precondition(value.count == 8, "a binary int8 or float8 is 8 bytes, not \(value.count)")
+        return UInt64(bigEndian: UnsafeRawPointer(value.baseAddress!).loadUnaligned(as: UInt64.self))
     }
 
     func text(_ row: Int, _ column: Int) -> String {
         String(decoding: bytes(row, column), as: UTF8.self)
     }
 
-    /// `bytea` in its text form, `\x` and two hex digits a byte.
+    /// `bytea`: its bytes in binary; in text, `\x` and two hex digits a byte.
     func blob(_ row: Int, _ column: Int) -> [UInt8] {
+        if isBinary { return Array(bytes(row, column)) }
         let hex = bytes(row, column)
         guard hex.count >= 2 else { return [] }
         func nibble(_ digit: UInt8) -> UInt8 {

@@ -41,7 +41,7 @@ final class PostgresStore: Store {
         renderer.writeLimit(query)
         if let refusal = renderer.refusal { throw refusal }
         let result = try inPlace(query.entity.name) {
-            try pool.withConnection { try $0.execute(renderer.text, renderer.parameters) }
+            try pool.withConnection { try $0.execute(renderer.text, renderer.parameters, binary: true) }
         }
         let row = PostgresRow(result, types: columns.map { query.entity.columns[$0].type })
         for index in 0..<result.rowCount {
