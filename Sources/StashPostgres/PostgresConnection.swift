@@ -44,7 +44,7 @@ final class PostgresConnection: @unchecked Sendable {
     /// precision`, `text` or `bytea`: no number is parsed from text).
     @discardableResult
     func execute(_ sql: String, _ parameters: [StoredValue] = [], binary: Bool = false) throws -> PostgresResult {
-        let result: OpaquePointer? = withParameters(parameters) { count, types, values, lengths, formats in
+        let result: OpaquePointer? = try withParameters(parameters) { count, types, values, lengths, formats in
             PQexecParams(handle, sql, count, types, values, lengths, formats, binary ? 1 : 0)
         }
         guard let result else { throw failure(nil, sql) }
@@ -67,9 +67,17 @@ final class PostgresConnection: @unchecked Sendable {
         }
         guard PQenterPipelineMode(handle) == 1 else { throw failure(nil, statements[0].sql) }
         var sent = 0
+        var refused: Error?
         for statement in statements {
-            let queued = withParameters(statement.parameters) { count, types, values, lengths, formats in
-                PQsendQueryParams(handle, statement.sql, count, types, values, lengths, formats, 0)
+            let queued: Int32
+            do {
+                queued = try withParameters(statement.parameters) { count, types, values, lengths, formats in
+                    PQsendQueryParams(handle, statement.sql, count, types, values, lengths, formats, 0)
+                }
+            } catch {
+                // A value refused before sending: drain what was sent, then throw it.
+                refused = error
+                break
             }
             guard queued == 1 else { break }
             sent += 1
@@ -93,15 +101,19 @@ final class PostgresConnection: @unchecked Sendable {
         }
         _ = PQexitPipelineMode(handle)
         if let firstError { throw firstError }
+        if let refused { throw refused }
         if sent < statements.count { throw failure(nil, statements[sent].sql) }
     }
 
     /// Calls `body` with the parameters as libpq takes them: typed by kind (`int8`,
     /// `float8`, `text`; `bytea` in binary), NULL untyped for the server to infer.
+    ///
+    /// PostgreSQL's text cannot hold U+0000 (SQLite's can): such a value is refused, never
+    /// cut short at the NUL as a C string would be.
     private func withParameters<Result>(
         _ parameters: [StoredValue],
         _ body: (Int32, [Oid], UnsafePointer<UnsafePointer<CChar>?>?, [Int32], [Int32]) -> Result
-    ) -> Result {
+    ) throws -> Result {
         var types: [Oid] = []
         var lengths: [Int32] = []
         var formats: [Int32] = []
@@ -129,6 +141,10 @@ final class PostgresConnection: @unchecked Sendable {
                 lengths.append(0)
                 formats.append(0)
             case .text(let text):
+                if text.utf8.contains(0) {
+                    throw StashError(
+                        .invalidValue, "PostgreSQL cannot store text holding U+0000 (NUL); nothing was written")
+                }
                 types.append(25)
                 values.append(strdup(text))
                 lengths.append(0)

@@ -206,6 +206,23 @@ struct PostgresStoreTests {
         #expect(throws: StashError.self) { try context.search(FetchDescriptor<Reading>(), matching: "x") }
     }
 
+    /// SQLite keeps a NUL inside text; PostgreSQL cannot, and the save says so rather than
+    /// cut the text at the NUL.
+    @Test func textWithANulIsRefusedNotCut() throws {
+        let url = try PostgresServer.newDatabase()
+        let context = ManagedObjectContext(try PersistentContainer(for: Reading.self, postgres: url))
+        for id in 1...3 {
+            let reading = Reading(context: context)
+            reading.id = id
+            reading.name = id == 3 ? "before\u{0}after" : "fine"
+        }
+        let error = #expect(throws: StashError.self) { try context.save() }
+        #expect(error?.code == .invalidValue && error?.entity == "Reading")
+        #expect(error?.message.contains("U+0000") == true)
+        let fresh = ManagedObjectContext(try PersistentContainer(for: Reading.self, postgres: url))
+        #expect(try fresh.fetchCount(FetchDescriptor<Reading>()) == 0)
+    }
+
     @Test func aWrongURLSaysWhy() throws {
         let error = #expect(throws: StashError.self) {
             _ = try PersistentContainer(for: Reading.self, postgres: "postgresql:///none?host=/nonexistent-dir")
