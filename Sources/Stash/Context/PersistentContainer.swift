@@ -87,7 +87,7 @@ public final class PersistentContainer: Sendable {
     /// the entities and join tables): the seam another store (StashPostgres) builds on.
     /// `storeURL` is the file, `nil` for any other store.
     package init(
-        types: [ManagedObject.Type], storeURL: URL? = nil, schemaVersion: Int = 0, checksCodingKeys: Bool = true,
+        types: [ManagedObject.Type], storeURL: URL? = nil, checksCodingKeys: Bool = true,
         makeStore: ([EntitySchema]) throws -> any Store
     ) throws {
         guard !types.isEmpty else {
@@ -191,7 +191,8 @@ public final class PersistentContainer: Sendable {
     let externalCommits: Locked<ExternalCommits>
 
     /// How many commits by anyone else the container knows of, after looking at the store's
-    /// change token now: one query of `PRAGMA data_version`; 0 for a store in memory.
+    /// change token now (SQLite's `PRAGMA data_version`, PostgreSQL's commit count); 0 for a
+    /// store in memory.
     func externalCommitCount() throws -> UInt64 {
         guard store.isShared else { return 0 }
         let token = try store.changeToken()
