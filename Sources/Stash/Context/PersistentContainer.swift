@@ -76,7 +76,9 @@ public final class PersistentContainer: Sendable {
                     at: storeURL.deletingLastPathComponent(), withIntermediateDirectories: true)
             }
         }
-        try self.init(types: types, storeURL: storeURL, checksCodingKeys: checksCodingKeys) { schemas in
+        try self.init(
+            types: types, storeURL: storeURL, schemaVersion: schemaVersion, checksCodingKeys: checksCodingKeys
+        ) { schemas in
             try SQLiteStore(
                 path: storeURL?.path, entities: schemas, busyTimeout: busyTimeout, schemaVersion: schemaVersion,
                 readOnly: readOnly)
@@ -85,9 +87,10 @@ public final class PersistentContainer: Sendable {
 
     /// A container around the store `makeStore` opens for the models' schemas (the tables of
     /// the entities and join tables): the seam another store (StashPostgres) builds on.
-    /// `storeURL` is the file, `nil` for any other store.
+    /// `storeURL` is the file, `nil` for any other store; `schemaVersion` is checked here
+    /// (not below 0); the SQLite store keeps it, the PostgreSQL store does not yet.
     package init(
-        types: [ManagedObject.Type], storeURL: URL? = nil, checksCodingKeys: Bool = true,
+        types: [ManagedObject.Type], storeURL: URL? = nil, schemaVersion: Int = 0, checksCodingKeys: Bool = true,
         makeStore: ([EntitySchema]) throws -> any Store
     ) throws {
         guard !types.isEmpty else {
