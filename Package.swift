@@ -6,6 +6,7 @@ let package = Package(
     products: [
         .library(name: "Stash", targets: ["Stash"]),
         .library(name: "StashREST", targets: ["StashREST"]),
+        .library(name: "StashPostgres", targets: ["StashPostgres"]),
         .library(name: "Feeds", targets: ["Feeds"]),
         .executable(name: "feeds", targets: ["feeds"]),
     ],
@@ -25,6 +26,19 @@ let package = Package(
             name: "Stash",
             dependencies: ["CSQLite", "CStashRuntime"],
             path: "Sources/Stash"
+        ),
+        // libpq, for the PostgreSQL store (Debian: libpq-dev); only StashPostgres links it.
+        .systemLibrary(
+            name: "CLibPQ",
+            path: "Sources/CLibPQ",
+            pkgConfig: "libpq",
+            providers: [.apt(["libpq-dev"])]
+        ),
+        // The same models and contexts on PostgreSQL: a `Store` over libpq.
+        .target(
+            name: "StashPostgres",
+            dependencies: ["Stash", "CLibPQ"],
+            path: "Sources/StashPostgres"
         ),
         .target(
             name: "StashREST",
@@ -52,6 +66,12 @@ let package = Package(
             name: "stash-bench",
             dependencies: ["Stash", "StashREST", "CSQLite"],
             path: "Benchmarks/stash-bench"
+        ),
+        // Stash on PostgreSQL beside hand-written libpq (COPY, pipelined INSERT, SELECT).
+        .executableTarget(
+            name: "stash-pg-bench",
+            dependencies: ["Stash", "StashPostgres", "CLibPQ"],
+            path: "Benchmarks/stash-pg-bench"
         ),
         // The feeds app at scale (1,000 feeds, 500,000 entries) beside hand-written sqlite3 queries.
         .executableTarget(
@@ -82,6 +102,11 @@ let package = Package(
             name: "StashTests",
             dependencies: ["Stash", "TestProcesses"],
             path: "Tests/StashTests"
+        ),
+        .testTarget(
+            name: "StashPostgresTests",
+            dependencies: ["StashPostgres", "Stash", "StashREST", "Feeds", "TestProcesses"],
+            path: "Tests/StashPostgresTests"
         ),
         .testTarget(
             name: "StashRESTTests",

@@ -71,7 +71,7 @@ public struct StashError: Error, Sendable, CustomStringConvertible {
     /// The SQL statement that failed, for store errors.
     public var sql: String?
 
-    init(
+    package init(
         _ code: Code, _ message: String, entity: String? = nil, attribute: String? = nil,
         codingPath: String = ""
     ) {
@@ -97,7 +97,8 @@ public struct StashError: Error, Sendable, CustomStringConvertible {
 /// Runs `body` and names the entity (and the attribute, if given) in a `StashError` it
 /// throws, unless the error already names them: the one place errors learn where they
 /// happened.
-func inPlace<Result>(_ entity: String, _ attribute: String? = nil, _ body: () throws -> Result) throws -> Result {
+package func inPlace<Result>(_ entity: String, _ attribute: String? = nil, _ body: () throws -> Result) throws -> Result
+{
     do {
         return try body()
     } catch var error as StashError {

@@ -26,6 +26,12 @@ import Testing
         #expect(importers.allSatisfy { $0.hasPrefix("Stash/SQLite/") }, "CSQLite imported by \(importers)")
     }
 
+    @Test func onlyStashPostgresImportsLibPQ() throws {
+        let importers = try Self.swiftFiles().filter { $0.text.contains("import CLibPQ") }.map(\.path)
+        #expect(!importers.isEmpty)
+        #expect(importers.allSatisfy { $0.hasPrefix("StashPostgres/") }, "CLibPQ imported by \(importers)")
+    }
+
     @Test func onlyTheSQLiteFolderSpeaksSQL() throws {
         let statements = ["SELECT ", "INSERT INTO", "UPDATE \"", "DELETE FROM", "CREATE TABLE", "PRAGMA "]
         let speakers = try Self.swiftFiles().filter { file in

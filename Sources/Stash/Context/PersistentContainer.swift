@@ -1,7 +1,8 @@
 import Foundation
 import Synchronization
 
-/// Owns the schema of a set of model classes and the SQLite store that keeps them.
+/// Owns the schema of a set of model classes and the store that keeps them: an SQLite file
+/// (or memory) here, a PostgreSQL database through StashPostgres.
 ///
 /// ```swift
 /// let container = try PersistentContainer(for: Article.self, Author.self, storeURL: url)
@@ -12,7 +13,7 @@ import Synchronization
 /// `SchemaMigrator`). A container is `Sendable`: make one per store and share it; make a
 /// `ManagedObjectContext` for each unit of work. Its contexts share one connection.
 public final class PersistentContainer: Sendable {
-    /// The store file, `nil` for an in-memory store.
+    /// The store file, `nil` for an in-memory store or one that is not a file (PostgreSQL).
     public let storeURL: URL?
     let entities: [EntityDescription]
     private let entitiesByType: [ObjectIdentifier: EntityDescription]
@@ -62,9 +63,35 @@ public final class PersistentContainer: Sendable {
         }
     }
 
-    init(
+    convenience init(
         types: [ManagedObject.Type], storeURL: URL?, busyTimeout: Duration, schemaVersion: Int = 0,
         readOnly: Bool = false, checksCodingKeys: Bool = true
+    ) throws {
+        if let storeURL {
+            guard storeURL.isFileURL else {
+                throw StashError(.storeFailed, "the store URL \(storeURL) is not a file URL")
+            }
+            if !FileManager.default.fileExists(atPath: storeURL.deletingLastPathComponent().path) {
+                try FileManager.default.createDirectory(
+                    at: storeURL.deletingLastPathComponent(), withIntermediateDirectories: true)
+            }
+        }
+        try self.init(
+            types: types, storeURL: storeURL, schemaVersion: schemaVersion, checksCodingKeys: checksCodingKeys
+        ) { schemas in
+            try SQLiteStore(
+                path: storeURL?.path, entities: schemas, busyTimeout: busyTimeout, schemaVersion: schemaVersion,
+                readOnly: readOnly)
+        }
+    }
+
+    /// A container around the store `makeStore` opens for the models' schemas (the tables of
+    /// the entities and join tables): the seam another store (StashPostgres) builds on.
+    /// `storeURL` is the file, `nil` for any other store; `schemaVersion` is checked here
+    /// (not below 0); the SQLite store keeps it, the PostgreSQL store does not yet.
+    package init(
+        types: [ManagedObject.Type], storeURL: URL? = nil, schemaVersion: Int = 0, checksCodingKeys: Bool = true,
+        makeStore: ([EntitySchema]) throws -> any Store
     ) throws {
         guard !types.isEmpty else {
             throw StashError(.invalidModel, "a container needs at least one model class")
@@ -84,15 +111,6 @@ public final class PersistentContainer: Sendable {
         }
         // After the relationships: its probe decodes in a scratch container of these models.
         if checksCodingKeys { try CodingKeysCheck.check(entities, models: types) }
-        if let storeURL {
-            guard storeURL.isFileURL else {
-                throw StashError(.storeFailed, "the store URL \(storeURL) is not a file URL")
-            }
-            if !FileManager.default.fileExists(atPath: storeURL.deletingLastPathComponent().path) {
-                try FileManager.default.createDirectory(
-                    at: storeURL.deletingLastPathComponent(), withIntermediateDirectories: true)
-            }
-        }
         self.storeURL = storeURL
         self.entities = entities
         self.entitiesByType = Dictionary(uniqueKeysWithValues: entities.map { (ObjectIdentifier($0.type), $0) })
@@ -118,11 +136,9 @@ public final class PersistentContainer: Sendable {
                 schemas.append(join.schema)
             }
         }
-        let store = try SQLiteStore(
-            path: storeURL?.path, entities: schemas, busyTimeout: busyTimeout, schemaVersion: schemaVersion,
-            readOnly: readOnly)
+        let store = try makeStore(schemas)
         self.store = store
-        self.externalCommits = Locked(ExternalCommits(token: storeURL == nil ? nil : try store.changeToken()))
+        self.externalCommits = Locked(ExternalCommits(token: store.isShared ? try store.changeToken() : nil))
     }
 
     /// Every relationship's target must be one of the container's models, and its inverse,
@@ -178,9 +194,10 @@ public final class PersistentContainer: Sendable {
     let externalCommits: Locked<ExternalCommits>
 
     /// How many commits by anyone else the container knows of, after looking at the store's
-    /// change token now: one query of `PRAGMA data_version`; 0 for a store in memory.
+    /// change token now (SQLite's `PRAGMA data_version`, PostgreSQL's commit count); 0 for a
+    /// store in memory.
     func externalCommitCount() throws -> UInt64 {
-        guard storeURL != nil else { return 0 }
+        guard store.isShared else { return 0 }
         let token = try store.changeToken()
         return externalCommits.withLock { $0.observe(token) }
     }

@@ -4,14 +4,16 @@
 ///
 /// One word covers entities of up to 64 attributes with no allocation; larger ones spill
 /// into an array.
-struct AttributeSet: Hashable, Sendable {
+package struct AttributeSet: Hashable, Sendable {
     private var low: UInt64 = 0
     private var high: [UInt64] = []
 
-    var isEmpty: Bool { low == 0 && high.allSatisfy { $0 == 0 } }
+    package init() {}
+
+    package var isEmpty: Bool { low == 0 && high.allSatisfy { $0 == 0 } }
 
     @inline(__always)
-    mutating func insert(_ position: Int) {
+    package mutating func insert(_ position: Int) {
         if position < 64 {
             low |= 1 << UInt64(position)
         } else {
@@ -22,7 +24,7 @@ struct AttributeSet: Hashable, Sendable {
     }
 
     @inline(__always)
-    mutating func remove(_ position: Int) {
+    package mutating func remove(_ position: Int) {
         if position < 64 {
             low &= ~(1 << UInt64(position))
         } else if position / 64 - 1 < high.count {
@@ -31,30 +33,30 @@ struct AttributeSet: Hashable, Sendable {
     }
 
     @inline(__always)
-    func contains(_ position: Int) -> Bool {
+    package func contains(_ position: Int) -> Bool {
         if position < 64 { return low & (1 << UInt64(position)) != 0 }
         let word = position / 64 - 1
         return word < high.count && high[word] & (1 << UInt64(position % 64)) != 0
     }
 
-    mutating func removeAll() {
+    package mutating func removeAll() {
         low = 0
         high = []
     }
 
     /// The positions below `limit` that are in the set, in ascending order.
-    func positions(below limit: Int) -> [Int] {
+    package func positions(below limit: Int) -> [Int] {
         (0..<limit).filter(contains)
     }
 
-    static func all(_ count: Int) -> AttributeSet {
+    package static func all(_ count: Int) -> AttributeSet {
         var set = AttributeSet()
         for position in 0..<count { set.insert(position) }
         return set
     }
 
     /// The positions in both `self` and `other`.
-    func intersection(_ other: AttributeSet) -> AttributeSet {
+    package func intersection(_ other: AttributeSet) -> AttributeSet {
         var result = AttributeSet()
         result.low = low & other.low
         if !high.isEmpty && !other.high.isEmpty { result.high = zip(high, other.high).map { $0 & $1 } }
@@ -62,7 +64,7 @@ struct AttributeSet: Hashable, Sendable {
     }
 
     /// The positions in `self` but not in `other`.
-    func subtracting(_ other: AttributeSet) -> AttributeSet {
+    package func subtracting(_ other: AttributeSet) -> AttributeSet {
         var result = self
         result.low &= ~other.low
         for (index, word) in other.high.enumerated() where index < result.high.count {
@@ -72,7 +74,7 @@ struct AttributeSet: Hashable, Sendable {
     }
 
     /// The positions in `self` or in `other`.
-    func union(_ other: AttributeSet) -> AttributeSet {
+    package func union(_ other: AttributeSet) -> AttributeSet {
         var result = self
         result.low |= other.low
         for (index, word) in other.high.enumerated() {

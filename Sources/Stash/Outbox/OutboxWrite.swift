@@ -1,7 +1,7 @@
 /// What one save does to the outbox, in its transaction (see `SQLiteStore+Outbox`): the
 /// operations a context that records edits adds (merged with the ones still waiting for
 /// the same rows), the operations a push had acknowledged, and the rows' ETags.
-struct OutboxWrite {
+package struct OutboxWrite {
     /// An operation this save records, its row known once the store has written it.
     struct Record {
         enum Row {
@@ -31,7 +31,7 @@ struct OutboxWrite {
     /// Server-set keys learnt from `POST` answers, given to the objects' waiting operations.
     var keys: [OutboxKey] = []
 
-    var isEmpty: Bool { records.isEmpty && acknowledged.isEmpty && etags.isEmpty && keys.isEmpty }
+    package var isEmpty: Bool { records.isEmpty && acknowledged.isEmpty && etags.isEmpty && keys.isEmpty }
 }
 
 /// The ETag a server last gave for one row, sent as `If-Match` with the row's next write.

@@ -144,7 +144,7 @@ func placeholders(_ count: Int) -> String {
 }
 
 /// An SQL identifier in double quotes, with any quote inside doubled.
-func quoted(_ identifier: String) -> String {
+package func quoted(_ identifier: String) -> String {
     // Swift identifiers never hold a quote: skip Foundation's search and replace.
     guard identifier.utf8.contains(UInt8(ascii: "\"")) else { return "\"" + identifier + "\"" }
     return "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\""

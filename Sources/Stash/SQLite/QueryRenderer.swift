@@ -8,11 +8,23 @@ import Foundation
 /// ("id" IN (SELECT value FROM json_each(?)))         -- a captured collection of any size
 /// EXISTS (SELECT 1 FROM json_each("tags") WHERE value = ?)   -- an array attribute
 /// ```
-struct QueryRenderer {
-    let schema: EntitySchema
+///
+/// With `SQLDialect.postgres` the same expressions become PostgreSQL's SQL:
+///
+/// ```sql
+/// ((("read" <> $1)) AND ("publishedAt" >= $2))
+/// ("id" = ANY($1::int8[]))                            -- a captured collection of any size
+/// ORDER BY "title" NULLS FIRST, "_pk"                 -- NULLs first, as SQLite orders them
+/// ```
+package struct QueryRenderer {
+    package let schema: EntitySchema
+    package let dialect: SQLDialect
     /// The SQL written so far; each part is appended, not built and joined.
-    private(set) var text = ""
-    private(set) var parameters: [StoredValue] = []
+    package internal(set) var text = ""
+    package private(set) var parameters: [StoredValue] = []
+    /// The first part of the query the dialect cannot answer as Swift would: the store
+    /// throws it instead of running the SQL.
+    package private(set) var refusal: StashError?
 
     /// The tables whose columns `.column` names, innermost last: the query's own, then one
     /// per `.related` being written, by alias (`r1`, `r2`, …).
@@ -22,21 +34,51 @@ struct QueryRenderer {
     private var depth = 0
     private var aliases = 0
 
-    init(_ schema: EntitySchema, startingWith text: String = "") {
+    package init(_ schema: EntitySchema, startingWith text: String = "", dialect: SQLDialect = .sqlite) {
         self.schema = schema
+        self.dialect = dialect
         self.scopes = [(nil, schema)]
         self.text.reserveCapacity(text.utf8.count + 160)
         self.text += text
     }
 
     /// The expression's SQL on its own (its parameters are added to `parameters`).
-    mutating func render(_ expression: QueryExpression) -> String {
+    package mutating func render(_ expression: QueryExpression) -> String {
         var written = ""
         swap(&written, &text)
-        write(expression)
+        writeCondition(expression)
         swap(&written, &text)
         return written
     }
+
+    /// Writes a condition: in PostgreSQL a value used as one is compared with 0, as SQLite
+    /// takes it (`("flag" <> 0)`), and constant truth is `TRUE` or `FALSE`.
+    mutating func writeCondition(_ expression: QueryExpression) {
+        guard dialect.isPostgres, !expression.isCondition else { return write(expression) }
+        if case .value(.integer(let value)) = expression {
+            text += value != 0 ? "TRUE" : "FALSE"
+            return
+        }
+        text += "("
+        write(expression)
+        text += " <> 0)"
+    }
+
+    /// Writes a value: in PostgreSQL a condition used as one becomes 1 or 0 (NULL stays
+    /// NULL), as SQLite gives it.
+    mutating func writeValue(_ expression: QueryExpression) {
+        guard dialect.isPostgres, expression.isCondition else { return write(expression) }
+        text += "("
+        write(expression)
+        text += ")::int"
+    }
+
+    mutating func refuse(_ what: String) {
+        guard refusal == nil else { return }
+        refusal = StashError(.unsupportedQuery, what, entity: schema.name)
+    }
+
+    private var falseText: String { dialect.isPostgres ? "FALSE" : "0" }
 
     mutating func write(_ expression: QueryExpression) {
         switch expression {
@@ -50,12 +92,22 @@ struct QueryRenderer {
             write(.compare(left, op.negated, right, ordering))
         case .not(let inner):
             text += "(NOT "
-            write(inner)
+            writeCondition(inner)
             text += ")"
         case .and(let terms):
-            writeJoined(terms, " AND ", empty: "1")
+            writeJoined(terms, " AND ", empty: dialect.isPostgres ? "TRUE" : "1")
         case .or(let terms):
-            writeJoined(terms, " OR ", empty: "0")
+            writeJoined(terms, " OR ", empty: falseText)
+        case .compare(let left, let op, let right, .decimal) where dialect.isPostgres:
+            // numeric compares decimal text by its value, exactly, as Decimal does.
+            writeInfix(left, "::numeric " + op.rawValue + " ", right, rightSuffix: "::numeric")
+        case .identical(let left, let right, .decimal) where dialect.isPostgres:
+            writeInfix(left, "::numeric IS NOT DISTINCT FROM ", right, rightSuffix: "::numeric")
+        case _ where dialect.isPostgres && expression.ordering == .lexical:
+            refuse(
+                "String.StandardComparator.lexical orders by Foundation's rules, which PostgreSQL has no collation "
+                    + "for; compare with the default order, or sort the fetched objects in Swift")
+            text += "NULL"
         case .compare(let left, let op, let right, .decimal):
             text += "("
             writeCall("stash_decimal_compare", [left, right])
@@ -83,27 +135,49 @@ struct QueryRenderer {
         case .compare(let left, let op, let right, let ordering):
             writeInfix(left, Self.collation(ordering) + " " + op.rawValue + " ", right)
         case .identical(let left, let right, let ordering):
-            writeInfix(left, Self.collation(ordering) + " IS ", right)
+            writeInfix(left, Self.collation(ordering) + (dialect.isPostgres ? " IS NOT DISTINCT FROM " : " IS "), right)
         case .isNull(let inner):
             text += "("
-            write(inner)
+            writeValue(inner)
             text += " IS NULL)"
         case .arithmetic(let left, let op, let right):
             writeInfix(left, " " + op.rawValue + " ", right)
         case .negate(let inner):
             text += "(- "
-            write(inner)
+            writeValue(inner)
             text += ")"
         case .conditional(let test, let then, let otherwise):
             text += "(CASE WHEN "
-            write(test)
+            writeCondition(test)
             text += " THEN "
-            write(then)
+            writeValue(then)
             text += " ELSE "
-            write(otherwise)
+            writeValue(otherwise)
             text += " END)"
         case .coalesce(let first, let second):
             writeCall("coalesce", [first, second])
+        case .contains(let haystack, let part) where dialect.isPostgres:
+            // By code points, as SQLite's `instr`; see docs/ARCHITECTURE.md ("Two stores").
+            text += "("
+            writeCall("strpos", [haystack, part])
+            text += " > 0)"
+        case .hasPrefix(let haystack, let prefix) where dialect.isPostgres:
+            writeCall("starts_with", [haystack, prefix])
+        case .function(.characterCount, _) where dialect.isPostgres:
+            refuse(
+                "a String's count counts Characters (grapheme clusters), which PostgreSQL cannot; "
+                    + "its char_length counts code points")
+            text += "NULL"
+        case .function(.arrayCount, let arguments) where dialect.isPostgres:
+            text += "json_array_length(("
+            for argument in arguments { writeValue(argument) }
+            text += ")::json)"
+        case .arrayContains(let array, let value) where dialect.isPostgres:
+            text += "EXISTS (SELECT 1 FROM json_array_elements_text(("
+            writeValue(array)
+            text += ")::json) AS \"e\"(\"value\") WHERE \"e\".\"value\" = "
+            bind(.text(Self.plainText(value)))
+            text += ")"
         case .contains(let haystack, let part):
             writeTextTest("stash_contains", haystack, part, instr: Self.isASCII(part) ? " > 0" : nil)
         case .hasPrefix(let haystack, let prefix):
@@ -118,7 +192,7 @@ struct QueryRenderer {
             writeRelated(query)
         case .arrayContains(let array, let value):
             text += "EXISTS (SELECT 1 FROM json_each("
-            write(array)
+            writeValue(array)
             text += ") WHERE value = "
             bind(value)
             text += ")"
@@ -126,11 +200,14 @@ struct QueryRenderer {
     }
 
     /// `(left infix right)`.
-    private mutating func writeInfix(_ left: QueryExpression, _ infix: String, _ right: QueryExpression) {
+    private mutating func writeInfix(
+        _ left: QueryExpression, _ infix: String, _ right: QueryExpression, rightSuffix: String = ""
+    ) {
         text += "("
-        write(left)
+        writeValue(left)
         text += infix
-        write(right)
+        writeValue(right)
+        text += rightSuffix
         text += ")"
     }
 
@@ -149,8 +226,12 @@ struct QueryRenderer {
         text += " IN (SELECT \"\(alias)\".\"_pk\" FROM \(quoted(query.target.name)) AS \"\(alias)\" WHERE "
         depth += 1
         scopes.append((alias, query.target))
-        write(value)
-        text += infix
+        writeValue(value)
+        if dialect.isPostgres, infix.hasSuffix(" IS ") {
+            text += String(infix.dropLast(4)) + " IS NOT DISTINCT FROM "
+        } else {
+            text += infix
+        }
         bind(constant)
         scopes.removeLast()
         depth -= 1
@@ -170,7 +251,7 @@ struct QueryRenderer {
         switch query.result {
         case .value(let value):
             text += "(SELECT "
-            write(value)
+            writeValue(value)
         case .exists:
             text += "EXISTS (SELECT 1"
         case .count:
@@ -200,7 +281,7 @@ struct QueryRenderer {
         }
         if case .exists(let condition?) = query.result {
             text += " AND "
-            write(condition)
+            writeCondition(condition)
         }
         text += ")"
         scopes.removeLast()
@@ -233,7 +314,7 @@ struct QueryRenderer {
         text += "("
         for (offset, term) in terms.enumerated() {
             if offset > 0 { text += separator }
-            write(term)
+            writeCondition(term)
         }
         text += ")"
     }
@@ -243,7 +324,7 @@ struct QueryRenderer {
         text += "("
         for (offset, argument) in arguments.enumerated() {
             if offset > 0 { text += ", " }
-            write(argument)
+            writeValue(argument)
         }
         text += ")"
     }
@@ -275,6 +356,7 @@ struct QueryRenderer {
     /// compared one by one beside it. Each term writes `value` again, so that its own
     /// parameters are bound where its text is.
     private mutating func writeIsIn(_ value: QueryExpression, _ values: [StoredValue], _ ordering: QueryOrdering) {
+        if dialect.isPostgres { return writeAny(value, values, ordering) }
         let inJSON = values.filter(\.fitsJSON)
         let alone = values.filter { !$0.fitsJSON }
         let termCount = (inJSON.isEmpty ? 0 : 1) + alone.count
@@ -320,7 +402,7 @@ struct QueryRenderer {
     ///
     /// A list position comes first: ` ORDER BY "post_position" IS NULL, "post_position", "_pk"`;
     /// `first`, a key of the caller's, before that (a search's score: the sort breaks its ties).
-    mutating func writeOrderBy(_ sort: [QuerySort], listPosition: String? = nil, first: String? = nil) {
+    package mutating func writeOrderBy(_ sort: [QuerySort], listPosition: String? = nil, first: String? = nil) {
         text += " ORDER BY "
         if let first {
             text += first
@@ -330,15 +412,30 @@ struct QueryRenderer {
             text += "\(quoted(listPosition)) IS NULL, \(quoted(listPosition)), "
         }
         for key in sort {
-            write(key.key)
-            text += Self.collation(key.ordering)
-            text += key.descending ? " DESC, " : ", "
+            if dialect.isPostgres, key.ordering == .lexical {
+                refuse(
+                    "String.StandardComparator.lexical orders by Foundation's rules, which PostgreSQL has no "
+                        + "collation for; sort with the default order, or sort the fetched objects in Swift")
+            }
+            if dialect.isPostgres, key.ordering == .decimal {
+                writeValue(key.key)
+                text += "::numeric"
+            } else {
+                writeValue(key.key)
+                text += dialect.isPostgres ? "" : Self.collation(key.ordering)
+            }
+            // SQLite orders NULL before every value.
+            if dialect.isPostgres {
+                text += key.descending ? " DESC NULLS LAST, " : " NULLS FIRST, "
+            } else {
+                text += key.descending ? " DESC, " : ", "
+            }
         }
         text += sort.last?.descending == true ? "\"_pk\" DESC" : "\"_pk\""
     }
 
     /// The conditions of a query, predicate and exclusions: ` WHERE …`, or nothing.
-    mutating func writeWhere(_ query: StoreQuery) {
+    package mutating func writeWhere(_ query: StoreQuery) {
         var first = true
         func next(_ text: inout String) {
             text += first ? " WHERE " : " AND "
@@ -347,6 +444,11 @@ struct QueryRenderer {
         switch query.filter {
         case .all:
             break
+        case .rowIDs(let rowIDs) where dialect.isPostgres:
+            next(&text)
+            text += "(\"_pk\" = ANY("
+            bind(.text(Self.arrayLiteral(rowIDs.map { .integer($0) })))
+            text += "::int8[]))"
         case .rowIDs(let rowIDs):
             next(&text)
             text += "(\"_pk\" IN (SELECT value FROM json_each("
@@ -358,9 +460,14 @@ struct QueryRenderer {
         }
         if let predicate = query.predicate {
             next(&text)
-            write(predicate)
+            writeCondition(predicate)
         }
-        if !query.excludedRowIDs.isEmpty {
+        if !query.excludedRowIDs.isEmpty, dialect.isPostgres {
+            next(&text)
+            text += "(NOT \"_pk\" = ANY("
+            bind(.text(Self.arrayLiteral(query.excludedRowIDs.map { .integer($0) })))
+            text += "::int8[]))"
+        } else if !query.excludedRowIDs.isEmpty {
             next(&text)
             text += "(\"_pk\" NOT IN (SELECT value FROM json_each("
             bind(.text(Self.jsonArray(query.excludedRowIDs.map { .integer($0) })))
@@ -369,17 +476,31 @@ struct QueryRenderer {
     }
 
     /// ` LIMIT ? OFFSET ?` when the query has either.
-    mutating func writeLimit(_ query: StoreQuery) {
+    package mutating func writeLimit(_ query: StoreQuery) {
         guard query.limit != nil || query.offset != nil else { return }
+        if dialect.isPostgres {
+            if let limit = query.limit {
+                text += " LIMIT "
+                bind(.integer(Int64(limit)))
+            }
+            text += " OFFSET "
+            bind(.integer(Int64(query.offset ?? 0)))
+            return
+        }
         text += " LIMIT "
         bind(.integer(Int64(query.limit ?? -1)))
         text += " OFFSET "
         bind(.integer(Int64(query.offset ?? 0)))
     }
 
-    private mutating func bind(_ value: StoredValue) {
+    mutating func bind(_ value: StoredValue) {
         parameters.append(value)
-        text += "?"
+        guard dialect.isPostgres else {
+            text += "?"
+            return
+        }
+        text += "$"
+        text += String(parameters.count)
     }
 
     private static func collation(_ ordering: QueryOrdering) -> String {

@@ -67,6 +67,8 @@ final class SQLiteStore: Store, @unchecked Sendable {
         if path != nil && readOnly == nil { checkpoint() }
     }
 
+    var isShared: Bool { path != nil }
+
     /// Runs `body` with the writer connection, serialized with every other use of it.
     func withConnection<Result>(_ body: (SQLiteConnection) throws -> Result) throws -> Result {
         writerLock.lock()

@@ -4,7 +4,7 @@
 /// These records are Stash's business, not the app's: StashREST keeps the validators of
 /// conditional GET here without the app declaring a model for them. A store that cannot
 /// keep them (none today) simply does not conform, and what needs them goes without.
-protocol BookkeepingStore: Store {
+package protocol BookkeepingStore: Store {
     /// The values kept in `table` for those of `keys` it holds; none if the table was never
     /// written.
     func bookkeepingValues(in table: BookkeepingTable, forKeys keys: [String]) throws -> [String: String]

@@ -2,26 +2,26 @@
 ///
 /// The model layer makes one per entity (`EntityDescription.schema`); a store makes its
 /// tables, statements and migrations from it and never sees a model class.
-struct EntitySchema: Sendable {
+package struct EntitySchema: Sendable {
     /// The entity's name, which is also its table's.
-    let name: String
+    package let name: String
     /// The attribute columns, in the entity's attribute order. A store adds its own row id.
-    let columns: [ColumnSchema]
+    package let columns: [ColumnSchema]
 
     /// Positions in `columns` of the unique ones.
-    var uniqueColumns: [Int] { columns.indices.filter { columns[$0].isUnique } }
+    package var uniqueColumns: [Int] { columns.indices.filter { columns[$0].isUnique } }
     /// Indexes over several columns (positions in `columns`, in index order), as the model
     /// declares them (`IndexedModel.indexes`).
-    var compoundIndexes: [[Int]] = []
+    package var compoundIndexes: [[Int]] = []
     /// Unique indexes over several columns: composite unique constraints.
-    var uniqueCompounds: [[Int]] = []
+    package var uniqueCompounds: [[Int]] = []
     /// For each to-one relationship whose inverse is an ordered to-many list, the column
     /// that keeps the object's place in that list: `post_position` beside `post`. Not an
     /// attribute: written by `PositionWrite`s and read only to order a list.
-    var positionColumns: [String] = []
+    package var positionColumns: [String] = []
 
     /// Every index the store keeps: one per unique or `.indexed` column, then the compound ones.
-    var indexes: [IndexSchema] {
+    package var indexes: [IndexSchema] {
         columns.indices.filter { columns[$0].isUnique || columns[$0].isIndexed }
             .map { IndexSchema(columns: [$0], isUnique: columns[$0].isUnique) }
             + uniqueCompounds.map { IndexSchema(columns: $0, isUnique: true) }
@@ -29,55 +29,55 @@ struct EntitySchema: Sendable {
     }
 
     /// Positions in `columns` of the `.searchable` ones: what the full-text index holds.
-    var searchableColumns: [Int] { columns.indices.filter { columns[$0].isSearchable } }
+    package var searchableColumns: [Int] { columns.indices.filter { columns[$0].isSearchable } }
 
-    func column(named name: String) -> ColumnSchema? {
+    package func column(named name: String) -> ColumnSchema? {
         columns.first { $0.name == name }
     }
 }
 
 /// An index: its columns (positions in the entity's columns), in order.
-struct IndexSchema: Sendable, Equatable {
-    let columns: [Int]
-    let isUnique: Bool
+package struct IndexSchema: Sendable, Equatable {
+    package let columns: [Int]
+    package let isUnique: Bool
 }
 
 /// One attribute column.
-struct ColumnSchema: Sendable {
+package struct ColumnSchema: Sendable {
     /// The Swift property name, which is also the column's.
-    let name: String
-    let type: StoredType
+    package let name: String
+    package let type: StoredType
     /// `true` for optional attributes: the column takes NULL.
-    let isOptional: Bool
+    package let isOptional: Bool
     /// No two rows share a value (NULLs aside); the store keeps a unique index.
-    let isUnique: Bool
+    package let isUnique: Bool
     /// The store keeps an index for queries that filter or sort on the column.
-    let isIndexed: Bool
+    package let isIndexed: Bool
     /// The value that fills the column for existing rows when a migration adds it.
-    let defaultValue: StoredValue?
+    package let defaultValue: StoredValue?
     /// For a default made anew for each object (`= UUID()`), what makes one: a migration
     /// that adds the column gives each existing row its own.
-    var defaultMaker: DefaultMaker?
+    package var defaultMaker: DefaultMaker?
     /// The column's name in an earlier version of the model: a migration renames it.
-    var originalName: String?
+    package var originalName: String?
     /// For a to-one relationship, the table whose `_pk` the column holds.
-    var references: String?
+    package var references: String?
     /// With `references`: the row goes when the row it references does (a join table's).
-    var cascades = false
+    package var cascades = false
     /// `@Attribute(.searchable)`: the store keeps the column in the entity's full-text index.
-    var isSearchable = false
+    package var isSearchable = false
 
     /// A migration can fill the column for existing rows: with NULL or with the default.
-    var hasDefault: Bool { isOptional || defaultValue != nil }
+    package var hasDefault: Bool { isOptional || defaultValue != nil }
 
     /// A list position column (`EntitySchema.positionColumns`): an optional integer.
-    static func listPosition(_ name: String) -> ColumnSchema {
+    package static func listPosition(_ name: String) -> ColumnSchema {
         ColumnSchema(
             name: name, type: .integer, isOptional: true, isUnique: false, isIndexed: false, defaultValue: nil)
     }
 }
 
 /// Makes a fresh default value for a column, as a new object of the model would have it.
-struct DefaultMaker: Sendable {
-    let make: @Sendable () throws -> StoredValue
+package struct DefaultMaker: Sendable {
+    package let make: @Sendable () throws -> StoredValue
 }

@@ -4,7 +4,7 @@
 ///
 /// Every boolean expression here has two values, as in Swift: equality with an operand that
 /// can be NULL is `identical` (SQL's `IS`), so `note != "a"` includes the rows whose note is nil.
-indirect enum QueryExpression: Sendable, Equatable {
+package indirect enum QueryExpression: Sendable, Equatable {
     /// The column at this position in the entity.
     case column(Int)
     /// A constant, bound as a parameter.
@@ -36,11 +36,11 @@ indirect enum QueryExpression: Sendable, Equatable {
     /// inside it name that entity's columns.
     case related(RelatedQuery)
 
-    static let `true` = QueryExpression.value(.integer(1))
-    static let `false` = QueryExpression.value(.integer(0))
+    package static let `true` = QueryExpression.value(.integer(1))
+    package static let `false` = QueryExpression.value(.integer(0))
 }
 
-enum QueryComparison: String, Sendable {
+package enum QueryComparison: String, Sendable {
     case equal = "="
     case notEqual = "<>"
     case less = "<"
@@ -49,7 +49,7 @@ enum QueryComparison: String, Sendable {
     case greaterOrEqual = ">="
 
     /// The comparison that holds where this one does not (NULL where this one is NULL).
-    var negated: QueryComparison {
+    package var negated: QueryComparison {
         switch self {
         case .equal: .notEqual
         case .notEqual: .equal
@@ -61,7 +61,7 @@ enum QueryComparison: String, Sendable {
     }
 }
 
-enum QueryArithmetic: String, Sendable {
+package enum QueryArithmetic: String, Sendable {
     case add = "+"
     case subtract = "-"
     case multiply = "*"
@@ -70,7 +70,7 @@ enum QueryArithmetic: String, Sendable {
 }
 
 /// How two values are ordered and compared.
-enum QueryOrdering: Sendable, Equatable {
+package enum QueryOrdering: Sendable, Equatable {
     /// As stored: numbers by value, text by code point (the store's own order).
     case stored
     /// Decimal text by its value, exactly.
@@ -80,7 +80,7 @@ enum QueryOrdering: Sendable, Equatable {
 }
 
 /// Functions of a value.
-enum QueryFunction: String, Sendable {
+package enum QueryFunction: String, Sendable {
     /// The number of Characters of text, as Swift counts them.
     case characterCount
     /// The number of elements of a JSON array.
@@ -88,9 +88,9 @@ enum QueryFunction: String, Sendable {
 }
 
 /// What a query asks of the rows a relationship relates the current row to.
-struct RelatedQuery: Sendable, Equatable {
+package struct RelatedQuery: Sendable, Equatable {
     /// How the related rows are found from the current one.
-    enum Link: Sendable, Equatable {
+    package enum Link: Sendable, Equatable {
         /// A to-one relationship: the row whose key the current row's column (this
         /// expression, of the current row) holds.
         case toOne(foreignKey: QueryExpression)
@@ -103,7 +103,7 @@ struct RelatedQuery: Sendable, Equatable {
         case joined(table: String, ownColumn: String, relatedColumn: String)
     }
 
-    enum Result: Sendable, Equatable {
+    package enum Result: Sendable, Equatable {
         /// The related row's value (NULL when there is none).
         case value(QueryExpression)
         /// Whether any related row meets the condition (any at all without one).
@@ -112,36 +112,36 @@ struct RelatedQuery: Sendable, Equatable {
         case count
     }
 
-    let target: EntitySchema
-    let link: Link
-    let result: Result
+    package let target: EntitySchema
+    package let link: Link
+    package let result: Result
 
     /// A to-one relationship's value (`$0.feed?.url`): a store may test it as the related
     /// rows that pass, once, rather than once a row.
-    var isToOneValue: Bool {
+    package var isToOneValue: Bool {
         if case .toOne = link, case .value = result { return true }
         return false
     }
 
-    static func == (left: RelatedQuery, right: RelatedQuery) -> Bool {
+    package static func == (left: RelatedQuery, right: RelatedQuery) -> Bool {
         left.target.name == right.target.name && left.link == right.link && left.result == right.result
     }
 }
 
 /// One key of a query's order: a column, or a value through to-one relationships
 /// (`RelatedQuery` with a `.value` result).
-struct QuerySort: Sendable, Equatable {
-    let key: QueryExpression
-    let descending: Bool
-    let ordering: QueryOrdering
+package struct QuerySort: Sendable, Equatable {
+    package let key: QueryExpression
+    package let descending: Bool
+    package let ordering: QueryOrdering
 
-    init(key: QueryExpression, descending: Bool, ordering: QueryOrdering) {
+    package init(key: QueryExpression, descending: Bool, ordering: QueryOrdering) {
         self.key = key
         self.descending = descending
         self.ordering = ordering
     }
 
-    init(column: Int, descending: Bool, ordering: QueryOrdering) {
+    package init(column: Int, descending: Bool, ordering: QueryOrdering) {
         self.init(key: .column(column), descending: descending, ordering: ordering)
     }
 }

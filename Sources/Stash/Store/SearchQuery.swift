@@ -3,18 +3,18 @@
 ///
 /// The terms are the user's words, never a query language: a store matches each one as
 /// it is (quoted, in SQLite's FTS5), so no text can be a syntax error.
-struct SearchQuery {
+package struct SearchQuery {
     /// The entity, which rows may match (`predicate`, `excludedRowIDs`), the tie-breaking
     /// `sort`, `limit` and `offset`.
-    var rows: StoreQuery
+    package var rows: StoreQuery
     /// The words every hit holds, in the order given; never empty.
-    var terms: [String]
+    package var terms: [String]
     /// Whether the last term matches as a prefix, and how the snippet marks what matched.
-    var options: SearchOptions
+    package var options: SearchOptions
 }
 
 /// A store's answer for one hit: the row, its relevance (higher is better) and its snippet.
-struct SearchRow {
-    let score: Double
-    let snippet: String
+package struct SearchRow {
+    package let score: Double
+    package let snippet: String
 }

@@ -1,10 +1,9 @@
 /// Where a container's objects are kept: the seam between the object graph and a backend.
 ///
 /// A context hands a store one `StoreChangeSet` per save and asks it `StoreQuery`s; values cross
-/// as `StoredValue`s. `SQLiteStore` is the one implementation today; nothing above this
-/// folder speaks SQL, so a PostgreSQL store for server deployments can take the same
-/// change sets and queries.
-protocol Store: AnyObject, Sendable {
+/// as `StoredValue`s. `SQLiteStore` and StashPostgres's `PostgresStore` implement it;
+/// nothing above this folder speaks SQL.
+package protocol Store: AnyObject, Sendable {
     /// Applies every change in one transaction: all of it is written, or none of it. On
     /// failure the error names the entity (and attribute, where one is to blame).
     func save(_ changes: StoreChangeSet) throws -> SaveResult
@@ -22,6 +21,10 @@ protocol Store: AnyObject, Sendable {
     /// A value that changes when another process (or another container on the same file)
     /// commits to the store, so caches of stored facts know to start over.
     func changeToken() throws -> Int64
+
+    /// Whether others (processes, containers) can commit to the store, so that its change
+    /// token is worth watching: `false` for a private store in memory.
+    var isShared: Bool { get }
 
     /// Writes a consistent copy of the whole store, as one file, to `path`.
     func backup(to path: String) throws

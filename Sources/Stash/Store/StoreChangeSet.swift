@@ -1,21 +1,21 @@
 /// Everything one `save()` writes, per entity, as backend-neutral values: the store applies
 /// it in one transaction and answers with a `SaveResult`.
-struct StoreChangeSet {
-    var entities: [EntityChanges] = []
+package struct StoreChangeSet {
+    package var entities: [EntityChanges] = []
     /// The entities' positions in the order their inserts are written: an entity after the
     /// ones its new rows point at, so their row ids are known when its values are asked for.
-    var insertOrder: [Int] = []
+    package var insertOrder: [Int] = []
     /// The row id of each insert as the store writes it, for the values of later rows that
     /// point at it (a relationship's column).
-    var insertedRows = InsertedRows()
+    package var insertedRows = InsertedRows()
     /// Many-to-many lists' changes, written once every row is written.
-    var joinWrites: [JoinWrite] = []
+    package var joinWrites: [JoinWrite] = []
     /// One-to-many lists' order, written once every row is written.
-    var positionWrites: [PositionWrite] = []
+    package var positionWrites: [PositionWrite] = []
     /// `RemoteModel` edits to record, and a push's acknowledgements (`nil`: none involved).
-    var outbox: OutboxWrite?
+    package var outbox: OutboxWrite?
 
-    var isEmpty: Bool {
+    package var isEmpty: Bool {
         joinWrites.isEmpty && positionWrites.isEmpty && entities.allSatisfy(\.isEmpty) && outbox?.isEmpty != false
     }
 }
@@ -23,40 +23,40 @@ struct StoreChangeSet {
 /// The places of the rows of one ordered one-to-many list, in a list position column of
 /// their table (`EntitySchema.positionColumns`): each row's index, or NULL for a row that
 /// left a list. A store writes only the rows whose place changed.
-struct PositionWrite {
-    let table: EntitySchema
-    let column: String
+package struct PositionWrite {
+    package let table: EntitySchema
+    package let column: String
     /// The row ids and their places, asked for once every insert is done.
-    let places: () throws -> [(rowID: Int64, position: Int64?)]
+    package let places: () throws -> [(rowID: Int64, position: Int64?)]
     /// The entity position and column of the relationship whose change moved these rows:
     /// a row whose update found that column already holding its value
     /// (`EntitySaveResult.unchangedColumns`) did not move, and keeps its place.
-    var unlessUnchanged: (entity: Int, column: Int)? = nil
+    package var unlessUnchanged: (entity: Int, column: Int)? = nil
 }
 
 /// The row ids a store gives a save's inserts, as it goes: by entity position and insert.
-final class InsertedRows {
+package final class InsertedRows {
     private var rowIDs: [[Int64?]] = []
     /// Inserts that updated a stored row their unique values matched, rather than insert.
     private var matched = Set<Int64>()
 
-    func record(entity: Int, row: Int, rowID: Int64) {
+    package func record(entity: Int, row: Int, rowID: Int64) {
         while rowIDs.count <= entity { rowIDs.append([]) }
         while rowIDs[entity].count <= row { rowIDs[entity].append(nil) }
         rowIDs[entity][row] = rowID
     }
 
-    func recordMatch(rowID: Int64) {
+    package func recordMatch(rowID: Int64) {
         matched.insert(rowID)
     }
 
     /// Whether the insert given `rowID` updated a stored row (its list places were not
     /// written with it).
-    func wasMatched(_ rowID: Int64) -> Bool {
+    package func wasMatched(_ rowID: Int64) -> Bool {
         matched.contains(rowID)
     }
 
-    func rowID(entity: Int, row: Int) -> Int64? {
+    package func rowID(entity: Int, row: Int) -> Int64? {
         entity < rowIDs.count && row < rowIDs[entity].count ? rowIDs[entity][row] : nil
     }
 }
@@ -71,50 +71,50 @@ final class InsertedRows {
 /// `nil`: a replacement); inserts the members of `related` that are not stored, except the
 /// ones in `known` (another writer removed those since); and numbers the list (`position`):
 /// `related`'s members in their order, then the links other writers added, in stored order.
-struct JoinWrite {
+package struct JoinWrite {
     /// The join table: owner column, related column, position.
-    let table: EntitySchema
-    let owner: () throws -> Int64
+    package let table: EntitySchema
+    package let owner: () throws -> Int64
     /// The list, in order.
-    let related: () throws -> [Int64]
+    package let related: () throws -> [Int64]
     /// The related row ids the list had when read from the store, or `nil` when the list
     /// replaces whatever is stored.
-    let known: Set<Int64>?
+    package let known: Set<Int64>?
     /// Whether the owner is an insert of this save: unless it matched a stored row, it has
     /// no join rows to read.
-    let ownerIsNew: Bool
+    package let ownerIsNew: Bool
 }
 
 /// Thrown by a value that names a row the store has not written yet (a new row of an
 /// entity written later, or later in the same entity): the store writes NULL, and writes
 /// the value again once every insert is done.
-struct UnwrittenRow: Error {}
+package struct UnwrittenRow: Error {}
 
 /// One entity's part of a change set: rows to delete, rows to update (only the columns that
 /// changed) and new rows. A store applies deletes first, then updates, then inserts, each
 /// across all entities in change set order.
-struct EntityChanges {
-    let entity: EntitySchema
+package struct EntityChanges {
+    package let entity: EntitySchema
     /// Rows to delete, by row id.
-    var deletes: [Int64] = []
+    package var deletes: [Int64] = []
     /// Rows to update.
-    var updates = RowWrites()
+    package var updates = RowWrites()
     /// New rows, every column. Before inserting, a store looks for stored rows that
     /// already hold an insert's unique values; see `onStoredMatch`.
-    var inserts = RowWrites()
+    package var inserts = RowWrites()
     /// What an insert whose unique value a stored row holds does instead.
-    var onStoredMatch = StoredMatchRule.update
+    package var onStoredMatch = StoredMatchRule.update
     /// What an update does when a column it writes no longer holds the value its object last
     /// saw there (`updates.expected`): another context or process changed it since.
-    var onConflict = ConflictRule.overwrite
+    package var onConflict = ConflictRule.overwrite
 
-    init(entity: EntitySchema) { self.entity = entity }
+    package init(entity: EntitySchema) { self.entity = entity }
 
-    var isEmpty: Bool { deletes.isEmpty && updates.isEmpty && inserts.isEmpty }
+    package var isEmpty: Bool { deletes.isEmpty && updates.isEmpty && inserts.isEmpty }
 }
 
 /// What an insert does when a stored row already holds one of its unique values.
-enum StoredMatchRule {
+package enum StoredMatchRule {
     /// Update that row with the columns the insert was given (not the matched unique one)
     /// and report the stored values of the others (`MergePolicy.incomingWins`).
     case update
@@ -125,7 +125,7 @@ enum StoredMatchRule {
 }
 
 /// What an update does with a column whose stored value changed since its object saw it.
-enum ConflictRule {
+package enum ConflictRule {
     /// Write it all the same (`MergePolicy.incomingWins`: this context's change wins, and
     /// the other side's changes to other columns stay, since only changed columns are written).
     case overwrite
@@ -143,39 +143,39 @@ enum ConflictRule {
 /// of a 0.5 s save in `stash-bench`). They are stored values all the same, so any store can
 /// take them; a value that cannot be made (a `UInt64` too large to store) throws, and the
 /// store's transaction rolls back.
-struct RowWrites {
+package struct RowWrites {
     /// Updates: the row each write targets. Inserts: unused.
-    private(set) var rowIDs: [Int64] = []
+    package private(set) var rowIDs: [Int64] = []
     /// Updates: the columns written. Inserts: the columns the object was given a value for
     /// (every column is written; these are what a match updates).
-    private(set) var columnSets: [AttributeSet] = []
+    package private(set) var columnSets: [AttributeSet] = []
     /// The value row `row` writes to the column at `column`.
-    var value: (_ row: Int, _ column: Int) throws -> StoredValue = { _, _ in .null }
+    package var value: (_ row: Int, _ column: Int) throws -> StoredValue = { _, _ in .null }
     /// Updates: per row, the columns among `columnSets` that are written only if the row,
     /// read inside the save's transaction, holds another value: values the caller set to
     /// what the context last saw, or decoded for a row never loaded. Empty when none.
-    private(set) var checkedSets: [AttributeSet] = []
+    package private(set) var checkedSets: [AttributeSet] = []
     /// Updates: whether the rows with checked columns are read whole, for objects that have
     /// not loaded all of theirs (`EntitySaveResult.storedRows`).
-    var readsWholeRows = false
+    package var readsWholeRows = false
     /// Updates: the value the row's object last saw in the column, `nil` when not known; what
     /// `onConflict` compares the stored value with.
-    var expected: ((_ row: Int, _ column: Int) -> StoredValue?)?
+    package var expected: ((_ row: Int, _ column: Int) -> StoredValue?)?
     /// Inserts: the row's place in the list a position column keeps (named as in
     /// `EntitySchema.positionColumns`); NULL when it is in no list written by this save.
-    var position: ((_ row: Int, _ column: String) throws -> StoredValue)?
+    package var position: ((_ row: Int, _ column: String) throws -> StoredValue)?
 
-    var count: Int { columnSets.count }
-    var isEmpty: Bool { columnSets.isEmpty }
+    package var count: Int { columnSets.count }
+    package var isEmpty: Bool { columnSets.isEmpty }
 
-    mutating func reserveCapacity(_ rows: Int) {
+    package mutating func reserveCapacity(_ rows: Int) {
         rowIDs.reserveCapacity(rows)
         columnSets.reserveCapacity(rows)
     }
 
     /// Adds a row writing `columns`; its values come from `value`. `checked` (updates) are
     /// the columns written only if the stored value differs (see `checkedSets`).
-    mutating func append(rowID: Int64 = 0, columns: AttributeSet, checked: AttributeSet = AttributeSet()) {
+    package mutating func append(rowID: Int64 = 0, columns: AttributeSet, checked: AttributeSet = AttributeSet()) {
         rowIDs.append(rowID)
         columnSets.append(columns)
         if !checked.isEmpty {
@@ -187,7 +187,7 @@ struct RowWrites {
     }
 
     /// The checked columns of update `row` (see `checkedSets`).
-    func checked(_ row: Int) -> AttributeSet {
+    package func checked(_ row: Int) -> AttributeSet {
         checkedSets.isEmpty ? AttributeSet() : checkedSets[row]
     }
 }

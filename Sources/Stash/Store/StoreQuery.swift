@@ -4,34 +4,34 @@
 /// Rows come back in `sort` order, ties (and a query without sort) in row id order, so a page
 /// is stable. Only `Store` implementations turn a query into their own language (SQL for
 /// `SQLiteStore`).
-struct StoreQuery {
-    let entity: EntitySchema
+package struct StoreQuery {
+    package let entity: EntitySchema
     /// Positions in `entity.columns` to read; `nil` reads them all.
-    var columns: [Int]?
-    var filter: Filter = .all
+    package var columns: [Int]?
+    package var filter: Filter = .all
     /// A condition rows must meet too (a translated predicate).
-    var predicate: QueryExpression?
+    package var predicate: QueryExpression?
     /// Rows to leave out: a context's unsaved changes stand in for them.
-    var excludedRowIDs: [Int64] = []
-    var sort: [QuerySort] = []
+    package var excludedRowIDs: [Int64] = []
+    package var sort: [QuerySort] = []
     /// A list position column (`EntitySchema.positionColumns`) that orders the rows before
     /// `sort`; rows without a position come after the others.
-    var listPosition: String?
-    var limit: Int?
-    var offset: Int?
+    package var listPosition: String?
+    package var limit: Int?
+    package var offset: Int?
 
     /// `true` when only a filter, a limit and an offset say which rows: the query a store can
     /// split into batches.
-    var isPlain: Bool { predicate == nil && excludedRowIDs.isEmpty && sort.isEmpty && listPosition == nil }
+    package var isPlain: Bool { predicate == nil && excludedRowIDs.isEmpty && sort.isEmpty && listPosition == nil }
 
-    init(_ entity: EntitySchema, columns: [Int]? = nil, filter: Filter = .all) {
+    package init(_ entity: EntitySchema, columns: [Int]? = nil, filter: Filter = .all) {
         self.entity = entity
         self.columns = columns
         self.filter = filter
     }
 
     /// Which rows.
-    enum Filter {
+    package enum Filter {
         case all
         /// The rows with these row ids (any number of them).
         case rowIDs([Int64])
@@ -40,5 +40,5 @@ struct StoreQuery {
     }
 
     /// The positions read, in order.
-    var selectedColumns: [Int] { columns ?? Array(entity.columns.indices) }
+    package var selectedColumns: [Int] { columns ?? Array(entity.columns.indices) }
 }

@@ -3,7 +3,7 @@
 /// The typed accessors let a codec read a column without building a `StoredValue` (a text
 /// column read as a date never becomes a `String`); each returns `nil` when the column holds
 /// another kind of value, and the codec then falls back to `value(_:)`.
-protocol StoreRow: AnyObject {
+package protocol StoreRow: AnyObject {
     var rowID: Int64 { get }
     func value(_ column: Int) -> StoredValue
     func isNull(_ column: Int) -> Bool

@@ -1,5 +1,5 @@
 /// The kind of value a column holds: what a store makes its column of.
-enum StoredType: Sendable, Hashable {
+package enum StoredType: Sendable, Hashable {
     case integer
     case real
     case text

@@ -10,7 +10,7 @@ import Foundation
 /// (with its default BINARY collation), not by Swift's canonical equivalence. "café" with a
 /// precomposed é and with e + U+0301 are two values here as they are two rows in a table, so
 /// a context's unique index and the store's agree; Stash never normalizes what it stores.
-enum StoredValue: Sendable {
+package enum StoredValue: Sendable {
     case null
     case integer(Int64)
     case real(Double)
@@ -18,7 +18,7 @@ enum StoredValue: Sendable {
     case blob([UInt8])
 
     /// The kind's name, for error messages.
-    var kindName: String {
+    package var kindName: String {
         switch self {
         case .null: "null"
         case .integer: "integer"
@@ -30,7 +30,7 @@ enum StoredValue: Sendable {
 }
 
 extension StoredValue: CustomStringConvertible {
-    var description: String {
+    package var description: String {
         switch self {
         case .null: "NULL"
         case .integer(let value): String(value)
@@ -42,7 +42,7 @@ extension StoredValue: CustomStringConvertible {
 }
 
 extension StoredValue: Hashable {
-    static func == (lhs: StoredValue, rhs: StoredValue) -> Bool {
+    package static func == (lhs: StoredValue, rhs: StoredValue) -> Bool {
         switch (lhs, rhs) {
         case (.null, .null): true
         case (.integer(let left), .integer(let right)): left == right
@@ -53,7 +53,7 @@ extension StoredValue: Hashable {
         }
     }
 
-    func hash(into hasher: inout Hasher) {
+    package func hash(into hasher: inout Hasher) {
         switch self {
         case .null:
             hasher.combine(0 as UInt8)

@@ -1,0 +1,34 @@
+import Stash
+
+/// Values that named rows not written yet (`UnwrittenRow`): written as NULL at first, and
+/// set once every insert is done, one `UPDATE` each (foreign keys are checked at COMMIT).
+struct PostgresLaterWrites {
+    private var writes: [(entity: Int, rowID: Int64, column: Int, value: () throws -> StoredValue)] = []
+
+    /// The value, or NULL for now when it names a row not written yet.
+    mutating func value(entity: Int, rowID: Int64, column: Int, _ value: @escaping () throws -> StoredValue) throws
+        -> StoredValue
+    {
+        do {
+            return try value()
+        } catch is UnwrittenRow {
+            writes.append((entity, rowID, column, value))
+            return .null
+        }
+    }
+
+    func write(_ changes: StoreChangeSet, _ connection: PostgresConnection) throws {
+        for write in writes {
+            let entity = changes.entities[write.entity].entity
+            try inPlace(entity.name) {
+                let value: StoredValue
+                do {
+                    value = try write.value()
+                } catch is UnwrittenRow {
+                    throw StashError(.storeFailed, "a relationship names a new row that this save does not write")
+                }
+                try PostgresStore.update(entity, write.rowID, [write.column], [value], connection)
+            }
+        }
+    }
+}

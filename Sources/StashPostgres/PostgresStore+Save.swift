@@ -1,0 +1,328 @@
+import Stash
+
+extension PostgresStore {
+    /// Applies a change set in one transaction, as `SQLiteStore.save` does: deletes, then
+    /// updates, then inserts, each across every entity in change set order; then the values
+    /// that named rows written later, the many-to-many lists and the list places.
+    ///
+    /// ```sql
+    /// BEGIN
+    /// UPDATE "_stash_commits" SET "count" = "count" + 1 RETURNING "count" - 1   -- the writer lock
+    /// DELETE FROM "Post" WHERE "_pk" = ANY($1::int8[])
+    /// UPDATE "Post" SET "title" = $1 WHERE "_pk" = $2
+    /// SELECT "_pk", "id" FROM "Post" WHERE "id" IN ($1, $2)                  -- stored matches
+    /// SELECT nextval(pg_get_serial_sequence('"Post"', '_pk')) FROM generate_series(1, $1)
+    /// INSERT INTO "Post" ("_pk", "id", "title") VALUES ($1, $2, $3), ($4, $5, $6)
+    /// COMMIT
+    /// ```
+    ///
+    /// New rows' keys are reserved from the identity's sequence before they are written, so
+    /// a batch of rows is one statement and the values that point at them are known; an
+    /// entity's batches go in pipeline mode (`PostgresConnection.executePipelined`).
+    func save(_ changes: StoreChangeSet) throws -> SaveResult {
+        if let outbox = changes.outbox, !outbox.isEmpty {
+            throw StashError(
+                .storeFailed,
+                "RemoteModel edits (the outbox) are not kept by a PostgreSQL store yet; nothing was saved",
+                entity: changes.entities.first?.entity.name)
+        }
+        return try pool.withConnection { connection in
+            try connection.execute("BEGIN")
+            do {
+                let result = try write(changes, connection)
+                try connection.execute("COMMIT")
+                return result
+            } catch {
+                if !connection.isBroken { _ = try? connection.execute("ROLLBACK") }
+                throw error
+            }
+        }
+    }
+
+    private func write(_ changes: StoreChangeSet, _ connection: PostgresConnection) throws -> SaveResult {
+        var result = SaveResult()
+        result.tokenBeforeCommit =
+            try connection.execute("UPDATE \"_stash_commits\" SET \"count\" = \"count\" + 1 RETURNING \"count\" - 1")
+            .integer(0, 0)
+        for entity in changes.entities where !entity.deletes.isEmpty {
+            _ = try inPlace(entity.entity.name) {
+                try connection.execute(
+                    "DELETE FROM \(quoted(entity.entity.name)) WHERE \"_pk\" = ANY($1::int8[])",
+                    [.text(QueryRenderer.arrayLiteral(entity.deletes.map { .integer($0) }))])
+            }
+        }
+        var later = PostgresLaterWrites()
+        for (position, entity) in changes.entities.enumerated() {
+            var entityResult = EntitySaveResult()
+            if !entity.updates.isEmpty {
+                try inPlace(entity.entity.name) {
+                    try updateRows(of: entity, at: position, &entityResult, &later, connection)
+                }
+            }
+            result.entities.append(entityResult)
+        }
+        let order = changes.insertOrder.isEmpty ? Array(changes.entities.indices) : changes.insertOrder
+        for position in order {
+            let entity = changes.entities[position]
+            try inPlace(entity.entity.name) {
+                try insertRows(
+                    of: entity, at: position, into: &result.entities[position], changes.insertedRows, &later,
+                    connection)
+            }
+        }
+        try later.write(changes, connection)
+        for (offset, write) in changes.joinWrites.enumerated() {
+            let revised = try inPlace(write.table.name) {
+                try writeJoin(write, changes.insertedRows, connection)
+            }
+            if revised { result.revisedJoins.insert(offset) }
+        }
+        try writePositions(changes.positionWrites, result, connection)
+        return result
+    }
+
+    /// `UPDATE "Post" SET "title" = $1, "read" = $2 WHERE "_pk" = $3`.
+    static func update(
+        _ entity: EntitySchema, _ rowID: Int64, _ columns: [Int], _ values: [StoredValue],
+        _ connection: PostgresConnection
+    ) throws {
+        guard !columns.isEmpty else { return }
+        var sql = "UPDATE \(quoted(entity.name)) SET "
+        for (offset, column) in columns.enumerated() {
+            if offset > 0 { sql += ", " }
+            sql += "\(quoted(entity.columns[column].name)) = $\(offset + 1)"
+        }
+        sql += " WHERE \"_pk\" = $\(columns.count + 1)"
+        try connection.execute(sql, values + [.integer(rowID)])
+    }
+
+    private func updateRows(
+        of changes: EntityChanges, at position: Int, _ result: inout EntitySaveResult,
+        _ later: inout PostgresLaterWrites, _ connection: PostgresConnection
+    ) throws {
+        let updates = changes.updates
+        var columnSets = updates.columnSets
+        let expected = changes.onConflict == .overwrite ? nil : updates.expected
+        if expected != nil || !updates.checkedSets.isEmpty {
+            try compareWithStoredRows(of: changes, expected, &columnSets, &result, connection)
+        }
+        let width = changes.entity.columns.count
+        for row in 0..<updates.count {
+            guard !columnSets[row].isEmpty else {
+                result.unwrittenUpdates.insert(row)
+                continue
+            }
+            let rowID = updates.rowIDs[row]
+            let columns = columnSets[row].positions(below: width)
+            let values = try columns.map { column in
+                try later.value(entity: position, rowID: rowID, column: column) { try updates.value(row, column) }
+            }
+            try Self.update(changes.entity, rowID, columns, values, connection)
+        }
+    }
+
+    /// Reads, inside the save's transaction (after the writer lock), the stored values of
+    /// the columns the updates compare, and takes out of `columnSets` what need not be
+    /// written, as `SQLiteStore.compareWithStoredRows` does.
+    private func compareWithStoredRows(
+        of changes: EntityChanges, _ expected: ((Int, Int) -> StoredValue?)?, _ columnSets: inout [AttributeSet],
+        _ result: inout EntitySaveResult, _ connection: PostgresConnection
+    ) throws {
+        let entity = changes.entity
+        let updates = changes.updates
+        let rows = (0..<updates.count).filter { expected != nil || !updates.checked($0).isEmpty }
+        let read =
+            updates.readsWholeRows
+            ? Array(0..<entity.columns.count)
+            : rows.reduce(AttributeSet()) { columns, row in
+                columns.union(expected != nil ? columnSets[row] : updates.checked(row))
+            }.positions(below: entity.columns.count)
+        var rowPositions: [Int64: Int] = [:]
+        for row in rows { rowPositions[updates.rowIDs[row]] = row }
+        let rowIDs = rowPositions.keys.sorted()
+        let select =
+            "SELECT " + (["_pk"] + read.map { entity.columns[$0].name }).map(quoted).joined(separator: ", ")
+            + " FROM \(quoted(entity.name)) WHERE \"_pk\" = ANY($1::int8[])"
+        let stored = try connection.execute(select, [.text(QueryRenderer.arrayLiteral(rowIDs.map { .integer($0) }))])
+        var found = Set<Int64>()
+        for index in 0..<stored.rowCount {
+            let rowID = stored.integer(index, 0)
+            guard let row = rowPositions[rowID] else { continue }
+            found.insert(rowID)
+            let checked = updates.checked(row)
+            let values = read.enumerated().map { offset, column in
+                stored.value(index, offset + 1, entity.columns[column].type)
+            }
+            if !checked.isEmpty, updates.readsWholeRows { result.storedRows[row] = values }
+            var conflicting: [Int: StoredValue] = [:]
+            for (offset, column) in read.enumerated() where columnSets[row].contains(column) {
+                let value = values[offset]
+                if let seen = expected?(row, column), seen != value {
+                    conflicting[column] = value
+                } else if checked.contains(column), (try? updates.value(row, column)) == value {
+                    columnSets[row].remove(column)
+                    result.unchangedColumns[rowID, default: AttributeSet()].insert(column)
+                }
+            }
+            guard !conflicting.isEmpty else { continue }
+            if changes.onConflict == .fail {
+                let names = conflicting.keys.sorted().map { entity.columns[$0].name }
+                throw StashError(
+                    .conflict,
+                    "row \(rowID) changed in the store since this context loaded it "
+                        + "(\(names.joined(separator: ", "))) and the merge policy is .fail; nothing was saved",
+                    entity: entity.name, attribute: names[0])
+            }
+            for column in conflicting.keys { columnSets[row].remove(column) }
+            result.keptStored[row] = conflicting
+        }
+        if let missing = rowIDs.first(where: { !found.contains($0) }) {
+            throw StashError(
+                .rowMissing, "the row \(missing) was deleted since this object was loaded; nothing was saved",
+                entity: entity.name)
+        }
+    }
+
+    private func insertRows(
+        of changes: EntityChanges, at position: Int, into result: inout EntitySaveResult, _ inserted: InsertedRows,
+        _ later: inout PostgresLaterWrites, _ connection: PostgresConnection
+    ) throws {
+        let inserts = changes.inserts
+        guard !inserts.isEmpty else { return }
+        let entity = changes.entity
+        result.insertedRowIDs = Array(repeating: 0, count: inserts.count)
+        result.matches = Array(repeating: nil, count: inserts.count)
+        var pending = Array(0..<inserts.count)
+        if !entity.uniqueColumns.isEmpty {
+            pending = try matchStoredRows(of: changes, at: position, pending, &result, inserted, &later, connection)
+        }
+        guard !pending.isEmpty else { return }
+        // Keys first: every row of this entity is known before any value is asked for.
+        let keys = try connection.execute(
+            "SELECT nextval(pg_get_serial_sequence($1, '_pk')) FROM generate_series(1, $2)",
+            [.text(quoted(entity.name)), .integer(Int64(pending.count))])
+        let rowIDs = (0..<keys.rowCount).map { keys.integer($0, 0) }.sorted()
+        for (offset, row) in pending.enumerated() {
+            result.insertedRowIDs[row] = rowIDs[offset]
+            inserted.record(entity: position, row: row, rowID: rowIDs[offset])
+        }
+        let names = ["_pk"] + entity.columns.map(\.name) + entity.positionColumns
+        let width = names.count
+        let batch = max(1, min(1000, 60_000 / width))
+        let head = "INSERT INTO \(quoted(entity.name)) (\(names.map(quoted).joined(separator: ", "))) VALUES "
+        var statements: [(sql: String, parameters: [StoredValue])] = []
+        var start = 0
+        while start < pending.count {
+            let count = min(batch, pending.count - start)
+            var sql = head
+            var values: [StoredValue] = []
+            values.reserveCapacity(count * width)
+            for offset in 0..<count {
+                let row = pending[start + offset]
+                let rowID = rowIDs[start + offset]
+                if offset > 0 { sql += ", " }
+                sql += "("
+                for column in 0..<width {
+                    if column > 0 { sql += ", " }
+                    sql += "$\(values.count + column + 1)"
+                }
+                sql += ")"
+                values.append(.integer(rowID))
+                for column in 0..<entity.columns.count {
+                    values.append(
+                        try later.value(entity: position, rowID: rowID, column: column) {
+                            try inserts.value(row, column)
+                        })
+                }
+                for name in entity.positionColumns {
+                    values.append(try inserts.position?(row, name) ?? .null)
+                }
+            }
+            statements.append((sql, values))
+            start += count
+        }
+        try connection.executePipelined(statements)
+    }
+
+    /// Finds the stored rows that the inserts' unique values already name and applies the
+    /// change set's `onStoredMatch` rule to each, as `SQLiteStore.matchStoredRows` does.
+    /// Returns the inserts that really are new.
+    private func matchStoredRows(
+        of changes: EntityChanges, at position: Int, _ candidates: [Int], _ result: inout EntitySaveResult,
+        _ inserted: InsertedRows, _ later: inout PostgresLaterWrites, _ connection: PostgresConnection
+    ) throws -> [Int] {
+        let entity = changes.entity
+        let inserts = changes.inserts
+        let columnCount = entity.columns.count
+        var wanted: [Int]
+        if changes.onStoredMatch == .keepStored {
+            wanted = Array(0..<columnCount)
+        } else {
+            let given = candidates.reduce(AttributeSet.all(columnCount)) { common, row in
+                common.intersection(inserts.columnSets[row])
+            }
+            wanted = (0..<columnCount).filter { !given.contains($0) }
+        }
+        var unmatched = candidates
+        for unique in entity.uniqueColumns where !unmatched.isEmpty {
+            var rowsByValue: [StoredValue: Int] = [:]
+            for row in unmatched {
+                let value = try inserts.value(row, unique)
+                if value != .null { rowsByValue[value] = row }
+            }
+            guard !rowsByValue.isEmpty else { continue }
+            let values = Array(rowsByValue.keys)
+            let type = entity.columns[unique].type
+            let select =
+                "SELECT "
+                + (["_pk", entity.columns[unique].name] + wanted.map { entity.columns[$0].name })
+                .map(quoted).joined(separator: ", ")
+                + " FROM \(quoted(entity.name)) WHERE \(quoted(entity.columns[unique].name)) = ANY($1::"
+                + PostgresSchema.arrayType(type) + ")"
+            let parameter: StoredValue =
+                type == .blob ? .null : .text(QueryRenderer.arrayLiteral(values))
+            guard type != .blob else {
+                throw StashError(
+                    .storeFailed, "a unique attribute stored as bytes is not matched on PostgreSQL yet",
+                    entity: entity.name, attribute: entity.columns[unique].name)
+            }
+            let stored = try connection.execute(select, [parameter])
+            for index in 0..<stored.rowCount {
+                let rowID = stored.integer(index, 0)
+                let value = stored.value(index, 1, type)
+                guard let row = rowsByValue[value] else { continue }
+                if changes.onStoredMatch == .fail {
+                    throw StashError(
+                        .uniqueConflict, "the value \(value) is already stored and the merge policy is .fail",
+                        entity: entity.name, attribute: entity.columns[unique].name)
+                }
+                let given = inserts.columnSets[row]
+                var reported: [StoredValue?] = []
+                if !wanted.isEmpty {
+                    reported = Array(repeating: nil, count: columnCount)
+                    for (offset, column) in wanted.enumerated()
+                    where changes.onStoredMatch == .keepStored || !given.contains(column) {
+                        reported[column] = stored.value(index, offset + 2, entity.columns[column].type)
+                    }
+                }
+                if changes.onStoredMatch == .update {
+                    var written = given
+                    written.remove(unique)
+                    let columns = written.positions(below: columnCount)
+                    let values = try columns.map { column in
+                        try later.value(entity: position, rowID: rowID, column: column) {
+                            try inserts.value(row, column)
+                        }
+                    }
+                    try Self.update(entity, rowID, columns, values, connection)
+                }
+                result.insertedRowIDs[row] = rowID
+                inserted.record(entity: position, row: row, rowID: rowID)
+                inserted.recordMatch(rowID: rowID)
+                result.matches[row] = reported
+            }
+            unmatched.removeAll { result.matches[$0] != nil }
+        }
+        return unmatched
+    }
+}

@@ -1,0 +1,87 @@
+import Foundation
+import Stash
+
+/// The PostgreSQL store: a container's tables in a database, reached through a pool of
+/// libpq connections (`PostgresPool`).
+///
+/// Reads run on any connection at `READ COMMITTED` and never wait for a save. Saves are
+/// serialized across every process by one row (`_stash_commits`), which each save updates
+/// first and which counts the commits: the change token. So a save compares stored values
+/// and matches unique values as SQLite's one writer does, with nothing committed in
+/// between, and another process's commit moves the token.
+final class PostgresStore: Store {
+    let pool: PostgresPool
+    let entities: [String: EntitySchema]
+
+    init(conninfo: String, entities: [EntitySchema], connections: Int) throws {
+        pool = try PostgresPool(conninfo: conninfo, size: connections)
+        self.entities = Dictionary(entities.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        try pool.withConnection { try PostgresSchema.create(entities, on: $0) }
+    }
+
+    var isShared: Bool { true }
+
+    // MARK: Reading
+
+    /// ```sql
+    /// SELECT "_pk", "id", "title" FROM "Post" WHERE ("read" <> $1) ORDER BY "publishedAt" DESC NULLS LAST, "_pk" DESC
+    /// ```
+    ///
+    /// The whole result is read before `body` sees a row, and the connection goes back to
+    /// the pool first: `body` may fetch again (a fault) on a pool of one.
+    func fetch(_ query: StoreQuery, _ body: (any StoreRow) throws -> Void) throws {
+        let columns = query.selectedColumns
+        let select =
+            "SELECT "
+            + (["_pk"] + columns.map { query.entity.columns[$0].name }).map(quoted).joined(separator: ", ")
+            + " FROM \(quoted(query.entity.name))"
+        var renderer = QueryRenderer(query.entity, startingWith: select, dialect: .postgres)
+        renderer.writeWhere(query)
+        renderer.writeOrderBy(query.sort, listPosition: query.listPosition)
+        renderer.writeLimit(query)
+        if let refusal = renderer.refusal { throw refusal }
+        let result = try inPlace(query.entity.name) {
+            try pool.withConnection { try $0.execute(renderer.text, renderer.parameters, binary: true) }
+        }
+        let row = PostgresRow(result, types: columns.map { query.entity.columns[$0].type })
+        for index in 0..<result.rowCount {
+            row.row = index
+            try body(row)
+        }
+    }
+
+    /// `SELECT count(*) FROM "Post" WHERE …`; with a limit or an offset, of the page.
+    func count(_ query: StoreQuery) throws -> Int {
+        let table = quoted(query.entity.name)
+        let limited = query.limit != nil || query.offset != nil
+        var renderer = QueryRenderer(
+            query.entity,
+            startingWith: limited ? "SELECT count(*) FROM (SELECT 1 FROM \(table)" : "SELECT count(*) FROM \(table)",
+            dialect: .postgres)
+        renderer.writeWhere(query)
+        if limited { renderer.writeLimit(query) }
+        if let refusal = renderer.refusal { throw refusal }
+        let sql = renderer.text + (limited ? ") AS \"page\"" : "")
+        let result = try inPlace(query.entity.name) {
+            try pool.withConnection { try $0.execute(sql, renderer.parameters) }
+        }
+        return Int(result.integer(0, 0))
+    }
+
+    func search(_ query: SearchQuery, _ body: (any StoreRow, SearchRow) throws -> Void) throws {
+        throw StashError(
+            .unsupportedQuery, "full-text search (.searchable) is not available on a PostgreSQL store yet",
+            entity: query.rows.entity.name)
+    }
+
+    /// The number of commits Stash made to the database, by any process (`_stash_commits`).
+    func changeToken() throws -> Int64 {
+        try pool.withConnection { try $0.execute("SELECT \"count\" FROM \"_stash_commits\"").integer(0, 0) }
+    }
+
+    func backup(to path: String) throws {
+        throw StashError(
+            .storeFailed,
+            "backup(to:) copies an SQLite file; a PostgreSQL database is copied with pg_dump (asked to write \(path))")
+    }
+}
