@@ -35,13 +35,14 @@ public struct Attribute<Value: Codable> {
     /// - Parameter options: `.unique` (the upsert key), `.indexed`.
     @inlinable
     public init(wrappedValue: Value, _ options: AttributeOptions = []) {
-        (storage, slot) = ConstructionFrame.withCurrent { frame in
-            let box = frame.currentBox()
-            let slot = box.values.count
-            // As `Any`, so that an optional's `nil` is kept as a value, distinct from unset.
-            box.values.append(wrappedValue as Any)
-            if frame.isDescribing { frame.declare(AttributeDeclaration(options: options), in: box, at: slot) }
-            return (box, slot)
+        let frame = ConstructionFrame.unretainedCurrent
+        let box = frame._withUnsafeGuaranteedRef { $0.currentBox() }
+        slot = box.values.count
+        // As `Any`, so that an optional's `nil` is kept as a value, distinct from unset.
+        box.values.append(wrappedValue as Any)
+        storage = box
+        if frame._withUnsafeGuaranteedRef({ $0.isDescribing }) {
+            frame.takeUnretainedValue().declare(AttributeDeclaration(options: options), in: box, at: slot)
         }
     }
 
@@ -50,14 +51,15 @@ public struct Attribute<Value: Codable> {
     /// was never set.
     @inlinable
     public init(_ options: AttributeOptions = []) {
-        (storage, slot) = ConstructionFrame.withCurrent { frame in
-            let box = frame.currentBox()
-            let slot = box.values.count
-            // Swift picks this initializer for optionals too (a constrained overload loses to
-            // a non-generic one), so an optional starts "unset" and reads as nil.
-            box.values.append(nil)
-            if frame.isDescribing { frame.declare(AttributeDeclaration(options: options), in: box, at: slot) }
-            return (box, slot)
+        let frame = ConstructionFrame.unretainedCurrent
+        let box = frame._withUnsafeGuaranteedRef { $0.currentBox() }
+        slot = box.values.count
+        // Swift picks this initializer for optionals too (a constrained overload loses to
+        // a non-generic one), so an optional starts "unset" and reads as nil.
+        box.values.append(nil)
+        storage = box
+        if frame._withUnsafeGuaranteedRef({ $0.isDescribing }) {
+            frame.takeUnretainedValue().declare(AttributeDeclaration(options: options), in: box, at: slot)
         }
     }
 

@@ -61,12 +61,13 @@ final class ConstructionFrame {
         return frame
     }
 
-    /// Calls `body` with this thread's frame, without taking a reference to it: the thread
-    /// keeps it, and a wrapper's initializer (nine an object) then pays no retain and release.
-    @inlinable
-    static func withCurrent<Result>(_ body: (ConstructionFrame) -> Result) -> Result {
-        guard let pointer = stash_current_frame() else { return body(makeCurrent()) }
-        return Unmanaged<ConstructionFrame>.fromOpaque(pointer)._withUnsafeGuaranteedRef(body)
+    /// This thread's frame, not retained: the thread keeps it. A wrapper's initializer
+    /// (nine an object) reads through it with `_withUnsafeGuaranteedRef`, paying no retain
+    /// and release.
+    @inlinable @inline(__always)
+    static var unretainedCurrent: Unmanaged<ConstructionFrame> {
+        if let pointer = stash_current_frame() { return .fromOpaque(pointer) }
+        return .passUnretained(makeCurrent())
     }
 
     /// The box to append to, started by the first wrapper of an object.

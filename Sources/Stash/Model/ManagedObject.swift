@@ -87,13 +87,13 @@ open class ManagedObject: SendableMetatype {
     /// A blank object, in no context. Subclasses that add designated initializers must
     /// keep this one: fetching builds objects with it.
     public required init() {
-        let (offered, layout) = ConstructionFrame.withCurrent { frame in
-            (frame.takeBox(), frame.layout(of: Self.self))
-        }
+        let frame = ConstructionFrame.unretainedCurrent
+        let offered = frame._withUnsafeGuaranteedRef { $0.takeBox() }
+        let layout = frame._withUnsafeGuaranteedRef { $0.layout(of: Self.self) }
         storage = offered ?? ObjectStorage(capacity: 0)
         storage = layout.claim(offered, for: self)
         storage.owner = self
-        ConstructionFrame.withCurrent { $0.capacityHint = layout.count }
+        frame._withUnsafeGuaranteedRef { $0.capacityHint = layout.count }
     }
 
     /// A new object inserted into `context`, saved by its next `save()`.
