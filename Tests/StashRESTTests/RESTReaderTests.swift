@@ -10,8 +10,10 @@ import Testing
 @Suite struct RESTReaderTests {
     @Test func theImportsEnvelopeTakesTheReader() throws {
         let decoder = RESTConfiguration.defaultDecoder()
-        #expect(ReaderEligibility.options(for: Enveloped<[Item]>.self, decoder: decoder) != nil)
-        #expect(ReaderEligibility.options(for: Enveloped<Item>.self, decoder: decoder) != nil)
-        #expect(ReaderEligibility.options(for: Enveloped<[HandNote]>.self, decoder: decoder) == nil)
+        let container = try PersistentContainer(for: Item.self, HandNote.self, inMemory: true)
+        #expect(ReaderEligibility.options(for: Enveloped<[Item]>.self, decoder: decoder, container: container) != nil)
+        #expect(ReaderEligibility.options(for: Enveloped<Item>.self, decoder: decoder, container: container) != nil)
+        #expect(
+            ReaderEligibility.options(for: Enveloped<[HandNote]>.self, decoder: decoder, container: container) == nil)
     }
 }

@@ -309,21 +309,26 @@ func readerDifferential<Model: ManagedObject & Codable, T: Decodable>(
     /// The reader is the default for models with Stash's default decoding, and steps aside
     /// for a hand-written `init(from:)` and for settings it does not support.
     @Test func takenForDefaultDecodingOnly() throws {
+        let container = try PersistentContainer(for: CorpusRecord.self, HandWrittenReaderModel.self, inMemory: true)
+        let probe = ManagedObjectContext(container)
         let decoder = JSONDecoder()
-        #expect(ReaderEligibility.options(for: [CorpusRecord].self, decoder: decoder) != nil)
-        #expect(ReaderEligibility.options(for: CorpusRecord.self, decoder: decoder) != nil)
-        #expect(ReaderEligibility.usesDefaultDecoding(CorpusRecord.self))
-        #expect(!ReaderEligibility.usesDefaultDecoding(HandWrittenReaderModel.self))
-        #expect(ReaderEligibility.options(for: [HandWrittenReaderModel].self, decoder: decoder) == nil)
+        #expect(ReaderEligibility.options(for: [CorpusRecord].self, decoder: decoder, container: container) != nil)
+        #expect(ReaderEligibility.options(for: CorpusRecord.self, decoder: decoder, container: container) != nil)
+        #expect(ReaderEligibility.usesDefaultDecoding(CorpusRecord.self, probe))
+        #expect(!ReaderEligibility.usesDefaultDecoding(HandWrittenReaderModel.self, probe))
+        #expect(probe.hasChanges, "the hand-written init(from:) inserted its object into the probe's own context")
+        #expect(
+            ReaderEligibility.options(for: [HandWrittenReaderModel].self, decoder: decoder, container: container) == nil
+        )
         let custom = JSONDecoder()
         custom.keyDecodingStrategy = .custom { $0.last! }
-        #expect(ReaderEligibility.options(for: [CorpusRecord].self, decoder: custom) == nil)
+        #expect(ReaderEligibility.options(for: [CorpusRecord].self, decoder: custom, container: container) == nil)
         let json5 = JSONDecoder()
         json5.allowsJSON5 = true
-        #expect(ReaderEligibility.options(for: [CorpusRecord].self, decoder: json5) == nil)
+        #expect(ReaderEligibility.options(for: [CorpusRecord].self, decoder: json5, container: container) == nil)
         let disabled = JSONDecoder()
         disabled.userInfo[.byteReaderDisabled] = true
-        #expect(ReaderEligibility.options(for: [CorpusRecord].self, decoder: disabled) == nil)
+        #expect(ReaderEligibility.options(for: [CorpusRecord].self, decoder: disabled, container: container) == nil)
     }
 
     private func fixtureFiles() throws -> [URL] {

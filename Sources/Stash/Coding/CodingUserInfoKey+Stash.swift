@@ -19,12 +19,13 @@ extension ManagedObjectContext {
         // through `userInfo`). Told by its type, not by `as?`: a cast that fails (any other
         // decoder, JSONDecoder's in the recipe) tries bridging first, about 1.8k instructions
         // an object (graph import through the recipe, stash-bench under callgrind).
-        if let reader = _openExistential(decoder, do: tapeDecoder), let context = reader.document.context {
-            return context
+        switch _openExistential(decoder, do: stashDecoder) {
+        case .tape(let reader): if let context = reader.document.context { return context }
+        // The default decoding's first step: how `ReaderEligibility` recognizes it.
+        case .probe: throw DefaultDecodingProbe.Reached()
+        case nil: break
         }
         guard let context = decoder.userInfo[.managedObjectContext] as? ManagedObjectContext else {
-            // The default decoding's first step: how `ReaderEligibility` recognizes it.
-            if decoder is DefaultDecodingProbe { throw DefaultDecodingProbe.Reached() }
             throw StashError(
                 .missingContext,
                 "decoding a managed object needs a context: set decoder.userInfo[.managedObjectContext] = context",
@@ -34,8 +35,17 @@ extension ManagedObjectContext {
     }
 }
 
-/// `decoder` if it is the byte-level reader's, found by comparing types.
-private func tapeDecoder<Opened: Decoder>(_ decoder: Opened) -> TapeDecoder? {
+/// One of Stash's own decoders, told by type.
+private enum StashDecoder {
+    case tape(TapeDecoder)
+    case probe
+}
+
+/// `decoder` if it is the byte-level reader's or the eligibility probe, found by comparing
+/// types.
+private func stashDecoder<Opened: Decoder>(_ decoder: Opened) -> StashDecoder? {
     // The cast runs only when it succeeds, between identical types: the runtime's quick case.
-    Opened.self == TapeDecoder.self ? (decoder as! TapeDecoder) : nil
+    if Opened.self == TapeDecoder.self { return .tape(decoder as! TapeDecoder) }
+    if Opened.self == DefaultDecodingProbe.self { return .probe }
+    return nil
 }

@@ -22,7 +22,9 @@ extension ManagedObjectContext {
             let copy = decoder.copy(for: self)
             // Models with Stash's default decoding are read by the byte-level reader, with
             // the same results and errors (see `ReaderDecodable`); the rest by JSONDecoder.
-            if let options = ReaderEligibility.options(for: type, decoder: decoder), TapeDecoder.reads(data) {
+            if let options = ReaderEligibility.options(for: type, decoder: decoder, container: container),
+                TapeDecoder.reads(data)
+            {
                 return try TapeDecoder.decode(type, from: data, options: options, userInfo: copy.userInfo)
             }
             return try copy.decode(type, from: data)
