@@ -20,6 +20,21 @@ final class ContextOrTrap: ManagedObject, Decodable {
     }
 }
 
+/// The same, for a probe of its own: the probe runs once per type in a process.
+final class ContextOrTrapAgain: ManagedObject, Decodable {
+    @Attribute(.unique) var id: Int
+
+    enum CodingKeys: String, CodingKey { case id }
+
+    required convenience init(from decoder: any Decoder) throws {
+        guard let context = decoder.userInfo[.managedObjectContext] as? ManagedObjectContext else {
+            fatalError("ContextOrTrapAgain is decoded only into a context")
+        }
+        self.init(context: context)
+        id = try decoder.container(keyedBy: CodingKeys.self).decode(Int.self, forKey: .id)
+    }
+}
+
 /// Whether a model has Stash's default decoding is found by running its `init(from:)` once
 /// with a probe decoder. The probe must not trap code that rightly traps without a context,
 /// nor leave anything behind in the caller's context or store.
@@ -42,5 +57,20 @@ final class ContextOrTrap: ManagedObject, Decodable {
         let again = try ManagedObjectContext(container).fetch(
             FetchDescriptor<ContextOrTrap>(sortBy: [SortDescriptor(\.id)]))
         #expect(again.map(\.title) == ["a", "B"])
+    }
+
+    /// The object the hand-written `init(from:)` inserts into the probe's context must not
+    /// keep that context (and through it the container, its store and every later save's
+    /// note) alive once the probe is done.
+    @Test func theProbesContextLeavesNothingAlive() throws {
+        weak var released: PersistentContainer?
+        try {
+            let container = try PersistentContainer(for: ContextOrTrapAgain.self, inMemory: true)
+            released = container
+            let context = ManagedObjectContext(container)
+            _ = try context.decode([ContextOrTrapAgain].self, from: Data(#"[{"id": 1}]"#.utf8))
+            try context.save()
+        }()
+        #expect(released == nil, "the probe's context kept the container alive")
     }
 }

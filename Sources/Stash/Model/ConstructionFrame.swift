@@ -107,11 +107,13 @@ final class ConstructionFrame {
 }
 
 /// The key that releases each thread's frame when the thread ends (the frame is looked up
-/// through `stash_current_frame()`, which the key's destructor has no need to clear: the
-/// thread-local slot ends with the thread).
+/// through `stash_current_frame()`). The destructor clears that slot too: a later key's
+/// destructor on the same thread may still build an object, which then makes a new frame
+/// rather than use a freed one.
 let frameKey: pthread_key_t = {
     var key = pthread_key_t()
     pthread_key_create(&key) { pointer in
+        stash_set_current_frame(nil)
         #if canImport(Darwin)
             Unmanaged<ConstructionFrame>.fromOpaque(pointer).release()
         #else

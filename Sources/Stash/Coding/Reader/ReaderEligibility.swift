@@ -24,6 +24,9 @@ enum ReaderEligibility {
         // A context of the probe's own, never saved (see `DefaultDecodingProbe`).
         let probeContext = ManagedObjectContext(container, confinement: .unconfined, name: "Stash reader probe")
         let answer = models.allSatisfy { usesDefaultDecodingThroughout($0, probeContext) }
+        // What a hand-written `init(from:)` inserted there holds the context, which holds it:
+        // dropped, or the pair would keep the container (and every later save's note) alive.
+        probeContext.reset()
         known.withLock { $0[id] = answer }
         return answer ? options : nil
     }
