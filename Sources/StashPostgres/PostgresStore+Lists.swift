@@ -13,48 +13,31 @@ extension PostgresStore {
         let columns = write.table.columns.map { quoted($0.name) }
         let owner = try write.owner()
         let related = try write.related()
-        var places: [Int64: Int64] = [:]
-        var storedOrder: [Int64] = []
-        var twice = Set<Int64>()
+        var stored: [(member: Int64, place: Int64)] = []
         if !write.ownerIsNew || insertedRows.wasMatched(owner) {
-            let stored = try connection.execute(
+            let rows = try connection.execute(
                 "SELECT \(columns[1]), \(columns[2]) FROM \(table) WHERE \(columns[0]) = $1 ORDER BY \(columns[2]), \"_pk\"",
                 [.integer(owner)])
-            for index in 0..<stored.rowCount {
-                let member = stored.integer(index, 0)
-                if places[member] == nil {
-                    places[member] = stored.integer(index, 1)
-                    storedOrder.append(member)
-                } else {
-                    twice.insert(member)
-                }
-            }
+            for index in 0..<rows.rowCount { stored.append((rows.integer(index, 0), rows.integer(index, 1))) }
         }
-        let wanted = Set(related)
-        let removed = (write.known ?? Set(storedOrder)).subtracting(wanted)
-        var final = related.filter { places[$0] != nil || write.known?.contains($0) != true }
-        final += storedOrder.filter { !wanted.contains($0) && !removed.contains($0) }
-        for member in removed where places[member] != nil {
+        let plan = JoinPlan(write, related: related, stored: stored)
+        for member in plan.deletes {
             try connection.execute(
                 "DELETE FROM \(table) WHERE \(columns[0]) = $1 AND \(columns[1]) = $2",
                 [.integer(owner), .integer(member)])
         }
-        for (place, member) in final.enumerated() {
-            let position = Int64(place)
-            if let stored = places[member] {
-                if stored != position || twice.contains(member) {
-                    try connection.execute(
-                        "UPDATE \(table) SET \(columns[2]) = $1 WHERE \(columns[0]) = $2 AND \(columns[1]) = $3 "
-                            + "AND \(columns[2]) IS DISTINCT FROM $1",
-                        [.integer(position), .integer(owner), .integer(member)])
-                }
-            } else {
-                try connection.execute(
-                    "INSERT INTO \(table) (\(columns.joined(separator: ", "))) VALUES ($1, $2, $3)",
-                    [.integer(owner), .integer(member), .integer(position)])
-            }
+        for (member, place) in plan.inserts {
+            try connection.execute(
+                "INSERT INTO \(table) (\(columns.joined(separator: ", "))) VALUES ($1, $2, $3)",
+                [.integer(owner), .integer(member), .integer(place)])
         }
-        return final != related
+        for (member, place) in plan.moves {
+            try connection.execute(
+                "UPDATE \(table) SET \(columns[2]) = $1 WHERE \(columns[0]) = $2 AND \(columns[1]) = $3 "
+                    + "AND \(columns[2]) IS DISTINCT FROM $1",
+                [.integer(place), .integer(owner), .integer(member)])
+        }
+        return plan.differsFromWritten
     }
 
     /// `UPDATE "Comment" SET "post_position" = $1 WHERE "_pk" = $2 AND "post_position" IS

@@ -123,64 +123,25 @@ extension PostgresStore {
 
     /// Reads, inside the save's transaction (after the writer lock), the stored values of
     /// the columns the updates compare, and takes out of `columnSets` what need not be
-    /// written, as `SQLiteStore.compareWithStoredRows` does.
+    /// written (see `StoredRowComparison`).
     private func compareWithStoredRows(
         of changes: EntityChanges, _ expected: ((Int, Int) -> StoredValue?)?, _ columnSets: inout [AttributeSet],
         _ result: inout EntitySaveResult, _ connection: PostgresConnection
     ) throws {
         let entity = changes.entity
-        let updates = changes.updates
-        let rows = (0..<updates.count).filter { expected != nil || !updates.checked($0).isEmpty }
-        let read =
-            updates.readsWholeRows
-            ? Array(0..<entity.columns.count)
-            : rows.reduce(AttributeSet()) { columns, row in
-                columns.union(expected != nil ? columnSets[row] : updates.checked(row))
-            }.positions(below: entity.columns.count)
-        var rowPositions: [Int64: Int] = [:]
-        for row in rows { rowPositions[updates.rowIDs[row]] = row }
-        let rowIDs = rowPositions.keys.sorted()
+        var comparison = StoredRowComparison(changes, expected: expected, columnSets: columnSets)
+        let read = comparison.read
         let select =
             "SELECT " + (["_pk"] + read.map { entity.columns[$0].name }).map(quoted).joined(separator: ", ")
             + " FROM \(quoted(entity.name)) WHERE \"_pk\" = ANY($1::int8[])"
-        let stored = try connection.execute(select, [.text(QueryRenderer.arrayLiteral(rowIDs.map { .integer($0) }))])
-        var found = Set<Int64>()
+        let stored = try connection.execute(
+            select, [.text(QueryRenderer.arrayLiteral(comparison.rowIDs.map { .integer($0) }))])
         for index in 0..<stored.rowCount {
-            let rowID = stored.integer(index, 0)
-            guard let row = rowPositions[rowID] else { continue }
-            found.insert(rowID)
-            let checked = updates.checked(row)
-            let values = read.enumerated().map { offset, column in
-                stored.value(index, offset + 1, entity.columns[column].type)
-            }
-            if !checked.isEmpty, updates.readsWholeRows { result.storedRows[row] = values }
-            var conflicting: [Int: StoredValue] = [:]
-            for (offset, column) in read.enumerated() where columnSets[row].contains(column) {
-                let value = values[offset]
-                if let seen = expected?(row, column), seen != value {
-                    conflicting[column] = value
-                } else if checked.contains(column), (try? updates.value(row, column)) == value {
-                    columnSets[row].remove(column)
-                    result.unchangedColumns[rowID, default: AttributeSet()].insert(column)
-                }
-            }
-            guard !conflicting.isEmpty else { continue }
-            if changes.onConflict == .fail {
-                let names = conflicting.keys.sorted().map { entity.columns[$0].name }
-                throw StashError(
-                    .conflict,
-                    "row \(rowID) changed in the store since this context loaded it "
-                        + "(\(names.joined(separator: ", "))) and the merge policy is .fail; nothing was saved",
-                    entity: entity.name, attribute: names[0])
-            }
-            for column in conflicting.keys { columnSets[row].remove(column) }
-            result.keptStored[row] = conflicting
+            try comparison.compare(
+                rowID: stored.integer(index, 0), { stored.value(index, $0 + 1, entity.columns[read[$0]].type) },
+                &columnSets, &result)
         }
-        if let missing = rowIDs.first(where: { !found.contains($0) }) {
-            throw StashError(
-                .rowMissing, "the row \(missing) was deleted since this object was loaded; nothing was saved",
-                entity: entity.name)
-        }
+        try comparison.finish()
     }
 
     private func insertRows(

@@ -66,10 +66,7 @@ extension SQLiteStore {
         let columns = write.table.columns.map { quoted($0.name) }
         let owner = try write.owner()
         let related = try write.related()
-        // Each stored link's place (the first, should the store hold a link twice), in order.
-        var places: [Int64: Int64] = [:]
-        var storedOrder: [Int64] = []
-        var twice = Set<Int64>()
+        var stored: [(member: Int64, place: Int64)] = []
         if !write.ownerIsNew || insertedRows.wasMatched(owner) {
             let select = try connection.statement(
                 "SELECT \(columns[1]), \(columns[2]) FROM \(table) WHERE \(columns[0]) = ? ORDER BY \(columns[2]), \"_pk\""
@@ -77,41 +74,27 @@ extension SQLiteStore {
             select.reset()
             defer { select.reset() }
             try select.bind(.integer(owner), at: 1)
-            while try select.step() {
-                let member = select.int64(0)
-                if places[member] == nil {
-                    places[member] = select.int64(1)
-                    storedOrder.append(member)
-                } else {
-                    twice.insert(member)
-                }
-            }
+            while try select.step() { stored.append((select.int64(0), select.int64(1))) }
         }
-        let wanted = Set(related)
-        let removed = (write.known ?? Set(storedOrder)).subtracting(wanted)
-        // A member the context read that is no longer stored was removed by another writer.
-        var final = related.filter { places[$0] != nil || write.known?.contains($0) != true }
-        final += storedOrder.filter { !wanted.contains($0) && !removed.contains($0) }
-        if !removed.isEmpty {
+        let plan = JoinPlan(write, related: related, stored: stored)
+        if !plan.deletes.isEmpty {
             let delete = try connection.statement("DELETE FROM \(table) WHERE \(columns[0]) = ? AND \(columns[1]) = ?")
-            for member in removed where places[member] != nil { try delete.run([.integer(owner), .integer(member)]) }
+            for member in plan.deletes { try delete.run([.integer(owner), .integer(member)]) }
         }
-        let insert = try connection.statement(
-            "INSERT INTO \(table) (\(columns.joined(separator: ", "))) VALUES (?, ?, ?)")
-        let move = try connection.statement(
-            "UPDATE \(table) SET \(columns[2]) = ?1 WHERE \(columns[0]) = ?2 AND \(columns[1]) = ?3 AND \(columns[2]) IS NOT ?1"
-        )
-        for (place, member) in final.enumerated() {
-            let position = Int64(place)
-            if let stored = places[member] {
-                if stored != position || twice.contains(member) {
-                    try move.run([.integer(position), .integer(owner), .integer(member)])
-                }
-            } else {
-                try insert.run([.integer(owner), .integer(member), .integer(position)])
+        if !plan.inserts.isEmpty {
+            let insert = try connection.statement(
+                "INSERT INTO \(table) (\(columns.joined(separator: ", "))) VALUES (?, ?, ?)")
+            for (member, place) in plan.inserts {
+                try insert.run([.integer(owner), .integer(member), .integer(place)])
             }
         }
-        return final != related
+        if !plan.moves.isEmpty {
+            let move = try connection.statement(
+                "UPDATE \(table) SET \(columns[2]) = ?1 WHERE \(columns[0]) = ?2 AND \(columns[1]) = ?3 AND \(columns[2]) IS NOT ?1"
+            )
+            for (member, place) in plan.moves { try move.run([.integer(place), .integer(owner), .integer(member)]) }
+        }
+        return plan.differsFromWritten
     }
 
     /// `UPDATE "Comment" SET "post_position" = ?1 WHERE "_pk" = ?2 AND "post_position" IS NOT ?1`,
@@ -180,79 +163,26 @@ extension SQLiteStore {
     }
 
     /// Reads, inside the save's transaction, the stored values of the columns the updates
-    /// compare, and takes out of each row's `columnSets` what need not be written:
-    ///
-    /// - a checked column (`RowWrites.checkedSets`) that already holds the value written;
-    /// - under `.keepStored` and `.fail`, a column whose stored value is no longer what its
-    ///   object last saw (`expected`): another context or process changed it since. That
-    ///   fails the save, or is left as stored and reported, as `onConflict` says.
-    ///
-    /// Comparing here, under the write lock, rather than before `BEGIN`, is what keeps a
-    /// commit by another process in between from leaving a row that no save wrote.
+    /// compare, and takes out of each row's `columnSets` what need not be written (see
+    /// `StoredRowComparison`). Comparing here, under the write lock, rather than before
+    /// `BEGIN`, is what keeps a commit by another process in between from leaving a row that
+    /// no save wrote.
     private func compareWithStoredRows(
         of changes: EntityChanges, _ expected: ((Int, Int) -> StoredValue?)?, _ columnSets: inout [AttributeSet],
         _ result: inout EntitySaveResult, _ connection: SQLiteConnection
     ) throws {
-        let entity = changes.entity
-        let updates = changes.updates
-        let rows = (0..<updates.count).filter { expected != nil || !updates.checked($0).isEmpty }
-        // Read whole when some objects have not loaded the rest (decoded for a row never
-        // read): they take it from here (`storedRows`).
-        let read =
-            updates.readsWholeRows
-            ? Array(0..<entity.columns.count)
-            : rows.reduce(AttributeSet()) { columns, row in
-                columns.union(expected != nil ? columnSets[row] : updates.checked(row))
-            }.positions(below: entity.columns.count)
-        var rowPositions: [Int64: Int] = [:]
-        for row in rows { rowPositions[updates.rowIDs[row]] = row }
-        let rowIDs = rowPositions.keys.sorted()
-        let entitySQL = entitySQL(entity)
-        var found = Set<Int64>()
+        var comparison = StoredRowComparison(changes, expected: expected, columnSets: columnSets)
+        let rowIDs = comparison.rowIDs
+        let entitySQL = entitySQL(changes.entity)
         for start in stride(from: 0, to: rowIDs.count, by: filterBatchSize) {
             let batch = rowIDs[start..<min(start + filterBatchSize, rowIDs.count)].map { StoredValue.integer($0) }
-            let sql = entitySQL.select(read, where: .rowIDs(count: batch.count), ordered: false)
+            let sql = entitySQL.select(comparison.read, where: .rowIDs(count: batch.count), ordered: false)
             try connection.forEachRow(sql, batch) { statement in
-                let rowID = statement.int64(0)
-                guard let row = rowPositions[rowID] else { return }
-                found.insert(rowID)
-                let checked = updates.checked(row)
-                // A row read whole is compared from what was read: reading a text column
-                // makes a String, and reading it twice cost 2 of them (stash-bench's
-                // re-import write under callgrind).
-                var whole: [StoredValue]?
-                if !checked.isEmpty, updates.readsWholeRows {
-                    whole = (0..<read.count).map { statement.column(Int32($0 + 1)) }
-                    result.storedRows[row] = whole
-                }
-                var conflicting: [Int: StoredValue] = [:]
-                for (offset, column) in read.enumerated() where columnSets[row].contains(column) {
-                    let stored = whole?[offset] ?? statement.column(Int32(offset + 1))
-                    if let seen = expected?(row, column), seen != stored {
-                        conflicting[column] = stored
-                    } else if checked.contains(column), (try? updates.value(row, column)) == stored {
-                        columnSets[row].remove(column)
-                        result.unchangedColumns[rowID, default: AttributeSet()].insert(column)
-                    }
-                }
-                guard !conflicting.isEmpty else { return }
-                if changes.onConflict == .fail {
-                    let names = conflicting.keys.sorted().map { entity.columns[$0].name }
-                    throw StashError(
-                        .conflict,
-                        "row \(rowID) changed in the store since this context loaded it "
-                            + "(\(names.joined(separator: ", "))) and the merge policy is .fail; nothing was saved",
-                        entity: entity.name, attribute: names[0])
-                }
-                for column in conflicting.keys { columnSets[row].remove(column) }
-                result.keptStored[row] = conflicting
+                try comparison.compare(
+                    rowID: statement.int64(0), { statement.column(Int32($0 + 1)) }, &columnSets, &result)
             }
         }
-        if let missing = rowIDs.first(where: { !found.contains($0) }) {
-            throw StashError(
-                .rowMissing, "the row \(missing) was deleted since this object was loaded; nothing was saved",
-                entity: entity.name)
-        }
+        try comparison.finish()
     }
 
     private func insertRows(

@@ -1,0 +1,89 @@
+/// What a store reads, inside a save's transaction, to compare updates with their rows, and
+/// the comparison itself: the same for every store, which only reads the rows (see
+/// `SQLiteStore.compareWithStoredRows`, `PostgresStore.compareWithStoredRows`).
+///
+/// A row read takes out of its `columnSets` what need not be written:
+/// - a checked column (`RowWrites.checkedSets`) that already holds the value written;
+/// - under `.keepStored` and `.fail`, a column whose stored value is no longer what its
+///   object last saw (`expected`): another context or process changed it since. That fails
+///   the save, or is left as stored and reported, as `onConflict` says.
+package struct StoredRowComparison {
+    let changes: EntityChanges
+    let expected: ((Int, Int) -> StoredValue?)?
+    /// The columns to read, in the order the store hands them to `compare`.
+    package let read: [Int]
+    /// The rows to read, in row id order.
+    package let rowIDs: [Int64]
+    private var rowPositions: [Int64: Int] = [:]
+    private var found = Set<Int64>()
+
+    package init(
+        _ changes: EntityChanges, expected: ((Int, Int) -> StoredValue?)?, columnSets: [AttributeSet]
+    ) {
+        self.changes = changes
+        self.expected = expected
+        let updates = changes.updates
+        let columnCount = changes.entity.columns.count
+        let rows = (0..<updates.count).filter { expected != nil || !updates.checked($0).isEmpty }
+        // Read whole when some objects have not loaded the rest (decoded for a row never
+        // read): they take it from here (`storedRows`).
+        read =
+            updates.readsWholeRows
+            ? Array(0..<columnCount)
+            : rows.reduce(AttributeSet()) { columns, row in
+                columns.union(expected != nil ? columnSets[row] : updates.checked(row))
+            }.positions(below: columnCount)
+        for row in rows { rowPositions[updates.rowIDs[row]] = row }
+        rowIDs = rowPositions.keys.sorted()
+    }
+
+    /// Compares the row `rowID` as read: `value(offset)` is the stored value of `read[offset]`.
+    package mutating func compare(
+        rowID: Int64, _ value: (Int) -> StoredValue, _ columnSets: inout [AttributeSet],
+        _ result: inout EntitySaveResult
+    ) throws {
+        guard let row = rowPositions[rowID] else { return }
+        found.insert(rowID)
+        let updates = changes.updates
+        let entity = changes.entity
+        let checked = updates.checked(row)
+        // A row read whole is compared from what was read: reading a text column makes a
+        // String, and reading it twice cost 2 of them (stash-bench's re-import write under
+        // callgrind).
+        var whole: [StoredValue]?
+        if !checked.isEmpty, updates.readsWholeRows {
+            whole = (0..<read.count).map(value)
+            result.storedRows[row] = whole
+        }
+        var conflicting: [Int: StoredValue] = [:]
+        for (offset, column) in read.enumerated() where columnSets[row].contains(column) {
+            let stored = whole?[offset] ?? value(offset)
+            if let seen = expected?(row, column), seen != stored {
+                conflicting[column] = stored
+            } else if checked.contains(column), (try? updates.value(row, column)) == stored {
+                columnSets[row].remove(column)
+                result.unchangedColumns[rowID, default: AttributeSet()].insert(column)
+            }
+        }
+        guard !conflicting.isEmpty else { return }
+        if changes.onConflict == .fail {
+            let names = conflicting.keys.sorted().map { entity.columns[$0].name }
+            throw StashError(
+                .conflict,
+                "row \(rowID) changed in the store since this context loaded it "
+                    + "(\(names.joined(separator: ", "))) and the merge policy is .fail; nothing was saved",
+                entity: entity.name, attribute: names[0])
+        }
+        for column in conflicting.keys { columnSets[row].remove(column) }
+        result.keptStored[row] = conflicting
+    }
+
+    /// Throws if a row to compare was not read: deleted since its object loaded it.
+    package func finish() throws {
+        if let missing = rowIDs.first(where: { !found.contains($0) }) {
+            throw StashError(
+                .rowMissing, "the row \(missing) was deleted since this object was loaded; nothing was saved",
+                entity: changes.entity.name)
+        }
+    }
+}
