@@ -66,8 +66,8 @@ public struct StashError: Error, Sendable, CustomStringConvertible {
     public var attribute: String?
     /// Where in the decoded JSON, as `[3].publishedAt`; empty when not decoding.
     public var codingPath: String = ""
-    /// SQLite's extended result code, for store errors.
-    public var sqliteCode: Int32?
+    /// The store's own code, for store errors (see `StoreCode`).
+    public var storeCode: StoreCode?
     /// The SQL statement that failed, for store errors.
     public var sql: String?
 
@@ -88,7 +88,7 @@ public struct StashError: Error, Sendable, CustomStringConvertible {
             place += place.isEmpty ? "at \(codingPath)" : " at \(codingPath)"
         }
         var text = "Stash \(code): " + (place.isEmpty ? message : "\(place): \(message)")
-        if let sqliteCode { text += " (SQLite code \(sqliteCode))" }
+        if let storeCode { text += " (\(storeCode))" }
         if let sql { text += " in `\(sql)`" }
         return text
     }

@@ -4,7 +4,8 @@ import Stash
 extension PersistentContainer {
     /// Opens the PostgreSQL database at `url` (a libpq connection string or URI: TLS,
     /// passwords and timeouts go in it as libpq reads them) for these model classes,
-    /// creating their tables if the database has none.
+    /// creating their tables if the database has none: the same as
+    /// `store: .postgres(url, connections: connections)`.
     ///
     /// ```swift
     /// import StashPostgres
@@ -15,8 +16,6 @@ extension PersistentContainer {
     /// fetch or save while all are busy wait for one. Saves from every process take turns
     /// (see `PostgresStore`); reads never wait for them.
     public convenience init(for types: ManagedObject.Type..., postgres url: String, connections: Int = 4) throws {
-        try self.init(types: types) { schemas in
-            try PostgresStore(conninfo: url, entities: schemas, connections: connections)
-        }
+        try self.init(types: types, store: .postgres(url, connections: connections))
     }
 }

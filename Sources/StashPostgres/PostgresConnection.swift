@@ -12,7 +12,10 @@ import Stash
 final class PostgresConnection: @unchecked Sendable {
     private let handle: OpaquePointer
 
-    init(_ conninfo: String) throws {
+    /// `lockTimeout`, when given, is how long a statement waits for a lock another
+    /// connection holds (the writer row of `_stash_commits`, the migration's advisory lock)
+    /// before it fails with SQLSTATE 55P03.
+    init(_ conninfo: String, lockTimeout: Duration? = nil) throws {
         guard let handle = PQconnectdb(conninfo) else {
             throw StashError(.storeFailed, "cannot connect to PostgreSQL: libpq could not allocate a connection")
         }
@@ -24,6 +27,11 @@ final class PostgresConnection: @unchecked Sendable {
         self.handle = handle
         // Notices (`CREATE TABLE IF NOT EXISTS` of a table that exists) are not errors.
         _ = try execute("SET client_min_messages = warning")
+        if let lockTimeout {
+            let (seconds, attoseconds) = lockTimeout.components
+            let milliseconds = max(seconds * 1000 + attoseconds / 1_000_000_000_000_000, 1)
+            _ = try execute("SET lock_timeout = \(milliseconds)")
+        }
     }
 
     deinit { PQfinish(handle) }
@@ -180,6 +188,7 @@ final class PostgresConnection: @unchecked Sendable {
         if isBroken || result == nil {
             let message = String(cString: PQerrorMessage(handle)).trimmingCharacters(in: .whitespacesAndNewlines)
             var error = StashError(.storeFailed, "the connection to PostgreSQL was lost: \(message)")
+            error.storeCode = .sqlstate("08006")  // connection_failure: libpq has no answer from the server
             error.sql = sql
             return error
         }
@@ -202,13 +211,16 @@ final class PostgresConnection: @unchecked Sendable {
             text = "a required value is missing: \(primary)"
         case "23503":
             text = "a relationship names a row that is not stored (constraint \(constraint ?? "?"))"
+        case "55P03":
+            text =
+                "another connection held a lock for longer than the store's lockTimeout (\(primary)); nothing was saved"
         case "40001", "40P01":
             text = "PostgreSQL aborted the transaction to keep another one consistent (\(primary)); nothing was saved"
         default:
             text = primary
         }
-        var error = StashError(
-            .storeFailed, "\(text) (SQLSTATE \(state))", entity: table, attribute: column)
+        var error = StashError(.storeFailed, text, entity: table, attribute: column)
+        if state != "?" { error.storeCode = .sqlstate(state) }
         error.sql = sql
         return error
     }

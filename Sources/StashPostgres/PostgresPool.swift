@@ -15,20 +15,22 @@ import Stash
 final class PostgresPool: Sendable {
     let size: Int
     private let conninfo: String
+    private let lockTimeout: Duration?
     private let idle = Locked<[PostgresConnection]>([])
     private let available: DispatchSemaphore
     /// How many connections each thread holds now.
     private let holders = Locked<[UInt: Int]>([:])
 
-    init(conninfo: String, size: Int) throws {
+    init(conninfo: String, size: Int, lockTimeout: Duration? = nil) throws {
         guard size > 0 else {
             throw StashError(.storeFailed, "a PostgreSQL store needs at least one connection, not \(size)")
         }
         self.conninfo = conninfo
+        self.lockTimeout = lockTimeout
         self.size = size
         available = DispatchSemaphore(value: size)
         // The first connection now: a wrong URL fails the container's init.
-        let first = try PostgresConnection(conninfo)
+        let first = try PostgresConnection(conninfo, lockTimeout: lockTimeout)
         idle.withLock { $0.append(first) }
     }
 
@@ -47,7 +49,7 @@ final class PostgresPool: Sendable {
             }
             if !nested { available.signal() }
         }
-        let connection = try idle.withLock { $0.popLast() } ?? PostgresConnection(conninfo)
+        let connection = try idle.withLock { $0.popLast() } ?? PostgresConnection(conninfo, lockTimeout: lockTimeout)
         defer {
             if !connection.isBroken { idle.withLock { $0.append(connection) } }
         }

@@ -19,14 +19,23 @@ import Stash
 enum PostgresSchema {
     /// Made once per database, under an advisory lock, in one transaction: several app
     /// servers starting at once create or migrate the tables once, and a migration that
-    /// fails leaves them as they were.
-    static func create(_ entities: [EntitySchema], on connection: PostgresConnection) throws {
+    /// fails leaves them as they were. `_stash_schema` keeps the highest `schemaVersion` of
+    /// the models that opened the database, with SQLite's rule (`PostgresMigrationLog`).
+    static func create(_ entities: [EntitySchema], schemaVersion: Int64 = 0, on connection: PostgresConnection)
+        throws
+    {
         try connection.execute("BEGIN")
         do {
             try connection.execute("SELECT pg_advisory_xact_lock(\(advisoryKey))")
             try connection.execute("CREATE TABLE IF NOT EXISTS \"_stash_commits\" (\"count\" bigint NOT NULL)")
             try connection.execute(
                 "INSERT INTO \"_stash_commits\" SELECT 0 WHERE NOT EXISTS (SELECT 1 FROM \"_stash_commits\")")
+            try connection.execute(
+                "CREATE TABLE IF NOT EXISTS \"_stash_schema\" (\"key\" text PRIMARY KEY, \"value\" bigint NOT NULL)")
+            let record = try connection.execute(
+                "SELECT \"value\" FROM \"_stash_schema\" WHERE \"key\" = 'schemaVersion'")
+            let storeVersion = record.rowCount > 0 ? record.integer(0, 0) : 0
+            var log = PostgresMigrationLog()
             var created: [EntitySchema] = []
             var foreignKeys: [(entity: EntitySchema, column: ColumnSchema)] = []
             for entity in entities {
@@ -39,11 +48,13 @@ enum PostgresSchema {
                     for index in entity.indexes {
                         try connection.execute(createIndex(index, of: entity))
                     }
+                    log.changed(entity.name, "make the table \(entity.name)")
                     created.append(entity)
                     continue
                 }
-                foreignKeys += try migrate(entity, existing, on: connection).map { (entity, $0) }
+                foreignKeys += try migrate(entity, existing, &log, on: connection).map { (entity, $0) }
             }
+            try log.check(modelVersion: schemaVersion, storeVersion: storeVersion)
             // Once every table exists: a key may point at a table made after its own.
             foreignKeys += created.flatMap { entity in entity.columns.map { (entity, $0) } }
             for (entity, column) in foreignKeys {
@@ -52,6 +63,12 @@ enum PostgresSchema {
                     "ALTER TABLE \(quoted(entity.name)) ADD FOREIGN KEY (\(quoted(column.name))) REFERENCES "
                         + "\(quoted(target)) (\"_pk\")\(column.cascades ? " ON DELETE CASCADE" : "") "
                         + "DEFERRABLE INITIALLY DEFERRED")
+            }
+            if schemaVersion > storeVersion || record.rowCount == 0 {
+                try connection.execute(
+                    "INSERT INTO \"_stash_schema\" VALUES ('schemaVersion', $1) "
+                        + "ON CONFLICT (\"key\") DO UPDATE SET \"value\" = excluded.\"value\"",
+                    [.integer(max(schemaVersion, storeVersion))])
             }
             try connection.execute("COMMIT")
         } catch {
@@ -73,9 +90,10 @@ enum PostgresSchema {
     /// ALTER TABLE "Post" ALTER COLUMN "views" SET NOT NULL
     /// ```
     /// Answers the columns it added, whose foreign keys the caller adds once every table exists.
-    static func migrate(_ entity: EntitySchema, _ existing: PostgresResult, on connection: PostgresConnection) throws
-        -> [ColumnSchema]
-    {
+    static func migrate(
+        _ entity: EntitySchema, _ existing: PostgresResult, _ log: inout PostgresMigrationLog,
+        on connection: PostgresConnection
+    ) throws -> [ColumnSchema] {
         var added: [ColumnSchema] = []
         let table = quoted(entity.name)
         var stored: [String: (type: String, nullable: Bool)] = [:]
@@ -89,6 +107,7 @@ enum PostgresSchema {
             let name = quoted(column.name)
             if stored[column.name] == nil, let original = column.originalName, let old = stored[original] {
                 try connection.execute("ALTER TABLE \(table) RENAME COLUMN \(quoted(original)) TO \(name)")
+                log.changed(entity.name, "rename \(entity.name).\(original) to \(column.name)")
                 stored[original] = nil
                 stored[column.name] = old
             }
@@ -98,6 +117,10 @@ enum PostgresSchema {
                 }
                 if column.isOptional, !existing.nullable {
                     try connection.execute("ALTER TABLE \(table) ALTER COLUMN \(name) DROP NOT NULL")
+                    log.changed(entity.name, "let \(entity.name).\(column.name) take NULL")
+                    log.lost(
+                        entity.name, column.name,
+                        "\(entity.name).\(column.name) would take NULL (it is optional in this model)")
                 } else if !column.isOptional, existing.nullable {
                     guard let value = column.defaultValue else {
                         throw fail(
@@ -105,6 +128,7 @@ enum PostgresSchema {
                     }
                     try connection.execute("UPDATE \(table) SET \(name) = $1 WHERE \(name) IS NULL", [value])
                     try connection.execute("ALTER TABLE \(table) ALTER COLUMN \(name) SET NOT NULL")
+                    log.changed(entity.name, "make \(entity.name).\(column.name) required")
                 }
                 continue
             }
@@ -112,6 +136,7 @@ enum PostgresSchema {
                 throw fail("a required attribute without a default cannot be added to the rows stored", column.name)
             }
             try connection.execute("ALTER TABLE \(table) ADD COLUMN \(name) \(typeName(column.type))")
+            log.changed(entity.name, "add the column \(entity.name).\(column.name)")
             // A default made per object (`= UUID()`) is made per row; its `defaultValue` is one
             // such value, and would give every row the same.
             if let maker = column.defaultMaker {
@@ -131,22 +156,69 @@ enum PostgresSchema {
         }
         for position in entity.positionColumns where stored.removeValue(forKey: position) == nil {
             try connection.execute("ALTER TABLE \(table) ADD COLUMN \(quoted(position)) bigint")
+            log.changed(entity.name, "add the list position \(entity.name).\(position)")
         }
         stored["_pk"] = nil
         // Columns the model no longer has keep their data, and stop being required.
         for (name, column) in stored.sorted(by: { $0.key < $1.key }) where !column.nullable {
             try connection.execute("ALTER TABLE \(table) ALTER COLUMN \(quoted(name)) DROP NOT NULL")
+            log.changed(entity.name, "let \(entity.name).\(name) take NULL")
+            log.lost(entity.name, name, "\(entity.name).\(name) would take NULL (this model has no such attribute)")
         }
-        let indexes = try connection.execute(
-            "SELECT \"indexname\" FROM pg_indexes WHERE schemaname = current_schema() AND tablename = $1",
-            [.text(entity.name)])
-        let names = Set((0..<indexes.rowCount).map { indexes.text($0, 0) })
-        for index in entity.indexes where !names.contains(indexName(index, of: entity)) {
-            // IF NOT EXISTS too: PostgreSQL cuts a name past 63 bytes, which the set misses.
-            try connection.execute(
-                createIndex(index, of: entity).replacingOccurrences(of: "INDEX ", with: "INDEX IF NOT EXISTS "))
-        }
+        try migrateIndexes(of: entity, &log, on: connection)
         return added
+    }
+
+    /// Makes the indexes the entity wants and the table lacks, and drops the ones Stash made
+    /// (`<table>_…_unique`, `<table>_…_index`) that it no longer wants; dropping a unique
+    /// index is a loss unless the entity wants one on the same columns.
+    private static func migrateIndexes(
+        of entity: EntitySchema, _ log: inout PostgresMigrationLog, on connection: PostgresConnection
+    ) throws {
+        let found = try connection.execute(
+            "SELECT c.\"relname\", x.\"indisunique\"::int, array_to_string(ARRAY(SELECT a.\"attname\" "
+                + "FROM pg_attribute a WHERE a.\"attrelid\" = x.\"indrelid\" AND a.\"attnum\" = ANY(x.\"indkey\") "
+                + "ORDER BY a.\"attname\"), ',') FROM pg_index x JOIN pg_class c ON c.\"oid\" = x.\"indexrelid\" "
+                + "WHERE x.\"indrelid\" = $1::regclass AND NOT x.\"indisprimary\"",
+            [.text(quoted(entity.name))])
+        var existing: [String: (isUnique: Bool, columns: String)] = [:]
+        for row in 0..<found.rowCount {
+            existing[found.text(row, 0)] = (found.integer(row, 1) != 0, found.text(row, 2))
+        }
+        let wanted = entity.indexes.map { (index: $0, name: storedName(indexName($0, of: entity))) }
+        for (index, name) in wanted where existing[name] == nil {
+            try connection.execute(createIndex(index, of: entity))
+            log.changed(entity.name, "make the index \(name)")
+        }
+        let wantedNames = Set(wanted.map(\.name))
+        let wantedUniques = Set(
+            entity.indexes.filter(\.isUnique).map {
+                $0.columns.map { entity.columns[$0].name }.sorted().joined(separator: ",")
+            })
+        let prefix = storedName(entity.name + "_")
+        for (name, index) in existing.sorted(by: { $0.key < $1.key })
+        where name.hasPrefix(prefix) && (name.hasSuffix("_unique") || name.hasSuffix("_index"))
+            && !wantedNames.contains(name)
+        {
+            try connection.execute("DROP INDEX \(quoted(name))")
+            log.changed(entity.name, "drop the index \(name)")
+            if index.isUnique, !wantedUniques.contains(index.columns) {
+                log.lost(
+                    entity.name, index.columns.contains(",") ? nil : index.columns,
+                    "the unique index \(name) would be dropped (\(entity.name) has no such unique constraint)")
+            }
+        }
+    }
+
+    /// A name as PostgreSQL keeps it: cut to 63 bytes, at a character's end.
+    static func storedName(_ name: String) -> String {
+        guard name.utf8.count > 63 else { return name }
+        var result = ""
+        for character in name.unicodeScalars {
+            guard result.utf8.count + String(character).utf8.count <= 63 else { break }
+            result.unicodeScalars.append(character)
+        }
+        return result
     }
 
     /// The type's name as `information_schema.columns.data_type` gives it.

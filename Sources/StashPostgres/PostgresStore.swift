@@ -13,10 +13,17 @@ final class PostgresStore: Store {
     let pool: PostgresPool
     let entities: [String: EntitySchema]
 
-    init(conninfo: String, entities: [EntitySchema], connections: Int) throws {
-        pool = try PostgresPool(conninfo: conninfo, size: connections)
+    /// Connects, then makes or migrates the tables for a model at `schemaVersion` (see
+    /// `PostgresSchema`).
+    init(
+        conninfo: String, entities: [EntitySchema], connections: Int, lockTimeout: Duration? = .seconds(5),
+        schemaVersion: Int = 0
+    ) throws {
+        pool = try PostgresPool(conninfo: conninfo, size: connections, lockTimeout: lockTimeout)
         self.entities = Dictionary(entities.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
-        try pool.withConnection { try PostgresSchema.create(entities, on: $0) }
+        try pool.withConnection {
+            try PostgresSchema.create(entities, schemaVersion: Int64(schemaVersion), on: $0)
+        }
     }
 
     var isShared: Bool { true }

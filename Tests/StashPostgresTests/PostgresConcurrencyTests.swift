@@ -55,12 +55,12 @@ struct PostgresConcurrencyTests {
         }
         #expect(duplicate?.code == .storeFailed)
         #expect(duplicate?.entity == "Reading" && duplicate?.attribute == "id")
-        #expect(duplicate?.message.contains("SQLSTATE 23505") == true)
+        #expect(duplicate?.storeCode == .sqlstate("23505"))
         #expect(duplicate?.message.contains("(id)=(1)") == false)  // the server's detail quotes the value
         let missing = #expect(throws: StashError.self) {
             try connection.execute(#"INSERT INTO "Reading" ("id") VALUES (2)"#)
         }
-        #expect(missing?.message.contains("SQLSTATE 23502") == true)
+        #expect(missing?.storeCode == .sqlstate("23502"))
         #expect(missing?.entity == "Reading" && missing?.attribute == "name")
     }
 
@@ -115,7 +115,8 @@ struct PostgresConcurrencyTests {
                 (#"INSERT INTO "T" VALUES ($1)"#, [.integer(3)]),
             ])
         }
-        #expect(error?.message.contains("SQLSTATE 23505") == true)
+        #expect(error?.storeCode == .sqlstate("23505"))
+        #expect(error?.storeCode?.isUniqueViolation == true)
         #expect(error?.sql == #"INSERT INTO "T" VALUES ($1)"#)
         try connection.execute("ROLLBACK")
         #expect(try connection.execute(#"SELECT count(*) FROM "T""#).integer(0, 0) == 0)

@@ -22,9 +22,9 @@ extension FeedLibrary {
         }
     }
 
-    /// A save that failed on a unique constraint: SQLite's `SQLITE_CONSTRAINT_UNIQUE` (2067)
-    /// or Stash's own unique conflict.
+    /// A save that failed on a unique constraint: the store's unique index (SQLite's 2067,
+    /// PostgreSQL's 23505) or Stash's own unique conflict.
     static func isUniqueRace(_ error: StashError) -> Bool {
-        error.code == .uniqueConflict || error.sqliteCode == 2067 || error.sqliteCode == 1555
+        error.code == .uniqueConflict || error.storeCode?.isUniqueViolation == true
     }
 }

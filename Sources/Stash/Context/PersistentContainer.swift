@@ -7,6 +7,7 @@ import Synchronization
 /// ```swift
 /// let container = try PersistentContainer(for: Article.self, Author.self, storeURL: url)
 /// let scratch = try PersistentContainer(for: Article.self, inMemory: true)
+/// let same = try PersistentContainer(for: Article.self, Author.self, store: .file(url))
 /// ```
 ///
 /// Opening a file creates it if needed and migrates its tables to the models (see
@@ -25,19 +26,25 @@ public final class PersistentContainer: Sendable {
     /// stored facts can tell whether another context wrote since they learned them.
     private let saves = Atomic<UInt64>(0)
 
-    /// Opens (or creates) the store at `storeURL` for these model classes.
+    /// Opens (or creates) the store `store` describes for these model classes: a file, memory,
+    /// or (through StashPostgres) a PostgreSQL database.
     ///
-    /// Opening only reads the file unless the models need a migration. `busyTimeout` is how
-    /// long a write (a save, or a migration on open) waits for another process's write
-    /// transaction to end before it fails with a "database is locked" error.
+    /// Opening only reads the store unless the models need a migration. A file Stash did not
+    /// make is refused (`foreignStore`) and left untouched. The store keeps the highest
+    /// `schemaVersion` that opened it: a model that would drop a unique index or let a NOT
+    /// NULL column take NULL needs a higher one, so that an older model (an older app) cannot
+    /// undo what a newer one made; one with a lower version opens the store only if it needs
+    /// no migration. Raise it in the release whose model drops an attribute, a `.unique` or
+    /// makes an attribute optional.
+    public convenience init(for types: ManagedObject.Type..., store: StoreDescription, schemaVersion: Int = 0) throws {
+        try self.init(types: types, store: store, schemaVersion: schemaVersion)
+    }
+
+    /// Opens (or creates) the SQLite file at `storeURL` for these model classes: the same as
+    /// `store: .file(storeURL, lockTimeout: busyTimeout, readOnly: readOnly)`.
     ///
-    /// A file Stash did not make is refused (`foreignStore`) and left untouched. The store
-    /// keeps the highest `schemaVersion` that opened it: a model that would drop a unique
-    /// index or let a NOT NULL column take NULL needs a higher one, so that an older model
-    /// (an older app) cannot undo what a newer one made; one with a lower version opens the
-    /// store only if it needs no migration. Raise it in the release whose model drops an
-    /// attribute, a `.unique` or makes an attribute optional.
-    ///
+    /// `busyTimeout` is how long a write (a save, or a migration on open) waits for another
+    /// process's write transaction to end before it fails with a "database is locked" error.
     /// A store Stash cannot write (a read-only file, or one in a read-only directory) is
     /// opened read-only, as it is with `readOnly: true`: fetches work, and a save fails with
     /// `readOnlyStore`, naming the file, leaving the context's changes in place.
@@ -46,20 +53,20 @@ public final class PersistentContainer: Sendable {
         readOnly: Bool = false
     ) throws {
         try self.init(
-            types: types, storeURL: storeURL, busyTimeout: busyTimeout, schemaVersion: schemaVersion,
-            readOnly: readOnly)
+            types: types, store: .file(storeURL, lockTimeout: busyTimeout, readOnly: readOnly),
+            schemaVersion: schemaVersion)
     }
 
-    /// A private store in memory (`inMemory: true`), gone with the container; or, with
-    /// `false`, the store `default.sqlite` in the user's application support directory.
+    /// A private store in memory (`inMemory: true`, the same as `store: .inMemory`), gone
+    /// with the container; or, with `false`, the store `default.sqlite` in the user's
+    /// application support directory.
     public convenience init(for types: ManagedObject.Type..., inMemory: Bool) throws {
         if inMemory {
-            try self.init(types: types, storeURL: nil, busyTimeout: .seconds(5))
+            try self.init(types: types, store: .inMemory)
         } else {
             let directory = try FileManager.default.url(
                 for: .applicationSupportDirectory, in: .userDomainMask, appropriateFor: nil, create: true)
-            try self.init(
-                types: types, storeURL: directory.appendingPathComponent("default.sqlite"), busyTimeout: .seconds(5))
+            try self.init(types: types, store: .file(directory.appendingPathComponent("default.sqlite")))
         }
     }
 
@@ -67,28 +74,24 @@ public final class PersistentContainer: Sendable {
         types: [ManagedObject.Type], storeURL: URL?, busyTimeout: Duration, schemaVersion: Int = 0,
         readOnly: Bool = false, checksCodingKeys: Bool = true
     ) throws {
-        if let storeURL {
-            guard storeURL.isFileURL else {
-                throw StashError(.storeFailed, "the store URL \(storeURL) is not a file URL")
-            }
-            if !FileManager.default.fileExists(atPath: storeURL.deletingLastPathComponent().path) {
-                try FileManager.default.createDirectory(
-                    at: storeURL.deletingLastPathComponent(), withIntermediateDirectories: true)
-            }
-        }
         try self.init(
-            types: types, storeURL: storeURL, schemaVersion: schemaVersion, checksCodingKeys: checksCodingKeys
-        ) { schemas in
-            try SQLiteStore(
-                path: storeURL?.path, entities: schemas, busyTimeout: busyTimeout, schemaVersion: schemaVersion,
-                readOnly: readOnly)
-        }
+            types: types,
+            store: storeURL.map { .file($0, lockTimeout: busyTimeout, readOnly: readOnly) } ?? .inMemory,
+            schemaVersion: schemaVersion, checksCodingKeys: checksCodingKeys)
+    }
+
+    package convenience init(
+        types: [ManagedObject.Type], store: StoreDescription, schemaVersion: Int = 0, checksCodingKeys: Bool = true
+    ) throws {
+        try self.init(
+            types: types, storeURL: store.url, schemaVersion: schemaVersion, checksCodingKeys: checksCodingKeys
+        ) { schemas in try store.open(schemas, schemaVersion) }
     }
 
     /// A container around the store `makeStore` opens for the models' schemas (the tables of
     /// the entities and join tables): the seam another store (StashPostgres) builds on.
     /// `storeURL` is the file, `nil` for any other store; `schemaVersion` is checked here
-    /// (not below 0); the SQLite store keeps it, the PostgreSQL store does not yet.
+    /// (not below 0); each store keeps it and applies its rule (see `SchemaMigrator`).
     package init(
         types: [ManagedObject.Type], storeURL: URL? = nil, schemaVersion: Int = 0, checksCodingKeys: Bool = true,
         makeStore: ([EntitySchema]) throws -> any Store
