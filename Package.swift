@@ -64,14 +64,8 @@ let package = Package(
         ),
         .executableTarget(
             name: "stash-bench",
-            dependencies: ["Stash", "StashREST", "CSQLite"],
+            dependencies: ["Stash", "StashREST", "StashPostgres", "CSQLite", "CLibPQ"],
             path: "Benchmarks/stash-bench"
-        ),
-        // Stash on PostgreSQL beside hand-written libpq (COPY, pipelined INSERT, SELECT).
-        .executableTarget(
-            name: "stash-pg-bench",
-            dependencies: ["Stash", "StashPostgres", "CLibPQ"],
-            path: "Benchmarks/stash-pg-bench"
         ),
         // The feeds app at scale (1,000 feeds, 500,000 entries) beside hand-written sqlite3 queries.
         .executableTarget(

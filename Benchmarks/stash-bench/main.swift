@@ -17,9 +17,13 @@ struct Options {
     var restOnly = false
     /// How Stash's import and re-import decode (`StashRun.DecodePath`).
     var decodePath = StashRun.DecodePath.reader
+    /// `postgres`: the PostgreSQL benchmark (`PostgresBench`) instead of SQLite's.
+    var postgres = false
+    /// The PostgreSQL server's URL (`--url`, else `STASH_POSTGRES_URL`).
+    var postgresURL = ProcessInfo.processInfo.environment["STASH_POSTGRES_URL"]
 
     static let usage = """
-        usage: stash-bench [--records N] [--iterations N]
+        usage: stash-bench [--records N] [--iterations N] [--store sqlite|postgres [--url URL]]
           --records N     articles in the payload (default 100000)
           --iterations N  rounds of every measurement; the table shows medians (default 5)
           --no-read-while-writing  skip the main context's fetch latency during a background import
@@ -31,6 +35,10 @@ struct Options {
           --decode PATH   how Stash's import decodes: reader (context.decode, the byte-level
                           reader: the default), jsondecoder (context.decode through JSONDecoder),
                           recipe (JSONDecoder with the context in userInfo)
+          --store postgres  Stash on PostgreSQL against hand-written libpq (COPY, pipelined
+                          INSERT, text and binary SELECT): import, re-import, fetch all
+          --url URL       the PostgreSQL server for --store postgres, a postgresql:// URI naming a
+                          database beside which the run makes its own (default: STASH_POSTGRES_URL)
           --spans         name each measured span on standard error, in order, for callgrind's
                           per-span profiles (see `measuredSpan`)
         """
@@ -61,6 +69,15 @@ struct Options {
                     fail("--decode takes reader, jsondecoder or recipe")
                 }
                 options.decodePath = path
+            case "--store":
+                switch remaining.popFirst() {
+                case "sqlite": options.postgres = false
+                case "postgres": options.postgres = true
+                default: fail("--store takes sqlite or postgres")
+                }
+            case "--url":
+                guard let url = remaining.popFirst() else { fail("--url needs a postgresql:// URI") }
+                options.postgresURL = url
             case "--spans":
                 break  // read by `listsSpans`
             case "-h", "--help":
@@ -80,6 +97,19 @@ struct Options {
 }
 
 let options = Options.parse(Array(CommandLine.arguments.dropFirst()))
+if options.postgres {
+    do {
+        guard let url = options.postgresURL else {
+            throw BenchError("--store postgres needs --url or STASH_POSTGRES_URL (a postgresql:// URI)")
+        }
+        var bench = try PostgresBench(records: options.records, iterations: options.iterations, url: url)
+        try bench.run()
+        exit(0)
+    } catch {
+        FileHandle.standardError.write(Data("stash-bench: failed: \(error)\n".utf8))
+        exit(1)
+    }
+}
 let payload = Payload.generate(count: options.records)
 let megabytes = Double(payload.data.count) / 1_000_000
 print(

@@ -8,7 +8,7 @@ extension PostgresStore {
     /// ```sql
     /// BEGIN
     /// UPDATE "_stash_commits" SET "count" = "count" + 1 RETURNING "count" - 1   -- the writer lock
-    /// DELETE FROM "Post" WHERE "_pk" = ANY($1::int8[])
+    /// DELETE FROM "Post" WHERE "_pk" IN (SELECT unnest($1::int8[]))
     /// UPDATE "Post" SET "title" = $1 WHERE "_pk" = $2
     /// SELECT "_pk", "id" FROM "Post" WHERE "id" IN ($1, $2)                  -- stored matches
     /// SELECT nextval(pg_get_serial_sequence('"Post"', '_pk')) FROM generate_series(1, $1)
@@ -47,7 +47,7 @@ extension PostgresStore {
         for entity in changes.entities where !entity.deletes.isEmpty {
             _ = try inPlace(entity.entity.name) {
                 try connection.execute(
-                    "DELETE FROM \(quoted(entity.entity.name)) WHERE \"_pk\" = ANY($1::int8[])",
+                    "DELETE FROM \(quoted(entity.entity.name)) WHERE \"_pk\" IN (SELECT unnest($1::int8[]))",
                     [.text(QueryRenderer.arrayLiteral(entity.deletes.map { .integer($0) }))])
             }
         }
@@ -133,7 +133,7 @@ extension PostgresStore {
         let read = comparison.read
         let select =
             "SELECT " + (["_pk"] + read.map { entity.columns[$0].name }).map(quoted).joined(separator: ", ")
-            + " FROM \(quoted(entity.name)) WHERE \"_pk\" = ANY($1::int8[])"
+            + " FROM \(quoted(entity.name)) WHERE \"_pk\" IN (SELECT unnest($1::int8[]))"
         let stored = try connection.execute(
             select, [.text(QueryRenderer.arrayLiteral(comparison.rowIDs.map { .integer($0) }))])
         for index in 0..<stored.rowCount {
@@ -238,8 +238,8 @@ extension PostgresStore {
                 "SELECT "
                 + (["_pk", entity.columns[unique].name] + wanted.map { entity.columns[$0].name })
                 .map(quoted).joined(separator: ", ")
-                + " FROM \(quoted(entity.name)) WHERE \(quoted(entity.columns[unique].name)) = ANY($1::"
-                + PostgresSchema.arrayType(type) + ")"
+                + " FROM \(quoted(entity.name)) WHERE \(quoted(entity.columns[unique].name)) IN (SELECT unnest($1::"
+                + PostgresSchema.arrayType(type) + "))"
             let parameter: StoredValue =
                 type == .blob ? .null : .text(QueryRenderer.arrayLiteral(values))
             guard type != .blob else {
