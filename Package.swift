@@ -64,7 +64,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "stash-bench",
-            dependencies: ["Stash", "StashREST", "StashPostgres", "CSQLite", "CLibPQ"],
+            dependencies: ["Stash", "StashREST", "StashPostgres", "CSQLite", "CLibPQ", "TestProcesses"],
             path: "Benchmarks/stash-bench"
         ),
         // The feeds app at scale (1,000 feeds, 500,000 entries) beside hand-written sqlite3 queries.

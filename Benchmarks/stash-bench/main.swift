@@ -19,6 +19,10 @@ struct Options {
     var decodePath = StashRun.DecodePath.reader
     /// `postgres`: the PostgreSQL benchmark (`PostgresBench`) instead of SQLite's.
     var postgres = false
+    /// Whether the memory of one import is measured (in child processes; `MemoryRun`).
+    var memory = true
+    /// In a child process: the side whose import's memory to measure (`MemoryRun.runSide`).
+    var memorySide: MemoryRun.Side?
     /// The PostgreSQL server's URL (`--url`, else `STASH_POSTGRES_URL`).
     var postgresURL = ProcessInfo.processInfo.environment["STASH_POSTGRES_URL"]
 
@@ -32,6 +36,7 @@ struct Options {
           --no-queries    skip the look-ups, newest pages and counts
           --no-graph      skip the graph import and fetch
           --rest-only     only the REST import over loopback HTTP
+          --no-memory     skip the peak memory of one import (a child process per side)
           --decode PATH   how Stash's import decodes: reader (context.decode, the byte-level
                           reader: the default), jsondecoder (context.decode through JSONDecoder),
                           recipe (JSONDecoder with the context in userInfo)
@@ -64,11 +69,19 @@ struct Options {
             case "--rest-only":
                 options.restOnly = true
                 options.readWhileWriting = false
+                options.memory = false
             case "--decode":
                 guard let text = remaining.popFirst(), let path = StashRun.DecodePath(rawValue: text) else {
                     fail("--decode takes reader, jsondecoder or recipe")
                 }
                 options.decodePath = path
+            case "--no-memory":
+                options.memory = false
+            case "--memory-side":
+                guard let text = remaining.popFirst(), let side = MemoryRun.Side(rawValue: text) else {
+                    fail("--memory-side takes baseline, stash or recipe")
+                }
+                options.memorySide = side
             case "--store":
                 switch remaining.popFirst() {
                 case "sqlite": options.postgres = false
@@ -111,6 +124,15 @@ if options.postgres {
     }
 }
 let payload = Payload.generate(count: options.records)
+if let side = options.memorySide {
+    do {
+        try MemoryRun.runSide(side, payload: payload)
+        exit(0)
+    } catch {
+        FileHandle.standardError.write(Data("stash-bench: memory run failed: \(error)\n".utf8))
+        exit(1)
+    }
+}
 let megabytes = Double(payload.data.count) / 1_000_000
 print(
     "stash-bench: \(payload.count) records, JSON \(String(format: "%.1f", megabytes)) MB "
@@ -120,7 +142,9 @@ let root = FileManager.default.temporaryDirectory.appendingPathComponent("stash-
 var results = Results()
 var readWhileWriting = ReadWhileWriting.Latencies()
 var restImport = RESTImport.Measurements()
+var memory: [(MemoryRun.Side, MemoryRun.Sample)] = []
 do {
+    if options.memory { memory = try MemoryRun.measure(records: options.records) }
     for index in 0..<(options.restOnly ? 0 : options.iterations) {
         let directory = root.appendingPathComponent("iteration-\(index + 1)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -156,6 +180,10 @@ do {
 if !options.restOnly {
     print()
     print(results.table())
+}
+if options.memory {
+    print()
+    print(MemoryRun.report(memory, payloadBytes: payload.data.count))
 }
 if options.readWhileWriting {
     print()

@@ -10,7 +10,7 @@ final class EntityState {
     unowned var context: ManagedObjectContext?
     /// Every object of the entity that has a row, by `_pk`: one instance per row, while
     /// anyone holds it (see `RegisteredObjects`).
-    let byRowID = RegisteredObjects()
+    let byRowID: RegisteredObjects
     /// For each unique attribute (in `entity.uniqueAttributes` order), the object that
     /// holds each value. Entries can go stale (a value changed, an object left); `lookup`
     /// checks an entry before trusting it, so nothing has to be removed eagerly.
@@ -54,8 +54,9 @@ final class EntityState {
     /// `uniqueIndexes` does for one attribute; entries are checked before they are trusted.
     var compositeIndexes: [[CompositeKey: UniqueEntry]]
 
-    init(entity: EntityDescription) {
+    init(entity: EntityDescription, departures: DepartureSignal? = nil) {
         self.entity = entity
+        byRowID = RegisteredObjects(departures: departures)
         // Resolved when the container was made, which would have failed on an error.
         compositeUniques = (try? entity.compositeUniques()) ?? []
         compositeIndexes = compositeUniques.map { _ in [:] }
@@ -222,6 +223,32 @@ final class EntityState {
         // whatever makes it live again (an undone delete or merge) finds it still queued.
         if object.state == .inserted, object.managedObjectContext === context { return .queued(object) }
         return .unsaved(.init(object: object))
+    }
+
+    /// Drops what the context kept for objects that have since been freed: unique index
+    /// entries naming them, stale rows of `partial` and `unindexed`, and the row table's
+    /// spare capacity. None of it is needed (a look-up of a freed object's row or value asks
+    /// the store, as for any row not loaded); after a 100,000-object import whose results
+    /// the app let go, it was about 17 MB (stash-bench's memory run).
+    func releaseDeparted() {
+        byRowID.compact()
+        for index in uniqueIndexes.indices where !uniqueIndexes[index].isEmpty {
+            uniqueIndexes[index] = uniqueIndexes[index].filter { isHeld($0.value) }
+        }
+        for index in compositeIndexes.indices where !compositeIndexes[index].isEmpty {
+            compositeIndexes[index] = compositeIndexes[index].filter { isHeld($0.value) }
+        }
+        if !partial.isEmpty { partial = partial.filter(byRowID.contains) }
+        if !unindexed.isEmpty { unindexed = unindexed.filter(byRowID.contains) }
+    }
+
+    /// Whether the object an index entry names may still be alive.
+    private func isHeld(_ entry: UniqueEntry) -> Bool {
+        switch entry {
+        case .queued: true
+        case .unsaved(let weak): weak.object != nil
+        case .row(let rowID): byRowID.contains(rowID)
+        }
     }
 
     // MARK: Registering

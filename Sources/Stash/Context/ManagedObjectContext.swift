@@ -46,6 +46,8 @@ public final class ManagedObjectContext: @unchecked Sendable {
     /// Saves of other contexts not merged yet (see `mergeInbox`).
     let inbox = Locked<[SaveNote]>([])
     let hasMail = Atomic<Bool>(false)
+    /// Raised when most of an entity's registered objects were freed (see `DepartureSignal`).
+    let departures: DepartureSignal
     /// How deep in entry points the context is: merges happen only at the outermost one.
     private var depth = 0
     /// `true` (the default) to take other contexts' saves into this context's objects: at the
@@ -136,7 +138,9 @@ public final class ManagedObjectContext: @unchecked Sendable {
         self.container = container
         self.confinement = confinement
         self.name = name ?? container.nextContextName(confinement)
-        states = container.entities.map(EntityState.init)
+        let departures = DepartureSignal()
+        self.departures = departures
+        states = container.entities.map { EntityState(entity: $0, departures: departures) }
         stateIndex = Dictionary(
             uniqueKeysWithValues: container.entities.enumerated().map { (ObjectIdentifier($1), $0) })
         for state in states { state.context = self }
@@ -334,8 +338,11 @@ public final class ManagedObjectContext: @unchecked Sendable {
     private func inside<Result>(_ body: () throws -> Result) rethrows -> Result {
         depth += 1
         defer { depth -= 1 }
-        if depth == 1, hasMail.load(ordering: .relaxed), activeJournal == nil {
-            mergeInbox()
+        if depth == 1, activeJournal == nil {
+            if hasMail.load(ordering: .relaxed) { mergeInbox() }
+            if departures.take() {
+                for state in states { state.releaseDeparted() }
+            }
         }
         return try body()
     }

@@ -25,6 +25,16 @@ final class RegisteredObjects: @unchecked Sendable {
     // (stash-bench under callgrind: side tables, slow-path retains and releases).
     private var entries: [Int64: UnsafeMutableRawPointer] = [:]
     private let lock = Atomic<Bool>(false)
+    /// The most entries since the table was last compacted: when freed objects leave it at a
+    /// quarter of that, `departures` is raised.
+    private var peak = 0
+    /// Below this many entries at the peak, what departed objects leave is not worth a pass.
+    static let compactionFloor = 1024
+    private let departures: DepartureSignal?
+
+    init(departures: DepartureSignal? = nil) {
+        self.departures = departures
+    }
 
     /// The live object of `rowID`, if the context holds one.
     subscript(rowID: Int64) -> ManagedObject? {
@@ -51,7 +61,10 @@ final class RegisteredObjects: @unchecked Sendable {
             if let previous = newValue.registration, previous !== self || newValue.registeredRowID != rowID {
                 previous.forget(newValue)
             }
-            withLock { entries[rowID] = Unmanaged.passUnretained(newValue).toOpaque() }
+            withLock {
+                entries[rowID] = Unmanaged.passUnretained(newValue).toOpaque()
+                if entries.count > peak { peak = entries.count }
+            }
             newValue.registration = self
             newValue.registeredRowID = rowID
         }
@@ -62,11 +75,33 @@ final class RegisteredObjects: @unchecked Sendable {
     func forget(_ object: ManagedObject) {
         let address = Unmanaged.passUnretained(object).toOpaque()
         let rowID = object.registeredRowID
-        withLock {
+        let thinned = withLock { () -> Bool in
             // One hash of the key, not two: every fetched object passes here as it is freed.
             if let index = entries.index(forKey: rowID), entries[index].value == address { entries.remove(at: index) }
+            guard peak >= Self.compactionFloor, entries.count * 4 <= peak else { return false }
+            peak = entries.count
+            return true
         }
+        if thinned { departures?.raise() }
         object.registration = nil
+    }
+
+    /// Whether an object is registered for `rowID`, alive or being freed.
+    func contains(_ rowID: Int64) -> Bool {
+        withLock { entries[rowID] != nil }
+    }
+
+    /// Gives back the table's capacity beyond twice what it holds (a dictionary keeps its
+    /// storage as entries leave).
+    func compact() {
+        withLock {
+            if entries.count * 2 < entries.capacity {
+                var fresh = [Int64: UnsafeMutableRawPointer](minimumCapacity: entries.count)
+                for (rowID, address) in entries { fresh[rowID] = address }
+                entries = fresh
+            }
+            peak = entries.count
+        }
     }
 
     /// How many rows have a live object.
