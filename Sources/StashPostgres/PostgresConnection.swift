@@ -10,7 +10,7 @@ import Stash
 // `@unchecked`: `OpaquePointer` is not Sendable; `PostgresPool` lends a connection to one
 // caller at a time, so it is never used from two threads at once.
 final class PostgresConnection: @unchecked Sendable {
-    private let handle: OpaquePointer
+    let handle: OpaquePointer
 
     init(_ conninfo: String) throws {
         guard let handle = PQconnectdb(conninfo) else {
