@@ -133,7 +133,8 @@ struct Soak {
         outcome.checksHearing = store.isPostgres
         if store.isPostgres {
             for report in reports {
-                for writer in savesByWriter.keys where writer != report.writer && report.heard[writer, default: 0] == 0 {
+                for writer in savesByWriter.keys where writer != report.writer && report.heard[writer, default: 0] == 0
+                {
                     outcome.deafPairs += 1
                 }
             }
