@@ -19,8 +19,10 @@ final class ChangeRecorder: Sendable {
     var changes: [ChangeSet] { received.withLock { $0 } }
 
     /// Waits up to `seconds` for the changes to satisfy `condition`; answers them then (or
-    /// at the deadline, for the test to show).
-    func wait(seconds: Double = 15, until condition: ([ChangeSet]) -> Bool) async -> [ChangeSet] {
+    /// at the deadline, for the test to show). Long, since under the whole suite's load on 2
+    /// cores a task may wait seconds for a cooperative thread; a passing test waits
+    /// milliseconds.
+    func wait(seconds: Double = 60, until condition: ([ChangeSet]) -> Bool) async -> [ChangeSet] {
         let deadline = Date().addingTimeInterval(seconds)
         while Date() < deadline {
             let now = changes
@@ -31,12 +33,13 @@ final class ChangeRecorder: Sendable {
     }
 }
 
-/// Waits up to `seconds` for the container's listening connection to listen.
-func listening(_ container: PersistentContainer, seconds: Double = 15) async -> Bool {
+/// Waits up to `seconds` for the container's listening connection to listen (looking once
+/// more after the deadline: a sleep may overshoot it under load).
+func listening(_ container: PersistentContainer, seconds: Double = 60) async -> Bool {
     let deadline = Date().addingTimeInterval(seconds)
     while Date() < deadline {
         if container.changeNotifications?.isListening == true { return true }
         try? await Task.sleep(for: .milliseconds(10))
     }
-    return false
+    return container.changeNotifications?.isListening == true
 }

@@ -108,7 +108,7 @@ struct PostgresNotificationTests {
         }
         try context.save()
         let rows = readings.sorted { $0.id < $1.id }.compactMap(\.objectID.rowID)
-        let deadline = Date().addingTimeInterval(15)
+        let deadline = Date().addingTimeInterval(60)
         while Date() < deadline, yields.withLock({ $0.last }) != rows {
             try await Task.sleep(for: .milliseconds(10))
         }
