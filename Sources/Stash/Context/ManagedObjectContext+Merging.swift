@@ -38,8 +38,9 @@ extension ManagedObjectContext {
     }
 
     /// Applies the saves of other contexts (and, on PostgreSQL, other processes) received
-    /// since the last merge. Deleted rows leave the context. Registered objects of updated rows take the stored values, keeping their
-    /// own unsaved changes; where both changed an attribute, the merge policy decides:
+    /// since the last merge. Deleted rows leave the context. Registered objects of updated
+    /// rows take the stored values, keeping their own unsaved changes; where both changed an
+    /// attribute, the merge policy decides:
     /// `.incomingWins` keeps this context's value (its save will write it), `.storedWins`
     /// takes the stored one, `.fail` keeps this context's and lets its next save fail.
     func mergeInbox() {
