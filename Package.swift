@@ -77,7 +77,7 @@ let package = Package(
         // moments (see its main.swift).
         .executableTarget(
             name: "stash-worker",
-            dependencies: ["Stash", "StashREST", "TestProcesses", "PushModels"],
+            dependencies: ["Stash", "StashPostgres", "StashREST", "TestProcesses", "PushModels"],
             path: "Tests/StashWorker"
         ),
         // The push tests' models, shared by the tests and the worker process they kill.

@@ -10,7 +10,7 @@ import Stash
 // `@unchecked`: `OpaquePointer` is not Sendable; `PostgresPool` lends a connection to one
 // caller at a time, so it is never used from two threads at once.
 final class PostgresConnection: @unchecked Sendable {
-    private let handle: OpaquePointer
+    let handle: OpaquePointer
 
     /// `lockTimeout`, when given, is how long a statement waits for a lock another
     /// connection holds (the writer row of `_stash_commits`, the migration's advisory lock)

@@ -13,6 +13,7 @@ extension PostgresStore {
     /// SELECT "_pk", "id" FROM "Post" WHERE "id" IN ($1, $2)                  -- stored matches
     /// SELECT nextval(pg_get_serial_sequence('"Post"', '_pk')) FROM generate_series(1, $1)
     /// INSERT INTO "Post" ("_pk", "id", "title") VALUES ($1, $2, $3), ($4, $5, $6)
+    /// SELECT pg_notify('stash:public', 'stash1 9f3c2a71 1842\nPost i101-102')  -- delivered on COMMIT
     /// COMMIT
     /// ```
     ///
@@ -30,6 +31,7 @@ extension PostgresStore {
             try connection.execute("BEGIN")
             do {
                 let result = try write(changes, connection)
+                try notify(changes, result, connection)
                 try connection.execute("COMMIT")
                 return result
             } catch {
@@ -37,6 +39,18 @@ extension PostgresStore {
                 throw error
             }
         }
+    }
+
+    /// Tells other containers' listening connections what the save changed
+    /// (`PostgresNotification`); sent inside the transaction, it is delivered only if the
+    /// save commits, and in commit order.
+    private func notify(_ changes: StoreChangeSet, _ result: SaveResult, _ connection: PostgresConnection) throws {
+        let commit = (result.tokenBeforeCommit ?? 0) + 1
+        guard
+            let payload = PostgresNotification.payload(
+                origin: origin, commit: commit, rows: try changes.committedRows(result))
+        else { return }
+        try connection.execute("SELECT pg_notify($1, $2)", [.text(channel), .text(payload)])
     }
 
     private func write(_ changes: StoreChangeSet, _ connection: PostgresConnection) throws -> SaveResult {

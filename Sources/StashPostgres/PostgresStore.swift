@@ -12,6 +12,12 @@ import Stash
 final class PostgresStore: Store {
     let pool: PostgresPool
     let entities: [String: EntitySchema]
+    let conninfo: String
+    /// Names this store (so its container) in the notifications its saves send, so that its
+    /// own listening connection drops them (see `PostgresNotification`).
+    let origin = String(UInt32.random(in: .min ... .max), radix: 16)
+    /// The channel of the Stash store in this database and schema: `stash:public`.
+    let channel: String
 
     /// Connects, then makes or migrates the tables for a model at `schemaVersion` (see
     /// `PostgresSchema`).
@@ -20,9 +26,11 @@ final class PostgresStore: Store {
         schemaVersion: Int = 0
     ) throws {
         pool = try PostgresPool(conninfo: conninfo, size: connections, lockTimeout: lockTimeout)
+        self.conninfo = conninfo
         self.entities = Dictionary(entities.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
-        try pool.withConnection {
-            try PostgresSchema.create(entities, schemaVersion: Int64(schemaVersion), on: $0)
+        channel = try pool.withConnection { connection in
+            try PostgresSchema.create(entities, schemaVersion: Int64(schemaVersion), on: connection)
+            return try "stash:" + connection.execute("SELECT current_schema()").text(0, 0)
         }
     }
 
@@ -84,6 +92,13 @@ final class PostgresStore: Store {
     /// The number of commits Stash made to the database, by any process (`_stash_commits`).
     func changeToken() throws -> Int64 {
         try pool.withConnection { try $0.execute("SELECT \"count\" FROM \"_stash_commits\"").integer(0, 0) }
+    }
+
+    /// A connection of its own, `LISTEN`ing on `channel` (see `PostgresListener`).
+    func startChangeNotifications(_ receive: @escaping @Sendable (CommitNotice) -> Void)
+        -> (any ChangeNotifications)?
+    {
+        PostgresListener(conninfo: conninfo, channel: channel, origin: origin, receive: receive)
     }
 
     func backup(to path: String) throws {

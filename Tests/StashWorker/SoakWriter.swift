@@ -2,37 +2,42 @@ import Foundation
 import Stash
 
 /// One writer process: until its deadline, saves a few rows of the shared id range at a
-/// time, every column of each from one save. It alternates the ways an app writes: setters
-/// in one long-lived context (whose rows another process moves on meanwhile, so it often
-/// sets a value to what it last saw) and decoding into a fresh context.
+/// time (`SoakRow.ids`), every column of each from one save, and its own `SoakMark` with its
+/// count of saves. It alternates the ways an app writes: setters in one long-lived context
+/// (whose rows another process moves on meanwhile, so it often sets a value to what it last
+/// saw) and decoding into a fresh context. Meanwhile it counts the other writers' saves its
+/// container's `changes` delivers.
 struct SoakWriter {
-    let store: URL
+    let store: SoakStore
     let writer: Int
     let rows: Int
     let deadline: Date
 
-    /// The saves made.
-    func run() throws -> Int {
-        let container = try PersistentContainer(for: SoakRow.self, storeURL: store, busyTimeout: .seconds(30))
+    func run() throws -> Soak.Report {
+        let container = try store.open()
+        let hearing = try SoakHearing(container, own: writer)
         let longLived = ManagedObjectContext(container)
-        var generator = SystemRandomNumberGenerator()
+        let mark = try longLived.fetch(FetchDescriptor<SoakMark>(predicate: #Predicate { $0.writer == writer })).first
+        guard let mark else { throw SoakFailure("writer \(writer) has no SoakMark row") }
         var seq = 0
-        var saves = 0
         while Date() < deadline {
             seq += 1
-            let ids = (0..<4).map { _ in Int.random(in: 0..<rows, using: &generator) }
+            let ids = SoakRow.ids(writer: writer, seq: seq, rows: rows)
             if seq.isMultiple(of: 2) {
+                mark.saves = seq
                 try writeBySetters(ids, seq: seq, in: longLived)
             } else {
                 try writeByDecoding(ids, seq: seq, in: ManagedObjectContext(container))
             }
-            saves += 1
         }
-        return saves
+        // The last saves' notifications are on their way.
+        Thread.sleep(forTimeInterval: 0.3)
+        return Soak.Report(writer: writer, saves: seq, heard: hearing.stop())
     }
 
-    private func writeBySetters(_ ids: [Int], seq: Int, in context: ManagedObjectContext) throws {
-        let found = try context.fetch(FetchDescriptor<SoakRow>(predicate: #Predicate { ids.contains($0.id) }))
+    private func writeBySetters(_ ids: Set<Int>, seq: Int, in context: ManagedObjectContext) throws {
+        let wanted = Array(ids)
+        let found = try context.fetch(FetchDescriptor<SoakRow>(predicate: #Predicate { wanted.contains($0.id) }))
         var byID = Dictionary(found.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         for id in ids where byID[id] == nil {
             let row = SoakRow(context: context)
@@ -47,11 +52,12 @@ struct SoakWriter {
         try context.save()
     }
 
-    private func writeByDecoding(_ ids: [Int], seq: Int, in context: ManagedObjectContext) throws {
-        let objects = Set(ids).map { id in
+    private func writeByDecoding(_ ids: Set<Int>, seq: Int, in context: ManagedObjectContext) throws {
+        let objects = ids.map { id in
             #"{"id":\#(id),"writer":\#(writer),"seq":\#(seq),"check":"\#(SoakRow.check(writer: writer, seq: seq))"}"#
         }
         _ = try context.decode([SoakRow].self, from: Data("[\(objects.joined(separator: ","))]".utf8))
+        _ = try context.decode(SoakMark.self, from: Data(#"{"writer":\#(writer),"saves":\#(seq)}"#.utf8))
         try context.save()
     }
 }

@@ -13,28 +13,44 @@ public struct ChangeSet: Sendable, Hashable {
     public var inserted: Set<ObjectID> { ids.sets.inserted }
     public var updated: Set<ObjectID> { ids.sets.updated }
     public var deleted: Set<ObjectID> { ids.sets.deleted }
+    /// The entities (model class names) changed in rows the sets above do not list: empty for
+    /// every save of this container, and for another process's save whose rows its store's
+    /// notification lists (PostgreSQL). Not empty for another process's save too large for one
+    /// notification (its entities), or after the connection that hears of other processes
+    /// was lost and made again (every entity: saves may have been missed meanwhile). What
+    /// you show of these entities should be fetched again; the container's contexts have
+    /// read their objects of them again already.
+    public let unlistedEntities: Set<String>
 
-    public init(inserted: Set<ObjectID> = [], updated: Set<ObjectID> = [], deleted: Set<ObjectID> = []) {
+    public init(
+        inserted: Set<ObjectID> = [], updated: Set<ObjectID> = [], deleted: Set<ObjectID> = [],
+        unlistedEntities: Set<String> = []
+    ) {
         ids = ChangeSetIDs(.init(inserted: inserted, updated: updated, deleted: deleted))
+        self.unlistedEntities = unlistedEntities
     }
 
     /// The rows a save changed, as IDs once read.
     init(_ note: SaveNote, entityNames: [String]) {
         ids = ChangeSetIDs(note, entityNames: entityNames)
+        unlistedEntities = Set(note.unlisted.map { entityNames[$0] })
     }
 
-    public var isEmpty: Bool { ids.isEmpty }
+    public var isEmpty: Bool { ids.isEmpty && unlistedEntities.isEmpty }
 
     public static func == (lhs: ChangeSet, rhs: ChangeSet) -> Bool {
-        lhs.ids === rhs.ids || lhs.ids.sets == rhs.ids.sets
+        lhs.unlistedEntities == rhs.unlistedEntities && (lhs.ids === rhs.ids || lhs.ids.sets == rhs.ids.sets)
     }
 
     public func hash(into hasher: inout Hasher) {
         hasher.combine(ids.sets)
+        hasher.combine(unlistedEntities)
     }
 
-    /// `true` if the save changed a row of the entity (the model class's name).
+    /// `true` if the save changed a row of the entity (the model class's name), or may have
+    /// (`unlistedEntities`).
     public func touches(entityNamed name: String) -> Bool {
-        [inserted, updated, deleted].contains { $0.contains { $0.entityName == name } }
+        unlistedEntities.contains(name)
+            || [inserted, updated, deleted].contains { $0.contains { $0.entityName == name } }
     }
 }

@@ -25,7 +25,7 @@ final class ChangeSetIDs: Sendable {
     /// The IDs of the rows of `note`, whose entities are, in order, `entityNames`.
     init(_ note: SaveNote, entityNames: [String]) {
         source = Locked(.rows(note, entityNames: entityNames))
-        isEmpty = note.isEmpty
+        isEmpty = note.entities.allSatisfy(\.isEmpty)
     }
 
     var sets: Sets {

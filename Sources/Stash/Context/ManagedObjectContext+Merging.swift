@@ -37,9 +37,10 @@ extension ManagedObjectContext {
         entering {}
     }
 
-    /// Applies the saves of other contexts received since the last merge. Deleted rows leave
-    /// the context. Registered objects of updated rows take the stored values, keeping their
-    /// own unsaved changes; where both changed an attribute, the merge policy decides:
+    /// Applies the saves of other contexts (and, on PostgreSQL, other processes) received
+    /// since the last merge. Deleted rows leave the context. Registered objects of updated
+    /// rows take the stored values, keeping their own unsaved changes; where both changed an
+    /// attribute, the merge policy decides:
     /// `.incomingWins` keeps this context's value (its save will write it), `.storedWins`
     /// takes the stored one, `.fail` keeps this context's and lets its next save fail.
     func mergeInbox() {
@@ -52,12 +53,17 @@ extension ManagedObjectContext {
         // Rows may have joined or left the to-many lists: they are read again when asked for.
         if !notes.isEmpty { graphGeneration &+= 1 }
         for note in notes {
-            for (state, changes) in zip(states, note.entities) where !changes.isEmpty {
+            for (position, (state, changes)) in zip(states, note.entities).enumerated()
+            where !changes.isEmpty || note.unlisted.contains(position) {
                 for rowID in changes.deleted {
                     guard let object = state.byRowID[rowID] else { continue }
                     detachDeletedElsewhere(object, in: state)
                 }
-                let registered = changes.updated.compactMap { state.byRowID[$0] }
+                // An entity changed in rows not listed (another process's large save, or saves
+                // missed): every object of it is read again; those whose row is gone leave.
+                let registered =
+                    note.unlisted.contains(position)
+                    ? state.byRowID.objects : changes.updated.compactMap { state.byRowID[$0] }
                 guard !registered.isEmpty else { continue }
                 // A store that cannot be read now leaves the objects as they are (a later
                 // fetch or refresh reads the rows again), and the next throwing call says so.

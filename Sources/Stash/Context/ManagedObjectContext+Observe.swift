@@ -47,6 +47,7 @@ extension ManagedObjectContext {
             for (position, entity) in note.entities.enumerated() where !entity.isEmpty {
                 touched.insert(position)
             }
+            touched.formUnion(note.unlisted)
         }
         for deliver in observers.deliveries(for: touched) {
             deliver()

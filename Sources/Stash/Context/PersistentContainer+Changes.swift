@@ -3,6 +3,13 @@ extension PersistentContainer {
     /// updated and deleted, in the order the saves committed. Each call makes a new sequence
     /// that starts with the next save.
     ///
+    /// On PostgreSQL, the saves of other containers on the database (other processes, other
+    /// hosts) come too, a moment after they commit, as their store's notification lists
+    /// them; a change set whose `unlistedEntities` is not empty says that saves changed those
+    /// entities in rows it cannot list (one too large for a notification, or any saves made
+    /// while the connection that hears of them was lost). On SQLite only this container's
+    /// saves come.
+    ///
     /// ```swift
     /// for await change in container.changes {
     ///     print(change.inserted.count, "new")
@@ -18,6 +25,7 @@ extension PersistentContainer {
         continuation.onTermination = { [weak self] _ in
             _ = self?.changeListeners.withLock { $0.continuations.removeValue(forKey: key) }
         }
+        listenToOtherProcesses()
         return stream
     }
 
@@ -27,11 +35,12 @@ extension PersistentContainer {
             contexts.removeAll { $0.context == nil }
             contexts.append(WeakContext(context: context))
         }
+        listenToOtherProcesses()
     }
 
     /// Hands a committed save to every other context of the container and to the listeners
-    /// of `changes`.
-    func broadcast(_ note: SaveNote, from origin: ManagedObjectContext) {
+    /// of `changes`; `origin` is `nil` for another process's save.
+    func broadcast(_ note: SaveNote, from origin: ManagedObjectContext?) {
         let others = contextList.withLock { contexts in
             contexts.compactMap { $0.context }.filter { $0 !== origin }
         }

@@ -178,6 +178,13 @@ public final class PersistentContainer: Sendable {
     let changeListeners = Locked(ChangeListeners())
     /// The continuations of `outboxStates()`, told of outbox writes that are no save.
     let outboxListeners = Locked(OutboxListeners())
+    /// The store's notifications of other processes' commits, started with the first context
+    /// or listener of `changes` (see `PersistentContainer+Notifications`).
+    let notifications = Locked(NotificationState.notStarted)
+
+    deinit {
+        notifications.withLock { $0.listening }?.stop()
+    }
 
     /// Numbers contexts for their names in messages.
     private let contextCount = Atomic<Int>(0)

@@ -5,16 +5,14 @@ struct SaveNote: Sendable {
     /// Per entity, in the container's order.
     var entities: [Entity]
 
-    struct Entity: Sendable {
-        var inserted: [Int64] = []
-        /// Rows whose values changed (updates, and inserts that turned out to name a stored row).
-        var updated: [Int64] = []
-        var deleted: [Int64] = []
+    typealias Entity = RowChanges
 
-        var isEmpty: Bool { inserted.isEmpty && updated.isEmpty && deleted.isEmpty }
-    }
+    /// Positions of entities changed in rows the note does not list: another process's save
+    /// too large for one notification, or every entity after notifications may have been
+    /// missed (see `CommitNotice`). Contexts read their objects of these entities again.
+    var unlisted = Set<Int>()
 
-    var isEmpty: Bool { entities.allSatisfy(\.isEmpty) }
+    var isEmpty: Bool { unlisted.isEmpty && entities.allSatisfy(\.isEmpty) }
 
     /// The note as object IDs, made when first read.
     func changeSet(_ entities: [EntityDescription]) -> ChangeSet {
@@ -45,5 +43,6 @@ extension SaveNote {
                 inserted: inserted.sorted(), updated: updated.sorted(), deleted: deleted.sorted())
         }
         entities = folded
+        unlisted = notes.reduce(into: Set<Int>()) { $0.formUnion($1.unlisted) }
     }
 }

@@ -28,4 +28,11 @@ package protocol Store: AnyObject, Sendable {
 
     /// Writes a consistent copy of the whole store, as one file, to `path`.
     func backup(to path: String) throws
+
+    /// Starts hearing of commits that other containers (other processes, other hosts) make
+    /// to the store, calling `receive` for each, off Swift's cooperative threads, in commit
+    /// order; a container's own commits are not delivered to it. `nil` for a store that
+    /// cannot tell (SQLite: its token is looked at when a context fetches instead).
+    func startChangeNotifications(_ receive: @escaping @Sendable (CommitNotice) -> Void)
+        -> (any ChangeNotifications)?
 }
