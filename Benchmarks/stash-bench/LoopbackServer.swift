@@ -5,17 +5,21 @@ import Foundation
 #endif
 
 /// A tiny HTTP/1.1 server on 127.0.0.1 that answers every request with one JSON body, for
-/// the REST import: both sides download the same bytes the same way.
+/// the REST import: both sides download the same bytes the same way. Given pages, it answers
+/// `/articles?page=N` with the Nth, and a `Link` header naming the next.
 final class LoopbackServer: @unchecked Sendable {
-    // Unchecked: the socket is set once in `init`; the serving thread only reads it.
+    // Unchecked: the socket and the responses are set once in `init`; the serving thread
+    // only reads them.
     let port: UInt16
     private let socket: Int32
-    private let response: Data
+    /// The answer to each page (1-based in the URL); one for an unpaged body.
+    private var responses: [Data] = []
 
-    init(body: Data) throws {
-        let header =
-            "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: \(body.count)\r\nConnection: close\r\n\r\n"
-        response = Data(header.utf8) + body
+    convenience init(body: Data) throws {
+        try self.init(pages: [body])
+    }
+
+    init(pages: [Data]) throws {
         let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var yes: Int32 = 1
         setsockopt(socket, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
@@ -33,6 +37,13 @@ final class LoopbackServer: @unchecked Sendable {
         }
         self.socket = socket
         port = UInt16(bigEndian: address.sin_port)
+        responses = pages.enumerated().map { index, body in
+            var header = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: \(body.count)\r\n"
+            if pages.count > 1, index + 1 < pages.count {
+                header += "Link: <http://127.0.0.1:\(port)/articles?page=\(index + 2)>; rel=\"next\"\r\n"
+            }
+            return Data((header + "Connection: close\r\n\r\n").utf8) + body
+        }
         let thread = Thread { [self] in serve() }
         thread.start()
     }
@@ -51,7 +62,7 @@ final class LoopbackServer: @unchecked Sendable {
                 if count <= 0 { break }
                 request += buffer[0..<count]
             }
-            response.withUnsafeBytes { bytes in
+            responses[page(of: request) - 1].withUnsafeBytes { bytes in
                 var sent = 0
                 while sent < bytes.count {
                     let count = write(connection, bytes.baseAddress! + sent, bytes.count - sent)
@@ -61,6 +72,15 @@ final class LoopbackServer: @unchecked Sendable {
             }
             close(connection)
         }
+    }
+
+    /// The page a request's line asks for (`GET /articles?page=12 HTTP/1.1`), 1 without one.
+    private func page(of request: [UInt8]) -> Int {
+        let line = String(decoding: request.prefix { $0 != 13 }, as: UTF8.self)
+        guard let range = line.range(of: "page="),
+            let number = Int(line[range.upperBound...].prefix { $0.isNumber }), number >= 1, number <= responses.count
+        else { return 1 }
+        return number
     }
 
     func stop() {

@@ -20,16 +20,27 @@ enum RESTImport {
         var stalls: [Double] = []
         /// How long the main actor was held in all, each Stash run, in seconds.
         var held: [Double] = []
+        /// Stash's one call over the same records served as pages of `pageSize`.
+        var paged: [Double] = []
+        var pageCount = 0
     }
+
+    /// Records per page of the paged run.
+    static let pageSize = 100
 
     @MainActor
     static func measure(_ payload: Payload, iterations: Int, in directory: URL) async throws -> Measurements {
         let server = try LoopbackServer(body: payload.data)
         defer { server.stop() }
+        let pages = payload.pages(of: pageSize)
+        let pagedServer = try LoopbackServer(pages: pages)
+        defer { pagedServer.stop() }
         var configuration = RESTConfiguration()
         configuration.makeDecoder = Timestamp.makeDecoder
         let api = RESTClient(baseURL: server.url.deletingLastPathComponent(), configuration: configuration)
+        let pagedAPI = RESTClient(baseURL: pagedServer.url.deletingLastPathComponent(), configuration: configuration)
         var measurements = Measurements()
+        measurements.pageCount = pages.count
         for index in 0..<iterations {
             // Hand-written: download, decode into structs, insert in one transaction.
             let database = try Baseline.createStore(
@@ -53,6 +64,17 @@ enum RESTImport {
             measurements.stalls.append(longest)
             measurements.held.append(held)
             precondition(articles.count == payload.count, "Stash returned \(articles.count) articles")
+
+            // The same records, a page of `pageSize` a request, following the Link header.
+            let pagedContainer = try StashRun.createStore(
+                at: directory.appendingPathComponent("rest-stash-paged-\(index).sqlite").path)
+            start = ContinuousClock.now
+            var options = FetchOptions()
+            options.pageLimit = pages.count
+            let pagedArticles = try await pagedAPI.fetch(
+                [Article].self, from: "articles?page=1", into: pagedContainer.mainContext, options: options)
+            measurements.paged.append(seconds(ContinuousClock.now - start))
+            precondition(pagedArticles.count == payload.count, "Stash returned \(pagedArticles.count) paged articles")
         }
         return measurements
     }
@@ -65,6 +87,8 @@ enum RESTImport {
               baseline \(format(baseline)) s (download \(format(median(measurements.download))) s)   stash \(format(stash)) s   stash/baseline \(String(format: "%.2fx", stash / baseline))
               longest main-actor stall during Stash's call: \(String(format: "%.1f", (measurements.stalls.max() ?? 0) * 1_000)) ms, \
             held \(String(format: "%.0f", median(measurements.held) * 1_000)) ms in all
+              \(measurements.pageCount) pages of \(pageSize) records in one call: \(format(median(measurements.paged))) s, \
+            ÷ the same records in one page \(String(format: "%.2fx", median(measurements.paged) / stash))
             """
     }
 

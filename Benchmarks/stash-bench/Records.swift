@@ -74,6 +74,19 @@ struct Payload {
     let count: Int
     /// What a fetch of the imported rows must add up to.
     let expected: Checksum
+    /// Where each record's JSON object starts in `data`.
+    let recordOffsets: [Int]
+
+    /// The records as pages of `size`, each a JSON array of its own.
+    func pages(of size: Int) -> [Data] {
+        stride(from: 0, to: count, by: size).map { first in
+            let last = min(first + size, count)
+            let start = recordOffsets[first]
+            // Up to the comma before the next page's first record, or the closing bracket.
+            let end = last < count ? recordOffsets[last] - 1 : data.count - 1
+            return Data("[".utf8) + data[start..<end] + Data("]".utf8)
+        }
+    }
 
     /// Generates `count` articles deterministically from `seed`, about 470 bytes each, with
     /// ids from `firstID` in steps of 7.
@@ -82,6 +95,8 @@ struct Payload {
         var expected = Checksum()
         var json = "["
         json.reserveCapacity(count * 500)
+        var offsets: [Int] = []
+        offsets.reserveCapacity(count)
         // 2015-01-01T00:00:00Z to 2025-01-01T00:00:00Z.
         let start: Int64 = 1_420_070_400_000
         let span: Int64 = 315_619_200_000
@@ -105,6 +120,7 @@ struct Payload {
             let views = Int.random(in: 0..<5_000_000, using: &random)
 
             if index > 0 { json += "," }
+            offsets.append(json.utf8.count)
             json += "{\"id\":\(id),\"title\":\(quoted(title)),"
             if let subtitle {
                 json += "\"subtitle\":\(quoted(subtitle)),"
@@ -121,7 +137,7 @@ struct Payload {
                 authorName: authorName, views: views)
         }
         json += "]"
-        return Payload(data: Data(json.utf8), count: count, expected: expected)
+        return Payload(data: Data(json.utf8), count: count, expected: expected, recordOffsets: offsets)
     }
 
     private static func sentence(words: Int, using random: inout SplitMix64, capitalized: Bool = false) -> String {
