@@ -54,7 +54,7 @@ struct PostgresBench {
         return (decoded.timeIntervalSince(start), Date().timeIntervalSince(decoded))
     }
 
-    func stashFetch(_ container: PersistentContainer) throws -> (seconds: Double, checksum: Int) {
+    @inline(never) func stashFetch(_ container: PersistentContainer) throws -> (seconds: Double, checksum: Int) {
         let context = ManagedObjectContext(container)
         let start = Date()
         let posts = try context.fetch(FetchDescriptor<Post>())
