@@ -93,7 +93,11 @@ extension PostgresStore {
             sql += "\(quoted(entity.columns[column].name)) = $\(offset + 1)"
         }
         sql += " WHERE \"_pk\" = $\(columns.count + 1)"
-        try connection.execute(sql, values + [.integer(rowID)])
+        guard try connection.execute(sql, values + [.integer(rowID)]).affectedRows == 1 else {
+            throw StashError(
+                .rowMissing, "the row \(rowID) was deleted since this object was loaded; nothing was saved",
+                entity: entity.name)
+        }
     }
 
     private func updateRows(
