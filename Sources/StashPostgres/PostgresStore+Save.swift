@@ -29,8 +29,13 @@ extension PostgresStore {
         return try pool.withConnection { connection in
             try connection.execute("BEGIN")
             do {
-                let result = try write(changes, connection)
-                try connection.execute("COMMIT")
+                let (result, rowsBefore) = try write(changes, connection)
+                // A save that wrote no row leaves the change token where it was, as an SQLite
+                // transaction that writes nothing leaves the file's data_version. The session's
+                // row counts are not reported to the server inside a transaction, so the
+                // difference is this transaction's.
+                let rowsAfter = try connection.execute("SELECT \(Self.rowsWritten)").integer(0, 0)
+                try connection.execute(rowsAfter == rowsBefore ? "ROLLBACK" : "COMMIT")
                 return result
             } catch {
                 if !connection.isBroken { _ = try? connection.execute("ROLLBACK") }
@@ -39,11 +44,19 @@ extension PostgresStore {
         }
     }
 
-    private func write(_ changes: StoreChangeSet, _ connection: PostgresConnection) throws -> SaveResult {
+    /// The rows this session inserted, updated and deleted, less the count's, since it last
+    /// reported to the server (`bigint`).
+    static let rowsWritten =
+        "(SELECT coalesce(sum(\"n_tup_ins\" + \"n_tup_upd\" + \"n_tup_del\"), 0)::int8 "
+        + "FROM pg_stat_xact_user_tables WHERE \"relname\" <> '_stash_commits')"
+
+    /// The save's statements; answers its result and the session's rows written before them.
+    private func write(_ changes: StoreChangeSet, _ connection: PostgresConnection) throws -> (SaveResult, Int64) {
         var result = SaveResult()
-        result.tokenBeforeCommit =
-            try connection.execute("UPDATE \"_stash_commits\" SET \"count\" = \"count\" + 1 RETURNING \"count\" - 1")
-            .integer(0, 0)
+        let lock = try connection.execute(
+            "UPDATE \"_stash_commits\" SET \"count\" = \"count\" + 1 RETURNING \"count\" - 1, \(Self.rowsWritten)")
+        result.tokenBeforeCommit = lock.integer(0, 0)
+        let rowsBefore = lock.integer(0, 1)
         for entity in changes.entities where !entity.deletes.isEmpty {
             _ = try inPlace(entity.entity.name) {
                 try connection.execute(
@@ -78,7 +91,7 @@ extension PostgresStore {
             if revised { result.revisedJoins.insert(offset) }
         }
         try writePositions(changes.positionWrites, result, connection)
-        return result
+        return (result, rowsBefore)
     }
 
     /// `UPDATE "Post" SET "title" = $1, "read" = $2 WHERE "_pk" = $3`.
