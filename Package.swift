@@ -100,7 +100,7 @@ let package = Package(
         ),
         .testTarget(
             name: "StashTests",
-            dependencies: ["Stash", "TestProcesses"],
+            dependencies: ["Stash", "StashPostgres", "TestProcesses"],
             path: "Tests/StashTests"
         ),
         .testTarget(
