@@ -3,9 +3,9 @@ import Stash
 import Testing
 
 /// Bad payloads get errors that say what and where, and nothing is half-saved.
-@Suite struct DecodingErrorTests {
+@Suite(.bothStores) struct DecodingErrorTests {
     @Test func missingRequiredKeyNamesEntityAttributeAndPath() throws {
-        let context = ManagedObjectContext(try PersistentContainer(for: Post.self, inMemory: true))
+        let context = ManagedObjectContext(try testContainer(for: Post.self, inMemory: true))
         let payload = json(
             #"[{"id": 1, "userId": 1, "title": "a", "body": "b"}, {"id": 2, "userId": 1, "body": "no title"}]"#)
         let error = #expect(throws: StashError.self) {
@@ -19,7 +19,7 @@ import Testing
     }
 
     @Test func wrongTypeNamesThePath() throws {
-        let context = ManagedObjectContext(try PersistentContainer(for: Post.self, inMemory: true))
+        let context = ManagedObjectContext(try testContainer(for: Post.self, inMemory: true))
         let payload = json(
             #"{"items": [{"id": 1, "userId": 1, "title": "a", "body": "b"}, {"id": 2, "userId": "x", "title": "c", "body": "d"}]}"#
         )
@@ -30,7 +30,7 @@ import Testing
     }
 
     @Test func failedObjectIsNotInsertedAndAFailedDecodeSavesNothingOfItself() throws {
-        let container = try PersistentContainer(for: Post.self, inMemory: true)
+        let container = try testContainer(for: Post.self, inMemory: true)
         let context = ManagedObjectContext(container)
         let payload = json(
             #"[{"id": 1, "userId": 1, "title": "a", "body": "b"}, {"id": 2, "userId": 1, "title": 3, "body": "d"}]"#)
@@ -45,7 +45,7 @@ import Testing
     }
 
     @Test func failedUpdateLeavesTheExistingObjectAsItWas() throws {
-        let context = ManagedObjectContext(try PersistentContainer(for: Post.self, inMemory: true))
+        let context = ManagedObjectContext(try testContainer(for: Post.self, inMemory: true))
         let post = try recipeDecoder(context).decode(
             Post.self, from: json(#"{"id": 1, "userId": 1, "title": "a", "body": "b"}"#))
         try context.save()
@@ -57,7 +57,7 @@ import Testing
     }
 
     @Test func malformedJSONIsRejected() throws {
-        let context = ManagedObjectContext(try PersistentContainer(for: Post.self, inMemory: true))
+        let context = ManagedObjectContext(try testContainer(for: Post.self, inMemory: true))
         #expect(throws: DecodingError.self) {
             _ = try recipeDecoder(context).decode([Post].self, from: json(#"[{"id": 1, "title": "a"#))
         }
@@ -65,7 +65,7 @@ import Testing
     }
 
     @Test func requiredAttributeNeverSetFailsTheSaveAndWritesNothing() throws {
-        let container = try PersistentContainer(for: Post.self, inMemory: true)
+        let container = try testContainer(for: Post.self, inMemory: true)
         let context = ManagedObjectContext(container)
         let complete = Post(context: context)
         complete.id = 1
@@ -87,7 +87,8 @@ import Testing
         #expect(try ManagedObjectContext(container).fetchCount(FetchDescriptor<Post>()) == 2)
     }
 
-    @Test func constraintFailureRollsBackTheWholeSave() throws {
+    @Test(.sqliteOnly("asserts SQLite's extended result code (sqliteCode)"))
+    func constraintFailureRollsBackTheWholeSave() throws {
         let directory = try TemporaryDirectory()
         let (container, context) = try savedPosts(2, at: directory.file())
         let posts = try context.fetch(FetchDescriptor<Post>())
@@ -105,9 +106,9 @@ import Testing
 }
 
 /// `context.decode(_:from:using:)`: all or nothing.
-@Suite struct AtomicDecodeTests {
+@Suite(.bothStores) struct AtomicDecodeTests {
     @Test func aFailedDecodeLeavesTheContextAsItWas() throws {
-        let container = try PersistentContainer(for: Post.self, inMemory: true)
+        let container = try testContainer(for: Post.self, inMemory: true)
         let context = ManagedObjectContext(container)
         let first = try context.decode([Post].self, from: postsJSON(count: 3))
         try context.save()
@@ -130,7 +131,7 @@ import Testing
     }
 
     @Test func theDecoderKeepsItsOwnUserInfo() throws {
-        let context = ManagedObjectContext(try PersistentContainer(for: Post.self, inMemory: true))
+        let context = ManagedObjectContext(try testContainer(for: Post.self, inMemory: true))
         let decoder = JSONDecoder()
         decoder.keyDecodingStrategy = .convertFromSnakeCase
         let posts = try context.decode(
