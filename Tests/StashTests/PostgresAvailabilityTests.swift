@@ -7,7 +7,10 @@ import Testing
 /// once: disabled, with the reason, when there is none (and the suites then run on SQLite).
 @Suite(.bothStores)
 struct PostgresAvailabilityTests {
-    @Test(.enabled(if: PostgresCluster.isAvailable, "the .bothStores suites run on SQLite only: no PostgreSQL server"))
+    @Test(
+        .enabled(
+            if: PostgresCluster.isAvailable,
+            Comment(rawValue: "the .bothStores suites run on SQLite only: \(PostgresCluster.unavailableReason)")))
     func theBothStoresSuitesRunOnPostgreSQLToo() throws {
         let container = try testContainer(for: Post.self, inMemory: true)
         let context = ManagedObjectContext(container)

@@ -25,6 +25,12 @@ public enum PostgresCluster {
         return false
     }
 
+    /// Why there is no server, for a disabled test's reason; empty when there is one.
+    public static var unavailableReason: String {
+        if case .failure(let unavailable) = started { return unavailable.description }
+        return ""
+    }
+
     /// The server, and for a cluster of our own its directory and tools (for the exit
     /// handler, which cannot capture).
     private struct Started: Sendable {
