@@ -94,7 +94,7 @@ let package = Package(
         ),
         .testTarget(
             name: "StashTests",
-            dependencies: ["Stash", "TestProcesses"],
+            dependencies: ["Stash", "StashPostgres", "TestProcesses"],
             path: "Tests/StashTests"
         ),
         .testTarget(

@@ -19,6 +19,9 @@ final class PostgresResult: @unchecked Sendable {
 
     var rowCount: Int { Int(PQntuples(handle)) }
 
+    /// The rows an `INSERT`, `UPDATE` or `DELETE` wrote.
+    var affectedRows: Int { Int(String(cString: PQcmdTuples(handle))) ?? 0 }
+
     func isNull(_ row: Int, _ column: Int) -> Bool {
         PQgetisnull(handle, Int32(row), Int32(column)) != 0
     }

@@ -81,7 +81,8 @@ enum PostgresSchema {
     /// data: renames (`originalName`), adds columns (NULL, the default, or one made per row),
     /// relaxes NOT NULL for a column the model made optional or dropped (its data stays),
     /// tightens it where the default fills the NULLs, and makes missing indexes. A column of
-    /// another type, or a required one with no default, is refused (`migrationFailed`).
+    /// another type, or a required one with no default for the rows stored, is refused
+    /// (`migrationFailed`); an empty table takes it.
     ///
     /// ```sql
     /// ALTER TABLE "Post" RENAME COLUMN "name" TO "title"
@@ -132,7 +133,10 @@ enum PostgresSchema {
                 }
                 continue
             }
-            guard column.isOptional || column.defaultValue != nil || column.defaultMaker != nil else {
+            guard
+                try column.isOptional || column.defaultValue != nil || column.defaultMaker != nil
+                    || connection.execute("SELECT 1 FROM \(table) LIMIT 1").rowCount == 0
+            else {
                 throw fail("a required attribute without a default cannot be added to the rows stored", column.name)
             }
             try connection.execute("ALTER TABLE \(table) ADD COLUMN \(name) \(typeName(column.type))")

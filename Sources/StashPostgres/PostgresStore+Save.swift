@@ -30,9 +30,18 @@ extension PostgresStore {
         return try pool.withConnection { connection in
             try connection.execute("BEGIN")
             do {
-                let result = try write(changes, connection)
-                try notify(changes, result, connection)
-                try connection.execute("COMMIT")
+                let (result, rowsBefore) = try write(changes, connection)
+                // A save that wrote no row leaves the change token where it was, as an SQLite
+                // transaction that writes nothing leaves the file's data_version, and tells no
+                // one. The session's row counts are not reported to the server inside a
+                // transaction, so the difference is this transaction's.
+                let rowsAfter = try connection.execute("SELECT \(Self.rowsWritten)").integer(0, 0)
+                if rowsAfter == rowsBefore {
+                    try connection.execute("ROLLBACK")
+                } else {
+                    try notify(changes, result, connection)
+                    try connection.execute("COMMIT")
+                }
                 return result
             } catch {
                 if !connection.isBroken { _ = try? connection.execute("ROLLBACK") }
@@ -53,11 +62,19 @@ extension PostgresStore {
         try connection.execute("SELECT pg_notify($1, $2)", [.text(channel), .text(payload)])
     }
 
-    private func write(_ changes: StoreChangeSet, _ connection: PostgresConnection) throws -> SaveResult {
+    /// The rows this session inserted, updated and deleted, less the count's, since it last
+    /// reported to the server (`bigint`).
+    static let rowsWritten =
+        "(SELECT coalesce(sum(\"n_tup_ins\" + \"n_tup_upd\" + \"n_tup_del\"), 0)::int8 "
+        + "FROM pg_stat_xact_user_tables WHERE \"relname\" <> '_stash_commits')"
+
+    /// The save's statements; answers its result and the session's rows written before them.
+    private func write(_ changes: StoreChangeSet, _ connection: PostgresConnection) throws -> (SaveResult, Int64) {
         var result = SaveResult()
-        result.tokenBeforeCommit =
-            try connection.execute("UPDATE \"_stash_commits\" SET \"count\" = \"count\" + 1 RETURNING \"count\" - 1")
-            .integer(0, 0)
+        let lock = try connection.execute(
+            "UPDATE \"_stash_commits\" SET \"count\" = \"count\" + 1 RETURNING \"count\" - 1, \(Self.rowsWritten)")
+        result.tokenBeforeCommit = lock.integer(0, 0)
+        let rowsBefore = lock.integer(0, 1)
         for entity in changes.entities where !entity.deletes.isEmpty {
             _ = try inPlace(entity.entity.name) {
                 try connection.execute(
@@ -92,7 +109,7 @@ extension PostgresStore {
             if revised { result.revisedJoins.insert(offset) }
         }
         try writePositions(changes.positionWrites, result, connection)
-        return result
+        return (result, rowsBefore)
     }
 
     /// `UPDATE "Post" SET "title" = $1, "read" = $2 WHERE "_pk" = $3`.
@@ -107,7 +124,11 @@ extension PostgresStore {
             sql += "\(quoted(entity.columns[column].name)) = $\(offset + 1)"
         }
         sql += " WHERE \"_pk\" = $\(columns.count + 1)"
-        try connection.execute(sql, values + [.integer(rowID)])
+        guard try connection.execute(sql, values + [.integer(rowID)]).affectedRows == 1 else {
+            throw StashError(
+                .rowMissing, "the row \(rowID) was deleted since this object was loaded; nothing was saved",
+                entity: entity.name)
+        }
     }
 
     private func updateRows(

@@ -6,7 +6,8 @@ import Testing
 /// Saves reach the main file, not only the WAL: a checkpoint when the store closes (even
 /// with another process connected) and after large saves, and `backup(to:)` for a copy while
 /// it is open.
-@Suite struct BackupTests {
+@Suite(.sqliteOnly("backup(to:) copies the SQLite file (PostgreSQL refuses it by name: PostgresStoreTests)"))
+struct BackupTests {
     /// Posts with a body of about a kilobyte each.
     func bigPostsJSON(count: Int, firstID: Int = 1) -> Data {
         let posts = (0..<count).map { offset -> [String: Any] in
@@ -27,11 +28,11 @@ import Testing
 
     @Test func aClosedStoreIsItsMainFileEvenWithAnotherProcessConnected() throws {
         let directory = try TemporaryDirectory()
-        _ = try PersistentContainer(for: Post.self, storeURL: directory.file())
+        _ = try testContainer(for: Post.self, storeURL: directory.file())
         let other = try IdleConnection(file: directory.file())
         defer { other.close() }
         do {
-            let container = try PersistentContainer(for: Post.self, storeURL: directory.file())
+            let container = try testContainer(for: Post.self, storeURL: directory.file())
             for first in stride(from: 1, to: 200, by: 10) {
                 let context = ManagedObjectContext(container)
                 _ = try recipeDecoder(context).decode([Post].self, from: postsJSON(count: 10, firstID: first))
@@ -50,10 +51,10 @@ import Testing
     /// the saves into the main file.
     @Test func closingWhileAnotherProcessWritesCopiesWhatItCanWithoutWaiting() throws {
         let directory = try TemporaryDirectory()
-        _ = try PersistentContainer(for: Post.self, storeURL: directory.file())
+        _ = try testContainer(for: Post.self, storeURL: directory.file())
         let holder: LockHolder
         do {
-            let container = try PersistentContainer(
+            let container = try testContainer(
                 for: Post.self, storeURL: directory.file(), busyTimeout: .seconds(600))
             let context = ManagedObjectContext(container)
             _ = try recipeDecoder(context).decode([Post].self, from: postsJSON(count: 30))
@@ -93,7 +94,7 @@ import Testing
         _ = try recipeDecoder(context).decode([Post].self, from: postsJSON(count: 1, firstID: 76))
         try context.save()
         try container.backup(to: copy)
-        let reopened = ManagedObjectContext(try PersistentContainer(for: Post.self, storeURL: copy))
+        let reopened = ManagedObjectContext(try testContainer(for: Post.self, storeURL: copy))
         #expect(try reopened.fetchCount(FetchDescriptor<Post>()) == 76)
     }
 

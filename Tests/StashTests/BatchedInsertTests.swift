@@ -5,7 +5,7 @@ import Testing
 /// New rows are written many to a statement: each still gets its own id, in order, and a
 /// row naming another new row of its entity (before or after it, in its statement or not)
 /// names the right one.
-@Suite struct BatchedInsertTests {
+@Suite(.bothStores) struct BatchedInsertTests {
     @Test func aChainOfNewRowsOfOneEntityNamesEachOther() throws {
         let directory = try TemporaryDirectory()
         let container = try graphContainer(at: directory.file())
@@ -36,7 +36,7 @@ import Testing
     /// A model with no column to write: its rows go in one by one (`DEFAULT VALUES`).
     @Test func rowsOfAModelWithNoColumnsAreWrittenOneByOne() throws {
         let directory = try TemporaryDirectory()
-        let container = try PersistentContainer(for: EmptyMarker.self, storeURL: directory.file())
+        let container = try testContainer(for: EmptyMarker.self, storeURL: directory.file())
         let context = ManagedObjectContext(container)
         for _ in 0..<70 { _ = EmptyMarker(context: context) }
         try context.save()

@@ -175,7 +175,7 @@ func readerDifferential<Model: ManagedObject & Codable, T: Decodable>(
     _ type: T.Type, _ model: Model.Type, _ data: [Data], decoder: JSONDecoder, path: [String] = []
 ) throws -> (reader: String, foundation: String) {
     func run(disabled: Bool) throws -> String {
-        let container = try PersistentContainer(for: Model.self, inMemory: true)
+        let container = try testContainer(for: Model.self, inMemory: true)
         let context = ManagedObjectContext(container)
         var outcome = ""
         for payload in data {
@@ -199,7 +199,11 @@ func readerDifferential<Model: ManagedObject & Codable, T: Decodable>(
     return (try run(disabled: false), try run(disabled: true))
 }
 
-@Suite struct ByteReaderDifferentialTests {
+@Suite(
+    .sqliteOnly(
+        "the reader against JSONDecoder, the store incidental: its PostgreSQL run added 30 s to the suite (152 s against 120 s)"
+    )) struct ByteReaderDifferentialTests
+{
     /// Every fixture read whole as `AnyJSON`, by the reader and by JSONDecoder.
     @Test(.enabled(if: Fixtures.available, "needs ../shared/fixtures beside the checkout"))
     func everyFixtureReadsAlikeAsPlainJSON() throws {
@@ -309,7 +313,7 @@ func readerDifferential<Model: ManagedObject & Codable, T: Decodable>(
     /// The reader is the default for models with Stash's default decoding, and steps aside
     /// for a hand-written `init(from:)` and for settings it does not support.
     @Test func takenForDefaultDecodingOnly() throws {
-        let container = try PersistentContainer(for: CorpusRecord.self, HandWrittenReaderModel.self, inMemory: true)
+        let container = try testContainer(for: CorpusRecord.self, HandWrittenReaderModel.self, inMemory: true)
         let probe = ManagedObjectContext(container)
         let decoder = JSONDecoder()
         #expect(ReaderEligibility.options(for: [CorpusRecord].self, decoder: decoder, container: container) != nil)

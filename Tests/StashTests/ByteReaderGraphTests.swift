@@ -6,8 +6,12 @@ import Testing
 /// The byte-level reader against JSONDecoder on the object graph: nested objects,
 /// references by unique value (`"writer": 3`, `"writerId"`, `"writer_id"`), to-many lists,
 /// nulls and bad values; the stored tables are compared as the sqlite3 shell dumps them.
-@Suite struct ByteReaderGraphTests {
-    @Test(arguments: 0..<4)
+@Suite(.sqliteOnly("the reader against JSONDecoder, compared through the sqlite3 shell's .dump"))
+struct ByteReaderGraphTests {
+    @Test(
+        .sqliteOnly(
+            "reads SQLite's catalog or plans (sqlite_master, PRAGMA, .dump, EXPLAIN QUERY PLAN) through the sqlite3 shell"
+        ), arguments: 0..<4)
     func generatedGraphsImportAlike(shard: Int) throws {
         var generator = GraphPayloadGenerator(seed: 0x6EA9_0000 + UInt64(shard))
         var imported = 0

@@ -4,7 +4,7 @@ import Testing
 @testable import Stash
 
 /// What `saveChanges()` answers: the IDs of the rows the save changed.
-@Suite struct ChangeSetTests {
+@Suite(.bothStores) struct ChangeSetTests {
     /// A save's change set makes its IDs only when first read (`ChangeSetIDs`): it equals, and
     /// hashes as, the same IDs given at once, and is empty only when the save changed nothing.
     @Test func aSavesChangeSetIsTheIDsOfTheRowsItChanged() throws {

@@ -33,9 +33,9 @@ enum ChannelsV1 {
     }
 }
 
-@Suite struct CompositeUniqueTests {
+@Suite(.bothStores) struct CompositeUniqueTests {
     func container(at file: URL) throws -> PersistentContainer {
-        try PersistentContainer(for: Item.self, Channel.self, storeURL: file)
+        try testContainer(for: Item.self, Channel.self, storeURL: file)
     }
 
     /// Two channels whose items share guids, nested as a feed reader gets them.
@@ -60,7 +60,11 @@ enum ChannelsV1 {
         )
     }
 
-    @Test func nestedItemsAreUniquePerChannelAndReimportWritesNothing() throws {
+    @Test(
+        .sqliteOnly(
+            "reads SQLite's catalog or plans (sqlite_master, PRAGMA, .dump, EXPLAIN QUERY PLAN) through the sqlite3 shell"
+        )) func nestedItemsAreUniquePerChannelAndReimportWritesNothing() throws
+    {
         let directory = try TemporaryDirectory()
         let file = directory.file()
         let context = ManagedObjectContext(try container(at: file))
@@ -213,12 +217,16 @@ enum ChannelsV1 {
         #expect(try items(file) == "a|1|A1\na|2|A2\nb|1|B1\n")
     }
 
-    @Test func aStoreThatBreaksANewConstraintIsRefusedAndKept() throws {
+    @Test(
+        .sqliteOnly(
+            "reads SQLite's catalog or plans (sqlite_master, PRAGMA, .dump, EXPLAIN QUERY PLAN) through the sqlite3 shell"
+        )) func aStoreThatBreaksANewConstraintIsRefusedAndKept() throws
+    {
         let directory = try TemporaryDirectory()
         let file = directory.file()
         do {
             let context = ManagedObjectContext(
-                try PersistentContainer(for: ChannelsV1.Item.self, ChannelsV1.Channel.self, storeURL: file))
+                try testContainer(for: ChannelsV1.Item.self, ChannelsV1.Channel.self, storeURL: file))
             _ = try recipeDecoder(context).decode(
                 [ChannelsV1.Channel].self,
                 from: json(#"[{"url": "a", "items": [{"guid": "1", "title": "x"}, {"guid": "1", "title": "y"}]}]"#))
@@ -242,7 +250,7 @@ enum ChannelsV1 {
 
     @Test func aConstraintOfOneAttributeIsRefused() throws {
         #expect {
-            _ = try PersistentContainer(for: Lonely.self, inMemory: true)
+            _ = try testContainer(for: Lonely.self, inMemory: true)
         } throws: { error in
             (error as? StashError)?.code == .invalidModel && (error as? StashError)?.entity == "Lonely"
         }

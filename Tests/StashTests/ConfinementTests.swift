@@ -22,9 +22,9 @@ actor Importer {
 }
 
 /// Every context belongs to one executor; use from elsewhere is caught with a message.
-@Suite struct ConfinementTests {
+@Suite(.bothStores) struct ConfinementTests {
     @Test func aBackgroundContextWorksInPerform() async throws {
-        let container = try PersistentContainer(for: Post.self, inMemory: true)
+        let container = try testContainer(for: Post.self, inMemory: true)
         let background = container.newBackgroundContext()
         #expect(background.name.hasPrefix("background context"))
         let ids = try await background.perform {
@@ -41,7 +41,7 @@ actor Importer {
 
     @MainActor
     @Test func theMainContextBelongsToTheMainActor() async throws {
-        let container = try PersistentContainer(for: Post.self, inMemory: true)
+        let container = try testContainer(for: Post.self, inMemory: true)
         try await container.performBackgroundTask { context in
             _ = try recipeDecoder(context).decode([Post].self, from: postsJSON(count: 5))
             try context.save()
@@ -56,7 +56,7 @@ actor Importer {
     }
 
     @Test func aContextMadeInAnActorMethodWorksThere() async throws {
-        let container = try PersistentContainer(for: Post.self, inMemory: true)
+        let container = try testContainer(for: Post.self, inMemory: true)
         let importer = Importer(container: container)
         #expect(try await importer.importPosts(postsJSON(count: 3)) == 3)
         #expect(try await importer.importPosts(postsJSON(count: 4)) == 4)
@@ -67,7 +67,7 @@ actor Importer {
 
     @Test func aBackgroundContextUsedOutsidePerformTraps() async throws {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-            let container = try PersistentContainer(for: Post.self, inMemory: true)
+            let container = try testContainer(for: Post.self, inMemory: true)
             let background = container.newBackgroundContext()
             _ = try background.fetch(FetchDescriptor<Post>())
         }
@@ -79,7 +79,7 @@ actor Importer {
 
     @Test func anAttributeWriteOffTheExecutorTraps() async throws {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-            let container = try PersistentContainer(for: Post.self, inMemory: true)
+            let container = try testContainer(for: Post.self, inMemory: true)
             let background = container.newBackgroundContext()
             let box = try await background.perform { () -> ObjectBox in
                 let post = try recipeDecoder(background).decode(
@@ -94,7 +94,7 @@ actor Importer {
 
     @Test func anActorsContextUsedFromAnotherTaskTraps() async throws {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-            let container = try PersistentContainer(for: Post.self, inMemory: true)
+            let container = try testContainer(for: Post.self, inMemory: true)
             let importer = Importer(container: container)
             _ = try await importer.importPosts(postsJSON(count: 1))
             let context = await importer.madeContext()!
@@ -107,7 +107,7 @@ actor Importer {
 
     @Test func twoThreadsInsideAnUnconfinedContextTrap() async throws {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-            let container = try PersistentContainer(for: Blocking.self, inMemory: true)
+            let container = try testContainer(for: Blocking.self, inMemory: true)
             let context = ManagedObjectContext(container)
             let inside = DispatchSemaphore(value: 0)
             Blocking.entered = inside

@@ -5,7 +5,7 @@ import Testing
 
 /// An object keeps its context: Swift code drops the context's variable and goes on using
 /// what it fetched.
-@Suite struct ContextLifetimeTests {
+@Suite(.bothStores) struct ContextLifetimeTests {
     /// The case: relationships of objects whose context was a temporary read nothing.
     @Test func objectsOfATemporaryContextStillReadTheirRelationships() throws {
         let container = try graphContainer()
@@ -63,7 +63,7 @@ import Testing
     /// rolled back, decoded and inserted objects and their context are freed with the last
     /// reference to them, and a saved one's value still names its row.
     @Test func newObjectsAreFreedAfterTheirSaveOrRollback() throws {
-        let container = try PersistentContainer(for: Post.self, inMemory: true)
+        let container = try testContainer(for: Post.self, inMemory: true)
         weak var released: ManagedObjectContext?
         weak var saved: Post?
         weak var rolledBack: Post?
@@ -110,7 +110,7 @@ import Testing
     /// print, where `precondition` printed only "precondition failure".
     @Test func insertingAnObjectOfAnotherContextTrapsWithItsMessage() async throws {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-            let container = try PersistentContainer(for: Post.self, inMemory: true)
+            let container = try testContainer(for: Post.self, inMemory: true)
             let first = ManagedObjectContext(container)
             let post = Post(context: first)
             ManagedObjectContext(container).insert(post)
@@ -121,7 +121,7 @@ import Testing
 }
 
 /// A context nobody calls into does not keep every other save's note.
-@Suite struct IdleContextTests {
+@Suite(.bothStores) struct IdleContextTests {
     @Test func anIdleContextFoldsTheNotesItWaitsFor() throws {
         let (container, writer) = try savedPosts(3)
         let idle = ManagedObjectContext(container)

@@ -3,7 +3,7 @@ import Stash
 import Testing
 
 /// Identity, change tracking, deletion and rollback.
-@Suite struct ContextTests {
+@Suite(.bothStores) struct ContextTests {
     @Test func fetchingTwiceReturnsTheSameInstances() throws {
         let (container, _) = try savedPosts(10)
         let context = ManagedObjectContext(container)
@@ -135,7 +135,7 @@ import Testing
     }
 
     @Test func contextsWorkFromConcurrentTasks() async throws {
-        let container = try PersistentContainer(for: Post.self, inMemory: true)
+        let container = try testContainer(for: Post.self, inMemory: true)
         try await withThrowingTaskGroup(of: Void.self) { group in
             for batch in 0..<4 {
                 group.addTask {
@@ -151,7 +151,7 @@ import Testing
     }
 
     @Test func modelsOutsideTheContainerAreAnError() throws {
-        let context = ManagedObjectContext(try PersistentContainer(for: Note.self, inMemory: true))
+        let context = ManagedObjectContext(try testContainer(for: Note.self, inMemory: true))
         let error = #expect(throws: StashError.self) { _ = try context.fetch(FetchDescriptor<Post>()) }
         #expect(error?.code == .unknownEntity)
         #expect(error?.entity == "Post")
@@ -159,7 +159,7 @@ import Testing
 }
 
 /// Misuse traps with a message that names the entity and attribute.
-@Suite struct ProgrammingErrorTests {
+@Suite(.bothStores) struct ProgrammingErrorTests {
     @Test func readingARequiredAttributeBeforeItIsSetTraps() async throws {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             let post = Post()
@@ -177,9 +177,9 @@ import Testing
 }
 
 /// Objects made outside a context, with a model's own initializer.
-@Suite struct TransientObjectTests {
+@Suite(.bothStores) struct TransientObjectTests {
     @Test func anObjectMadeOutsideAContextIsSavedOnceInserted() throws {
-        let context = ManagedObjectContext(try PersistentContainer(for: Tag.self, inMemory: true))
+        let context = ManagedObjectContext(try testContainer(for: Tag.self, inMemory: true))
         let tag = Tag(name: "swift", uses: 3)
         #expect(tag.managedObjectContext == nil && !context.hasChanges)
         context.insert(tag)
@@ -196,9 +196,9 @@ import Testing
 }
 
 /// Which objects a save writes belongs to the context, not to the object.
-@Suite struct ContextQueueTests {
+@Suite(.bothStores) struct ContextQueueTests {
     @Test func anObjectDroppedFromOneContextAndInsertedIntoAnotherIsSavedByTheSecond() throws {
-        let container = try PersistentContainer(for: Note.self, inMemory: true)
+        let container = try testContainer(for: Note.self, inMemory: true)
         let first = ManagedObjectContext(container)
         let second = ManagedObjectContext(container)
         let note = Note(context: first)

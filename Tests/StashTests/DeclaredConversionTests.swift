@@ -37,10 +37,11 @@ final class UnfoldedDefault: ManagedObject, Decodable {
 }
 
 /// `.lossless` and `normalized:`, declared on the attribute, with no `init(from:)` written.
-@Suite struct DeclaredConversionTests {
-    @Test func losslessTakesTheOtherScalarKindsWhenNothingIsLost() throws {
+@Suite(.bothStores) struct DeclaredConversionTests {
+    @Test(.sqliteOnly("reads the sqlite3 shell's spelling of REAL values (3.0) and its typeless columns"))
+    func losslessTakesTheOtherScalarKindsWhenNothingIsLost() throws {
         let directory = try TemporaryDirectory()
-        let container = try PersistentContainer(for: FeedItem.self, storeURL: directory.file())
+        let container = try testContainer(for: FeedItem.self, storeURL: directory.file())
         let context = ManagedObjectContext(container)
         let payload = json(
             #"[{"id": 42, "rank": "7", "score": "2.5", "pinned": 1}, {"id": "42", "title": "t", "pinned": "true"},"#
@@ -67,7 +68,7 @@ final class UnfoldedDefault: ManagedObject, Decodable {
         (#"{"id": "a", "score": "1e400"}"#, "score", #""1e400""#),
     ])
     func losslessRefusesWhatWouldLoseSomething(payload: String, attribute: String, found: String) throws {
-        let context = ManagedObjectContext(try PersistentContainer(for: FeedItem.self, inMemory: true))
+        let context = ManagedObjectContext(try testContainer(for: FeedItem.self, inMemory: true))
         let error = #expect(throws: StashError.self) {
             _ = try context.decode([FeedItem].self, from: json("[\(payload)]"))
         }
@@ -81,7 +82,7 @@ final class UnfoldedDefault: ManagedObject, Decodable {
 
     @Test func normalizedValuesMakeOneRowWhenDecoded() throws {
         let directory = try TemporaryDirectory()
-        let container = try PersistentContainer(for: FeedTag.self, storeURL: directory.file())
+        let container = try testContainer(for: FeedTag.self, storeURL: directory.file())
         let context = ManagedObjectContext(container)
         let tags = try context.decode(
             [FeedTag].self,
@@ -103,7 +104,7 @@ final class UnfoldedDefault: ManagedObject, Decodable {
 
     @Test func settersAndInsertsNormalizeSoTheSameRowIsUpserted() throws {
         let directory = try TemporaryDirectory()
-        let container = try PersistentContainer(for: FeedTag.self, storeURL: directory.file())
+        let container = try testContainer(for: FeedTag.self, storeURL: directory.file())
         let first = ManagedObjectContext(container)
         _ = try first.decode([FeedTag].self, from: json(#"[{"name": "swift", "uses": 1}]"#))
         try first.save()
@@ -126,7 +127,7 @@ final class UnfoldedDefault: ManagedObject, Decodable {
 
     @Test func aReferenceToANormalizedValueFindsTheOneObject() throws {
         let directory = try TemporaryDirectory()
-        let container = try PersistentContainer(for: TaggedPost.self, FeedTag.self, storeURL: directory.file())
+        let container = try testContainer(for: TaggedPost.self, FeedTag.self, storeURL: directory.file())
         let context = ManagedObjectContext(container)
         _ = try context.decode([FeedTag].self, from: json(#"[{"name": "swift", "uses": 4}]"#))
         try context.save()
@@ -140,7 +141,7 @@ final class UnfoldedDefault: ManagedObject, Decodable {
     }
 
     @Test func aQueryComparesWithTheLiteralNormalizedTheSameWay() throws {
-        let container = try PersistentContainer(for: FeedTag.self, inMemory: true)
+        let container = try testContainer(for: FeedTag.self, inMemory: true)
         let context = ManagedObjectContext(container)
         _ = try context.decode([FeedTag].self, from: json(#"[{"name": "Swift"}, {"name": "Linux"}]"#))
         try context.save()
@@ -155,19 +156,19 @@ final class UnfoldedDefault: ManagedObject, Decodable {
 
     @Test func declarationsThatCannotHoldAreRefusedWhenTheContainerIsMade() throws {
         let date = #expect(throws: StashError.self) {
-            _ = try PersistentContainer(for: LosslessDate.self, inMemory: true)
+            _ = try testContainer(for: LosslessDate.self, inMemory: true)
         }
         #expect(date?.code == .invalidModel)
         #expect(date?.entity == "LosslessDate")
         #expect(date?.attribute == "when")
         #expect(date?.message.contains(".lossless") == true)
         let number = #expect(throws: StashError.self) {
-            _ = try PersistentContainer(for: NormalizedNumber.self, inMemory: true)
+            _ = try testContainer(for: NormalizedNumber.self, inMemory: true)
         }
         #expect(number?.code == .invalidModel)
         #expect(number?.attribute == "count")
         let unfolded = #expect(throws: StashError.self) {
-            _ = try PersistentContainer(for: UnfoldedDefault.self, inMemory: true)
+            _ = try testContainer(for: UnfoldedDefault.self, inMemory: true)
         }
         #expect(unfolded?.code == .invalidModel)
         #expect(unfolded?.attribute == "name")

@@ -5,7 +5,7 @@ import Testing
 
 /// A unique value finds its stored row while decoding, not only at save: the decoded
 /// object is that row's object, with the stored values of every key the payload lacks.
-@Suite struct DecodeIdentityTests {
+@Suite(.bothStores) struct DecodeIdentityTests {
     @Test func aPartialPayloadForAStoredRowDecodesIntoAFreshContext() throws {
         let directory = try TemporaryDirectory()
         let (container, _) = try savedPosts(3, at: directory.file())
@@ -79,7 +79,7 @@ import Testing
 }
 
 /// How decoding learns the stored rows: a bounded number of queries, kept true to the store.
-@Suite struct StoredKeyLookupTests {
+@Suite(.sqliteOnly("counts the statements SQLiteStore runs")) struct StoredKeyLookupTests {
     /// Statements run on the container's connection so far.
     func statements(_ container: PersistentContainer) -> Int {
         (container.store as! SQLiteStore).statementsRun
@@ -129,7 +129,7 @@ import Testing
     @Test func reimportingTheSamePayloadIntoAFreshContextWritesNothing() throws {
         let directory = try TemporaryDirectory()
         let (container, _) = try savedPosts(600, at: directory.file())
-        let watcher = try PersistentContainer(for: Post.self, storeURL: directory.file())
+        let watcher = try testContainer(for: Post.self, storeURL: directory.file())
         let token = try watcher.store.changeToken()
         let context = ManagedObjectContext(container)
         _ = try recipeDecoder(context).decode([Post].self, from: postsJSON(count: 600))

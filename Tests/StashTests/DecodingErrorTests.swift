@@ -3,9 +3,9 @@ import Stash
 import Testing
 
 /// Bad payloads get errors that say what and where, and nothing is half-saved.
-@Suite struct DecodingErrorTests {
+@Suite(.bothStores) struct DecodingErrorTests {
     @Test func missingRequiredKeyNamesEntityAttributeAndPath() throws {
-        let context = ManagedObjectContext(try PersistentContainer(for: Post.self, inMemory: true))
+        let context = ManagedObjectContext(try testContainer(for: Post.self, inMemory: true))
         let payload = json(
             #"[{"id": 1, "userId": 1, "title": "a", "body": "b"}, {"id": 2, "userId": 1, "body": "no title"}]"#)
         let error = #expect(throws: StashError.self) {
@@ -19,7 +19,7 @@ import Testing
     }
 
     @Test func wrongTypeNamesThePath() throws {
-        let context = ManagedObjectContext(try PersistentContainer(for: Post.self, inMemory: true))
+        let context = ManagedObjectContext(try testContainer(for: Post.self, inMemory: true))
         let payload = json(
             #"{"items": [{"id": 1, "userId": 1, "title": "a", "body": "b"}, {"id": 2, "userId": "x", "title": "c", "body": "d"}]}"#
         )
@@ -30,7 +30,7 @@ import Testing
     }
 
     @Test func failedObjectIsNotInsertedAndAFailedDecodeSavesNothingOfItself() throws {
-        let container = try PersistentContainer(for: Post.self, inMemory: true)
+        let container = try testContainer(for: Post.self, inMemory: true)
         let context = ManagedObjectContext(container)
         let payload = json(
             #"[{"id": 1, "userId": 1, "title": "a", "body": "b"}, {"id": 2, "userId": 1, "title": 3, "body": "d"}]"#)
@@ -45,7 +45,7 @@ import Testing
     }
 
     @Test func failedUpdateLeavesTheExistingObjectAsItWas() throws {
-        let context = ManagedObjectContext(try PersistentContainer(for: Post.self, inMemory: true))
+        let context = ManagedObjectContext(try testContainer(for: Post.self, inMemory: true))
         let post = try recipeDecoder(context).decode(
             Post.self, from: json(#"{"id": 1, "userId": 1, "title": "a", "body": "b"}"#))
         try context.save()
@@ -57,7 +57,7 @@ import Testing
     }
 
     @Test func malformedJSONIsRejected() throws {
-        let context = ManagedObjectContext(try PersistentContainer(for: Post.self, inMemory: true))
+        let context = ManagedObjectContext(try testContainer(for: Post.self, inMemory: true))
         #expect(throws: DecodingError.self) {
             _ = try recipeDecoder(context).decode([Post].self, from: json(#"[{"id": 1, "title": "a"#))
         }
@@ -65,7 +65,7 @@ import Testing
     }
 
     @Test func requiredAttributeNeverSetFailsTheSaveAndWritesNothing() throws {
-        let container = try PersistentContainer(for: Post.self, inMemory: true)
+        let container = try testContainer(for: Post.self, inMemory: true)
         let context = ManagedObjectContext(container)
         let complete = Post(context: context)
         complete.id = 1
@@ -96,7 +96,7 @@ import Testing
         let error = #expect(throws: StashError.self) { try context.save() }
         #expect(error?.code == .storeFailed)
         #expect(error?.entity == "Post")
-        #expect(error?.sqliteCode == 2067)  // SQLITE_CONSTRAINT_UNIQUE
+        #expect(error?.storeCode?.isUniqueViolation == true)  // SQLite's 2067, PostgreSQL's 23505
         #expect(context.hasChanges)
         let stored = try ManagedObjectContext(container).fetch(FetchDescriptor<Post>())
         #expect(stored.map(\.title) == ["Title 1", "Title 2"])
@@ -105,9 +105,9 @@ import Testing
 }
 
 /// `context.decode(_:from:using:)`: all or nothing.
-@Suite struct AtomicDecodeTests {
+@Suite(.bothStores) struct AtomicDecodeTests {
     @Test func aFailedDecodeLeavesTheContextAsItWas() throws {
-        let container = try PersistentContainer(for: Post.self, inMemory: true)
+        let container = try testContainer(for: Post.self, inMemory: true)
         let context = ManagedObjectContext(container)
         let first = try context.decode([Post].self, from: postsJSON(count: 3))
         try context.save()
@@ -130,7 +130,7 @@ import Testing
     }
 
     @Test func theDecoderKeepsItsOwnUserInfo() throws {
-        let context = ManagedObjectContext(try PersistentContainer(for: Post.self, inMemory: true))
+        let context = ManagedObjectContext(try testContainer(for: Post.self, inMemory: true))
         let decoder = JSONDecoder()
         decoder.keyDecodingStrategy = .convertFromSnakeCase
         let posts = try context.decode(

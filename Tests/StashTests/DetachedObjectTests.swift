@@ -5,7 +5,7 @@ import Testing
 
 /// Saved objects moved to another context (what StashREST does with an import's objects):
 /// the object a read of the row makes, without the read.
-@Suite struct DetachedObjectTests {
+@Suite(.bothStores) struct DetachedObjectTests {
     /// Plain values of every kind, a date finer than the store keeps.
     final class Reading: ManagedObject, Codable {
         @Attribute(.unique) var id: Int
@@ -47,9 +47,10 @@ import Testing
         ]
     }
 
-    @Test func anAdoptedObjectIsTheObjectAReadMakesWithoutReadingTheStore() throws {
+    @Test(.sqliteOnly("counts the statements SQLiteStore runs"))
+    func anAdoptedObjectIsTheObjectAReadMakesWithoutReadingTheStore() throws {
         let directory = try TemporaryDirectory()
-        let container = try PersistentContainer(for: Reading.self, storeURL: directory.file())
+        let container = try testContainer(for: Reading.self, storeURL: directory.file())
         let (writer, readings) = try saved(container)
         let decodedDate = readings[0].takenAt
         let detached = writer.detach(readings) { _ in true }.compactMap { $0 }
@@ -76,7 +77,7 @@ import Testing
     }
 
     @Test func anObjectTheContextHoldsStaysAsItIs() throws {
-        let container = try PersistentContainer(for: Reading.self, inMemory: true)
+        let container = try testContainer(for: Reading.self, inMemory: true)
         let (writer, readings) = try saved(container)
         let detached = writer.detach(readings) { _ in true }.compactMap { $0 }
         let context = ManagedObjectContext(container)
@@ -87,9 +88,10 @@ import Testing
         #expect(held.note == "unsaved")
     }
 
-    @Test func withNewObjectsOfTheEntityTheRowsAreReadAsExistingObjectsReadsThem() throws {
+    @Test(.sqliteOnly("counts the statements SQLiteStore runs"))
+    func withNewObjectsOfTheEntityTheRowsAreReadAsExistingObjectsReadsThem() throws {
         let directory = try TemporaryDirectory()
-        let container = try PersistentContainer(for: Reading.self, storeURL: directory.file())
+        let container = try testContainer(for: Reading.self, storeURL: directory.file())
         let (writer, readings) = try saved(container)
         let detached = writer.detach(readings) { _ in true }.compactMap { $0 }
         let context = ManagedObjectContext(container)
@@ -106,7 +108,7 @@ import Testing
 
     @Test func aSaveSinceTheyLeftAndTheRowsAreReadInstead() throws {
         let directory = try TemporaryDirectory()
-        let container = try PersistentContainer(for: Reading.self, storeURL: directory.file())
+        let container = try testContainer(for: Reading.self, storeURL: directory.file())
         let (writer, readings) = try saved(container)
         let detached = writer.detach(readings) { _ in true }.compactMap { $0 }
         // Another context changes one row and deletes the other.
@@ -131,7 +133,7 @@ import Testing
             @Attribute var value: Double
             @Attribute var spare: Float?
         }
-        let container = try PersistentContainer(for: Measure.self, inMemory: true)
+        let container = try testContainer(for: Measure.self, inMemory: true)
         let context = ManagedObjectContext(container)
         let values: [(Double, Float?)] = [(1.5, 2), (-0.0, nil), (0, .nan)]
         let measures = values.enumerated().map { index, pair in
@@ -149,7 +151,7 @@ import Testing
     }
 
     @Test func whatCannotLeaveStays() throws {
-        let container = try PersistentContainer(
+        let container = try testContainer(
             for: Reading.self, Writer.self, Book.self, Review.self, Publisher.self, Sample.self, inMemory: true)
         let context = ManagedObjectContext(container)
         let readings = try recipeDecoder(context).decode([Reading].self, from: Self.payload)
@@ -176,7 +178,7 @@ import Testing
     /// The context an object left forgets it: its row gets a new object there, by fetch or
     /// by decoding, and the object that left is not touched.
     @Test func theContextItLeftMakesANewObjectForTheRow() throws {
-        let container = try PersistentContainer(for: Reading.self, inMemory: true)
+        let container = try testContainer(for: Reading.self, inMemory: true)
         let (writer, readings) = try saved(container)
         let gone = readings[0]
         _ = writer.detach([gone]) { _ in true }
@@ -201,7 +203,7 @@ import Testing
 
     /// Decoded again unchanged in the context it left, its row is compared, not rewritten.
     @Test func decodedAgainWhereItLeftItsRowIsCompared() throws {
-        let container = try PersistentContainer(for: Reading.self, inMemory: true)
+        let container = try testContainer(for: Reading.self, inMemory: true)
         let writer = ManagedObjectContext(container)
         let readings = try recipeDecoder(writer).decode([Reading].self, from: Self.payload)
         try writer.save()
@@ -225,7 +227,7 @@ import Testing
     }
 
     @Test func anObjectThatLeavesIsInNoIndexOfTheContext() throws {
-        let container = try PersistentContainer(for: Edition.self, inMemory: true)
+        let container = try testContainer(for: Edition.self, inMemory: true)
         let context = ManagedObjectContext(container)
         let edition = try recipeDecoder(context).decode(Edition.self, from: json(#"{"isbn": "a", "year": 2001}"#))
         try context.save()
@@ -241,7 +243,7 @@ import Testing
     }
 
     @Test func aModelWithStoredPropertiesOfItsOwnStays() throws {
-        let container = try PersistentContainer(for: Cached.self, inMemory: true)
+        let container = try testContainer(for: Cached.self, inMemory: true)
         let context = ManagedObjectContext(container)
         let cached = try recipeDecoder(context).decode(Cached.self, from: json(#"{"id": 1}"#))
         try context.save()
@@ -251,7 +253,7 @@ import Testing
 
     @Test func aDetachedObjectIsAdoptedOnce() async {
         await #expect(processExitsWith: .failure) {
-            let container = try PersistentContainer(for: Reading.self, inMemory: true)
+            let container = try testContainer(for: Reading.self, inMemory: true)
             let writer = ManagedObjectContext(container)
             _ = try recipeDecoder(writer).decode(
                 Reading.self, from: json(#"{"id": 1, "title": "t", "takenAt": 1, "link": "https://example.com"}"#))

@@ -10,9 +10,9 @@ final class Account: ManagedObject, Decodable {
 }
 
 /// Corners of change tracking and upsert that a simple test would miss.
-@Suite struct EdgeCaseTests {
+@Suite(.bothStores) struct EdgeCaseTests {
     @Test func deletingAndInsertingANewObjectAgainWritesOneRow() throws {
-        let context = ManagedObjectContext(try PersistentContainer(for: Note.self, inMemory: true))
+        let context = ManagedObjectContext(try testContainer(for: Note.self, inMemory: true))
         let note = Note(context: context)
         note.text = "once"
         context.delete(note)
@@ -51,7 +51,7 @@ final class Account: ManagedObject, Decodable {
     }
 
     @Test func secondUniqueAttributeIsDecodedAndKept() throws {
-        let context = ManagedObjectContext(try PersistentContainer(for: Account.self, inMemory: true))
+        let context = ManagedObjectContext(try testContainer(for: Account.self, inMemory: true))
         let decoder = recipeDecoder(context)
         let account = try decoder.decode(Account.self, from: json(#"{"id": 1, "email": "a@x.test", "name": "A"}"#))
         try context.save()
@@ -68,7 +68,7 @@ final class Account: ManagedObject, Decodable {
     }
 
     @Test func aFailedSaveLeavesTheIdiomsStandInsAsTheyWere() throws {
-        let container = try PersistentContainer(for: HandPost.self, Post.self, inMemory: true)
+        let container = try testContainer(for: HandPost.self, Post.self, inMemory: true)
         let context = ManagedObjectContext(container)
         let first = try recipeDecoder(context).decode([HandPost].self, from: postsJSON(count: 1))[0]
         let second = try recipeDecoder(context).decode([HandPost].self, from: postsJSON(count: 1, titlePrefix: "New"))[
@@ -87,7 +87,7 @@ final class Account: ManagedObject, Decodable {
     }
 
     @Test func reimportingTheSamePayloadLeavesNothingToSave() throws {
-        let context = ManagedObjectContext(try PersistentContainer(for: Post.self, inMemory: true))
+        let context = ManagedObjectContext(try testContainer(for: Post.self, inMemory: true))
         let held = try recipeDecoder(context).decode([Post].self, from: postsJSON(count: 5))
         try context.save()
         _ = try recipeDecoder(context).decode([Post].self, from: postsJSON(count: 5))
@@ -98,7 +98,7 @@ final class Account: ManagedObject, Decodable {
     }
 
     @Test func fetchCountFollowsADeletionAndAReinsertOfTheSameValue() throws {
-        let context = ManagedObjectContext(try PersistentContainer(for: Post.self, inMemory: true))
+        let context = ManagedObjectContext(try testContainer(for: Post.self, inMemory: true))
         _ = try recipeDecoder(context).decode([Post].self, from: postsJSON(count: 3))
         try context.save()
         context.delete(try context.fetch(FetchDescriptor<Post>())[0])

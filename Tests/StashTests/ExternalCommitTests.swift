@@ -5,7 +5,7 @@ import Testing
 /// A long-lived context and commits it did not make: another process (the `sqlite3`
 /// shell), or another container on the same file. A fetch answers what the store holds
 /// now, into the objects the context already has, keeping the context's own changes.
-@Suite struct ExternalCommitTests {
+@Suite(.bothStores) struct ExternalCommitTests {
     @Test func aFetchAfterAnotherProcessCommitsAnswersTheRowAsItIsNow() throws {
         let directory = try TemporaryDirectory()
         let (_, context) = try savedPosts(3, at: directory.file())
@@ -63,7 +63,7 @@ import Testing
         let directory = try TemporaryDirectory()
         let (container, context) = try savedPosts(2, at: directory.file())
         let post = try context.fetch(FetchDescriptor<Post>(predicate: #Predicate { $0.id == 2 }))[0]
-        let elsewhere = ManagedObjectContext(try PersistentContainer(for: Post.self, storeURL: directory.file()))
+        let elsewhere = ManagedObjectContext(try testContainer(for: Post.self, storeURL: directory.file()))
         try elsewhere.fetch(FetchDescriptor<Post>(predicate: #Predicate { $0.id == 2 }))[0].summary = "elsewhere"
         try elsewhere.save()
         _ = try context.fetch(FetchDescriptor<Post>())

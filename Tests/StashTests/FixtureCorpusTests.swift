@@ -108,7 +108,7 @@ final class HackerNewsItem: ManagedObject, Decodable {
 }
 
 /// The real-world corpus: enabled where `../shared/fixtures` sits beside the checkout.
-@Suite(.enabled(if: Fixtures.available, "needs ../shared/fixtures beside the checkout"))
+@Suite(.enabled(if: Fixtures.available, "needs ../shared/fixtures beside the checkout"), .bothStores)
 struct FixtureCorpusTests {
     @Test func jsonPlaceholderDatabaseImportsAndReopensIntact() throws {
         let data = try Fixtures.data("jsonplaceholder/data.json")
@@ -117,7 +117,7 @@ struct FixtureCorpusTests {
             Post.self, Placeholder.User.self, Placeholder.Comment.self, Placeholder.Photo.self, Placeholder.Todo.self,
         ]
         do {
-            let container = try PersistentContainer(
+            let container = try testContainer(
                 for: Post.self, Placeholder.User.self, Placeholder.Comment.self, Placeholder.Photo.self,
                 Placeholder.Todo.self, storeURL: directory.file())
             #expect(container.entityNames == types.map { String(describing: $0) })
@@ -138,7 +138,7 @@ struct FixtureCorpusTests {
             ["id", "userId", "title", "body"].map { "\(post[$0]!)" }.joined(separator: "\u{1F}")
         }
         #expect(shellRows == expectedRows.joined(separator: "\n") + "\n")
-        let container = try PersistentContainer(
+        let container = try testContainer(
             for: Post.self, Placeholder.User.self, Placeholder.Comment.self, Placeholder.Photo.self,
             Placeholder.Todo.self, storeURL: directory.file())
         let context = ManagedObjectContext(container)
@@ -171,7 +171,7 @@ struct FixtureCorpusTests {
     }
 
     @Test func gitHubIssuesAcrossPagesUpsert() throws {
-        let context = ManagedObjectContext(try PersistentContainer(for: GitHubIssue.self, inMemory: true))
+        let context = ManagedObjectContext(try testContainer(for: GitHubIssue.self, inMemory: true))
         let decoder = recipeDecoder(context)
         decoder.keyDecodingStrategy = .convertFromSnakeCase
         decoder.dateDecodingStrategy = .iso8601
@@ -194,7 +194,7 @@ struct FixtureCorpusTests {
     }
 
     @Test func hackerNewsItemsOfEveryKind() throws {
-        let context = ManagedObjectContext(try PersistentContainer(for: HackerNewsItem.self, inMemory: true))
+        let context = ManagedObjectContext(try testContainer(for: HackerNewsItem.self, inMemory: true))
         let decoder = recipeDecoder(context)
         decoder.dateDecodingStrategy = .secondsSince1970
         let files = [
@@ -218,7 +218,7 @@ struct FixtureCorpusTests {
     }
 
     @Test func jsonTestSuiteRejectionsNeverCrashOrSave() throws {
-        let context = ManagedObjectContext(try PersistentContainer(for: Note.self, inMemory: true))
+        let context = ManagedObjectContext(try testContainer(for: Note.self, inMemory: true))
         let files = try FileManager.default.contentsOfDirectory(
             atPath: Fixtures.directory.appendingPathComponent("json-test-suite").path)
         for file in files where file.hasPrefix("n_") || file.hasPrefix("i_") {

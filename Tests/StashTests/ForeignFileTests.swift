@@ -4,7 +4,7 @@ import Testing
 
 /// A file Stash did not make is refused before anything is written to it: not switched to
 /// WAL, no table adopted. Its bytes are compared before and after.
-@Suite struct ForeignFileTests {
+@Suite(.sqliteOnly("files Stash did not make, made with the sqlite3 shell")) struct ForeignFileTests {
     @Test func anotherAppsDatabaseIsRefusedUntouched() throws {
         let directory = try TemporaryDirectory()
         _ = try sqliteShellWriting(
@@ -12,7 +12,7 @@ import Testing
         )
         let before = try Data(contentsOf: directory.file())
         let error = #expect(throws: StashError.self) {
-            _ = try PersistentContainer(for: Post.self, storeURL: directory.file())
+            _ = try testContainer(for: Post.self, storeURL: directory.file())
         }
         #expect(error?.code == .foreignStore)
         #expect(error?.description.contains("not made by Stash") == true)
@@ -34,7 +34,7 @@ import Testing
             """)
         let before = try Data(contentsOf: directory.file())
         let error = #expect(throws: StashError.self) {
-            _ = try PersistentContainer(for: Post.self, storeURL: directory.file())
+            _ = try testContainer(for: Post.self, storeURL: directory.file())
         }
         #expect(error?.code == .foreignStore)
         #expect(error?.entity == "Post")
@@ -43,7 +43,7 @@ import Testing
         _ = try sqliteShellWriting(directory.file(), "PRAGMA journal_mode = WAL")
         let walBefore = try Data(contentsOf: directory.file())
         #expect(throws: StashError.self) {
-            _ = try PersistentContainer(for: Post.self, storeURL: directory.file())
+            _ = try testContainer(for: Post.self, storeURL: directory.file())
         }
         #expect(try Data(contentsOf: directory.file()) == walBefore)
         #expect(try sqliteShell(directory.file(), "SELECT count(*) FROM sqlite_master WHERE type = 'index'") == "0\n")
@@ -54,7 +54,7 @@ import Testing
         let bytes = Data("not a database, but the user's notes\n".utf8) + Data(repeating: 7, count: 4096)
         try bytes.write(to: directory.file())
         let error = #expect(throws: StashError.self) {
-            _ = try PersistentContainer(for: Post.self, storeURL: directory.file())
+            _ = try testContainer(for: Post.self, storeURL: directory.file())
         }
         #expect(error?.code == .storeFailed)
         #expect(error?.sqliteCode == 26)  // SQLITE_NOTADB
@@ -77,7 +77,7 @@ import Testing
         _ = try sqliteShellWriting(
             directory.file(),
             RowKeyTests.storeOfAnEarlierStash + "CREATE TABLE Notes (id INTEGER PRIMARY KEY, text TEXT);")
-        let context = ManagedObjectContext(try PersistentContainer(for: Post.self, storeURL: directory.file()))
+        let context = ManagedObjectContext(try testContainer(for: Post.self, storeURL: directory.file()))
         #expect(try context.fetchCount(FetchDescriptor<Post>()) == 3)
         #expect(
             try sqliteShell(directory.file(), "SELECT sql FROM sqlite_master WHERE name = 'Notes'")

@@ -49,7 +49,7 @@ enum PlaceholderGraph {
     }
 
     static func container(at url: URL) throws -> PersistentContainer {
-        try PersistentContainer(
+        try testContainer(
             for: Comment.self, Photo.self, Todo.self, Post.self, Album.self, User.self, storeURL: url)
     }
 
@@ -69,11 +69,14 @@ enum PlaceholderGraph {
     }
 }
 
-@Suite(.enabled(if: Fixtures.available, "needs ../shared/fixtures beside the checkout"))
+@Suite(.enabled(if: Fixtures.available, "needs ../shared/fixtures beside the checkout"), .bothStores)
 struct GraphCorpusTests {
     static let tables = ["users", "posts", "comments", "albums", "photos", "todos"]
 
-    @Test(arguments: [tables, tables.reversed(), ["comments", "users", "photos", "posts", "todos", "albums"]])
+    @Test(
+        .sqliteOnly(
+            "reads SQLite's catalog or plans (sqlite_master, PRAGMA, .dump, EXPLAIN QUERY PLAN) through the sqlite3 shell"
+        ), arguments: [tables, tables.reversed(), ["comments", "users", "photos", "posts", "todos", "albums"]])
     func jsonPlaceholderLinksInAnyOrder(order: [String]) throws {
         let data = try Fixtures.data("jsonplaceholder/data.json")
         let directory = try TemporaryDirectory()
@@ -108,7 +111,11 @@ struct GraphCorpusTests {
         #expect(try watcher.store.changeToken() == token)
     }
 
-    @Test func deleteRulesOnTheWholeDatabase() throws {
+    @Test(
+        .sqliteOnly(
+            "reads SQLite's catalog or plans (sqlite_master, PRAGMA, .dump, EXPLAIN QUERY PLAN) through the sqlite3 shell"
+        )) func deleteRulesOnTheWholeDatabase() throws
+    {
         let data = try Fixtures.data("jsonplaceholder/data.json")
         let directory = try TemporaryDirectory()
         let container = try PlaceholderGraph.container(at: directory.file())
@@ -191,10 +198,10 @@ enum StripeGraph {
     }
 }
 
-@Suite(.enabled(if: Fixtures.available, "needs ../shared/fixtures beside the checkout"))
+@Suite(.enabled(if: Fixtures.available, "needs ../shared/fixtures beside the checkout"), .bothStores)
 struct GraphServiceCorpusTests {
     @Test func gitHubUsersAreOneRowWhereverTheyAppear() throws {
-        let container = try PersistentContainer(
+        let container = try testContainer(
             for: GitHubGraph.Issue.self, GitHubGraph.User.self, GitHubGraph.Label.self, GitHubGraph.Repository.self,
             inMemory: true)
         let context = ManagedObjectContext(container)
@@ -225,7 +232,7 @@ struct GraphServiceCorpusTests {
 
         // Another recording numbers its issues from 1000 again: its own store.
         let search = ManagedObjectContext(
-            try PersistentContainer(
+            try testContainer(
                 for: GitHubGraph.Issue.self, GitHubGraph.User.self, GitHubGraph.Label.self, inMemory: true))
         let searchDecoder = recipeDecoder(search)
         searchDecoder.keyDecodingStrategy = .convertFromSnakeCase
@@ -246,7 +253,7 @@ struct GraphServiceCorpusTests {
         let transaction = try #require(resources["customer_balance_transaction"])
         #expect(invoice["customer"] as? String == customer["id"] as? String)
 
-        let container = try PersistentContainer(
+        let container = try testContainer(
             for: StripeGraph.Invoice.self, StripeGraph.BalanceTransaction.self, StripeGraph.Customer.self,
             inMemory: true)
         let context = ManagedObjectContext(container)

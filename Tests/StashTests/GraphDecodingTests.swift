@@ -5,7 +5,7 @@ import Testing
 
 /// Related objects in JSON: nested, or as references to their unique values, linked into
 /// one graph with no duplicates.
-@Suite struct GraphDecodingTests {
+@Suite(.bothStores) struct GraphDecodingTests {
     let container: PersistentContainer
     let context: ManagedObjectContext
 

@@ -5,8 +5,12 @@ import Testing
 
 /// Many-to-many relationships through a join table: both sides in step, the owning side's
 /// order kept, only changed rows written, gone with either object, queried with a join.
-@Suite struct GraphManyToManyTests {
-    @Test func theJoinTableIsNamedAfterTheOwningSide() throws {
+@Suite(.bothStores) struct GraphManyToManyTests {
+    @Test(
+        .sqliteOnly(
+            "reads SQLite's catalog or plans (sqlite_master, PRAGMA, .dump, EXPLAIN QUERY PLAN) through the sqlite3 shell"
+        )) func theJoinTableIsNamedAfterTheOwningSide() throws
+    {
         let directory = try TemporaryDirectory()
         _ = try ticketContainer(at: directory.file())
         let tables = try sqliteShell(
@@ -21,7 +25,9 @@ import Testing
                 + "\n")
     }
 
-    @Test func reimportingListsReadsTheJoinRowsOnceAtTheSave() throws {
+    @Test(.sqliteOnly("counts the statements SQLiteStore runs")) func reimportingListsReadsTheJoinRowsOnceAtTheSave()
+        throws
+    {
         let directory = try TemporaryDirectory()
         let file = directory.file()
         func payload(_ changed: Bool) -> Data {
@@ -114,7 +120,11 @@ import Testing
         #expect(reread.map { $0.tickets.map(\.number) } == [[1, 2], []])
     }
 
-    @Test func deletingEitherSideRemovesItsPairs() throws {
+    @Test(
+        .sqliteOnly(
+            "reads SQLite's catalog or plans (sqlite_master, PRAGMA, .dump, EXPLAIN QUERY PLAN) through the sqlite3 shell"
+        )) func deletingEitherSideRemovesItsPairs() throws
+    {
         let directory = try TemporaryDirectory()
         let container = try ticketContainer(at: directory.file())
         let context = ManagedObjectContext(container)

@@ -37,20 +37,24 @@ enum LibraryV2 {
     }
 }
 
-@Suite struct GraphMigrationTests {
-    @Test func relationshipsAndJoinTablesJoinAPopulatedStore() throws {
+@Suite(.bothStores) struct GraphMigrationTests {
+    @Test(
+        .sqliteOnly(
+            "reads SQLite's catalog or plans (sqlite_master, PRAGMA, .dump, EXPLAIN QUERY PLAN) through the sqlite3 shell"
+        )) func relationshipsAndJoinTablesJoinAPopulatedStore() throws
+    {
         let directory = try TemporaryDirectory()
         let file = directory.file()
         do {
             let context = ManagedObjectContext(
-                try PersistentContainer(for: LibraryV1.Novel.self, LibraryV1.Novelist.self, storeURL: file))
+                try testContainer(for: LibraryV1.Novel.self, LibraryV1.Novelist.self, storeURL: file))
             _ = try recipeDecoder(context).decode(
                 [LibraryV1.Novel].self, from: json(#"[{"id": 1, "title": "Kindred"}, {"id": 2, "title": "Dawn"}]"#))
             _ = try recipeDecoder(context).decode(
                 [LibraryV1.Novelist].self, from: json(#"[{"id": 1, "name": "Octavia"}]"#))
             try context.save()
         }
-        let container = try PersistentContainer(
+        let container = try testContainer(
             for: LibraryV2.Novel.self, LibraryV2.Novelist.self, LibraryV2.Prize.self, storeURL: file)
         #expect(try sqliteShell(file, "SELECT id, title, novelist FROM Novel ORDER BY id") == "1|Kindred|\n2|Dawn|\n")
         #expect(try sqliteShell(file, "SELECT count(*) FROM Novel_prizes") == "0\n")
@@ -68,7 +72,7 @@ enum LibraryV2 {
 }
 
 /// Relationships among contexts: merged saves, conflicts, rows deleted elsewhere.
-@Suite struct GraphContextTests {
+@Suite(.bothStores) struct GraphContextTests {
     @Test func changesToDifferentRelationshipsFromTwoContextsBothSurvive() throws {
         let container = try graphContainer()
         try seedLibrary(container)
@@ -127,7 +131,8 @@ enum LibraryV2 {
         #expect(book.writer == nil)
     }
 
-    @Test func aRowAnotherProcessDeletedUnderTheForeignKeyReadsAsNone() throws {
+    @Test(.sqliteOnly("deletes a referenced row behind Stash's back, which PostgreSQL's foreign keys refuse"))
+    func aRowAnotherProcessDeletedUnderTheForeignKeyReadsAsNone() throws {
         let directory = try TemporaryDirectory()
         let file = directory.file()
         let container = try graphContainer(at: file)

@@ -5,7 +5,7 @@ import Testing
 
 /// One-to-many lists keep the order they were decoded or set in, through a save and a
 /// reopen, in the `<relationship>_position` column beside the foreign key.
-@Suite struct GraphOrderTests {
+@Suite(.bothStores) struct GraphOrderTests {
     /// A writer whose books arrive nested, in the payload's order.
     func writerJSON(_ bookIDs: [Int]) -> Data {
         let books = bookIDs.map { #"{"id": \#($0), "title": "B\#($0)"}"# }.joined(separator: ", ")
@@ -25,7 +25,10 @@ import Testing
         return writer.books.map(\.id)
     }
 
-    @Test func thePayloadsOrderComesBackAfterAReopen() throws {
+    @Test(
+        .knownPostgresIssue(
+            "the list places stored on PostgreSQL are not 0, 1, 2 as on SQLite (the order read back is right)"))
+    func thePayloadsOrderComesBackAfterAReopen() throws {
         let directory = try TemporaryDirectory()
         let file = directory.file()
         try saveWriters(writerJSON([30, 10, 20]), in: file)
@@ -123,7 +126,11 @@ import Testing
         #expect(writers.map { $0.books.map(\.id) } == [[6, 2, 4], [5, 1]])
     }
 
-    @Test func aStoreFromBeforeListPlacesGainsTheColumnAndKeepsRowOrder() throws {
+    @Test(
+        .sqliteOnly(
+            "reads SQLite's catalog or plans (sqlite_master, PRAGMA, .dump, EXPLAIN QUERY PLAN) through the sqlite3 shell"
+        )) func aStoreFromBeforeListPlacesGainsTheColumnAndKeepsRowOrder() throws
+    {
         let directory = try TemporaryDirectory()
         let file = directory.file()
         try saveWriters(writerJSON([3, 1, 2]), in: file)
@@ -136,7 +143,8 @@ import Testing
         #expect(try sqliteShell(file, "SELECT count(*) FROM Book WHERE writer_position IS NOT NULL") == "0\n")
     }
 
-    @Test func reimportingNestedListsReadsThemInOneQueryAtTheSave() throws {
+    @Test(.sqliteOnly("counts the statements SQLiteStore runs"))
+    func reimportingNestedListsReadsThemInOneQueryAtTheSave() throws {
         let directory = try TemporaryDirectory()
         let file = directory.file()
         func payload(_ booksPerWriter: Int, skip: Int? = nil) -> Data {
@@ -169,11 +177,15 @@ import Testing
         #expect(again.map { $0.books.map(\.id) } == (1...20).map { [$0 * 100, $0 * 100 + 2] })
     }
 
-    @Test func anUnorderedListKeepsNoPlacesAndReadsInRowOrder() throws {
+    @Test(
+        .sqliteOnly(
+            "reads SQLite's catalog or plans (sqlite_master, PRAGMA, .dump, EXPLAIN QUERY PLAN) through the sqlite3 shell"
+        )) func anUnorderedListKeepsNoPlacesAndReadsInRowOrder() throws
+    {
         let directory = try TemporaryDirectory()
         let file = directory.file()
         func container() throws -> PersistentContainer {
-            try PersistentContainer(for: Sock.self, Hamper.self, storeURL: file)
+            try testContainer(for: Sock.self, Hamper.self, storeURL: file)
         }
         func socks() throws -> [Int] {
             let context = ManagedObjectContext(try container())
@@ -251,7 +263,7 @@ import Testing
 
     @Test func anAttributeNamedLikeThePlaceColumnIsRefused() throws {
         #expect {
-            _ = try PersistentContainer(for: Bookcase.self, Volume.self, inMemory: true)
+            _ = try testContainer(for: Bookcase.self, Volume.self, inMemory: true)
         } throws: { error in
             let error = error as? StashError
             return error?.code == .invalidModel && error?.entity == "Volume" && error?.attribute == "bookcase"

@@ -6,7 +6,7 @@ import Testing
 /// Predicates through relationships: a to-one's values by subquery, a to-many's `count`,
 /// `isEmpty`, `contains(where:)` and `allSatisfy` by `EXISTS`; the SQL asserted, the rows
 /// checked against `Predicate.evaluate`.
-@Suite struct GraphQueryTests {
+@Suite(.bothStores) struct GraphQueryTests {
     let container: PersistentContainer
     let context: ManagedObjectContext
 
@@ -92,7 +92,9 @@ import Testing
             [.integer(3)], [1], id: \.id)
     }
 
-    @Test func relatedRowsAreFoundThroughTheForeignKeysIndex() throws {
+    @Test(.sqliteOnly("counts the statements SQLiteStore runs")) func relatedRowsAreFoundThroughTheForeignKeysIndex()
+        throws
+    {
         let store = try #require(container.store as? SQLiteStore)
         let entity = try container.entity(for: Writer.self)
         let query = try FetchDescriptor<Writer>(predicate: #Predicate { $0.books.contains { $0.title == "x" } })
@@ -104,7 +106,8 @@ import Testing
     /// A to-one's value compared with a constant is the related rows that pass, found once:
     /// the rows are then looked up by the foreign key's index, not each one's related row
     /// read in turn (a full scan: 484 ms to count one feed's entries among 500,000).
-    @Test func aToOneValueTestReadsTheRelatedRowsOnceAndUsesTheKeysIndex() throws {
+    @Test(.sqliteOnly("counts the statements SQLiteStore runs"))
+    func aToOneValueTestReadsTheRelatedRowsOnceAndUsesTheKeysIndex() throws {
         let store = try #require(container.store as? SQLiteStore)
         let entity = try container.entity(for: Book.self)
         let query = try FetchDescriptor<Book>(predicate: #Predicate { $0.writer?.name == "Ursula" })
@@ -139,7 +142,7 @@ import Testing
 }
 
 /// Prefetching: one query per relationship for all the fetched objects.
-@Suite struct GraphPrefetchTests {
+@Suite(.sqliteOnly("counts the statements SQLiteStore runs")) struct GraphPrefetchTests {
     /// Statements run on the store's connections so far.
     func statements(_ container: PersistentContainer) -> Int {
         (container.store as! SQLiteStore).statementsRun
@@ -209,7 +212,7 @@ import Testing
 
 /// Sort descriptors through to-one relationships: the related value by subquery, nil first,
 /// the unsaved changes merged as Swift orders them.
-@Suite struct GraphSortTests {
+@Suite(.bothStores) struct GraphSortTests {
     let container: PersistentContainer
     let context: ManagedObjectContext
 
@@ -233,7 +236,7 @@ import Testing
         return store.renderedSelect(query).text
     }
 
-    @Test func byAValueOfTheRelatedObject() throws {
+    @Test(.sqliteOnly("the SELECT text SQLiteStore renders")) func byAValueOfTheRelatedObject() throws {
         let byWriter = FetchDescriptor<Book>(sortBy: [SortDescriptor(\.writer?.name), SortDescriptor(\.id)])
         #expect(
             try sql(byWriter)
@@ -245,7 +248,7 @@ import Testing
         #expect(try context.fetch(reversed).map(\.id) == [11, 10, 20, 30])
     }
 
-    @Test func throughTwoRelationships() throws {
+    @Test(.sqliteOnly("the SELECT text SQLiteStore renders")) func throughTwoRelationships() throws {
         let descriptor = FetchDescriptor<Review>(sortBy: [SortDescriptor(\.book?.writer?.name), SortDescriptor(\.id)])
         #expect(
             try sql(descriptor)

@@ -5,8 +5,12 @@ import Testing
 
 /// Relationships in memory and in the store: inverses in step, foreign keys written in one
 /// save whatever the order, related objects loaded lazily, delete rules.
-@Suite struct GraphTests {
-    @Test func aToOneRelationshipIsAColumnThatReferencesItsTarget() throws {
+@Suite(.bothStores) struct GraphTests {
+    @Test(
+        .sqliteOnly(
+            "reads SQLite's catalog or plans (sqlite_master, PRAGMA, .dump, EXPLAIN QUERY PLAN) through the sqlite3 shell"
+        )) func aToOneRelationshipIsAColumnThatReferencesItsTarget() throws
+    {
         let directory = try TemporaryDirectory()
         _ = try graphContainer(at: directory.file())
         let sql = try sqliteShell(directory.file(), "SELECT sql FROM sqlite_master WHERE name = 'Book'")
@@ -47,7 +51,11 @@ import Testing
         #expect(ursula.books.map(\.id) == [11])
     }
 
-    @Test func newObjectsPointingAtNewObjectsSaveInOneTransaction() throws {
+    @Test(
+        .sqliteOnly(
+            "reads SQLite's catalog or plans (sqlite_master, PRAGMA, .dump, EXPLAIN QUERY PLAN) through the sqlite3 shell"
+        )) func newObjectsPointingAtNewObjectsSaveInOneTransaction() throws
+    {
         let directory = try TemporaryDirectory()
         let container = try graphContainer(at: directory.file())
         let context = ManagedObjectContext(container)
@@ -109,7 +117,11 @@ import Testing
         #expect(context.registeredObjectCount == 4)
     }
 
-    @Test func aToManyListSeesUnsavedChanges() throws {
+    @Test(
+        .knownPostgresIssue(
+            "a book moved to another writer comes back in key order, not after the writer's other books, once saved on PostgreSQL (its list place)"
+        )) func aToManyListSeesUnsavedChanges() throws
+    {
         let container = try graphContainer()
         try seedLibrary(container)
         let context = ManagedObjectContext(container)
@@ -187,7 +199,7 @@ import Testing
 
     @Test func aTargetOutsideTheContainerOrAToManyWithoutInverseIsRefused() throws {
         #expect {
-            _ = try PersistentContainer(for: Book.self, Review.self, inMemory: true)
+            _ = try testContainer(for: Book.self, Review.self, inMemory: true)
         } throws: { error in
             let error = error as? StashError
             return error?.code == .invalidModel && error?.entity == "Book" && error?.attribute == "writer"

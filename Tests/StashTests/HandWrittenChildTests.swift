@@ -22,13 +22,13 @@ final class HandEntry: ManagedObject, Decodable, CompositeUniqueModel {
     }
 }
 
-@Suite struct HandWrittenChildTests {
+@Suite(.bothStores) struct HandWrittenChildTests {
     let entries = json(#"[{"guid": "1", "title": "one"}, {"guid": "2", "title": "two"}]"#)
 
     /// The container listed WindowFeed and was refused, saying WindowFeed was not one of its
     /// models.
     @Test func aRelationshipWithoutAnInverseToAListedModelIsAccepted() throws {
-        let container = try PersistentContainer(
+        let container = try testContainer(
             for: WindowFeed.self, WindowEntry.self, HandEntry.self, inMemory: true)
         #expect(container.entityNames == ["WindowFeed", "WindowEntry", "HandEntry"])
     }
@@ -38,7 +38,7 @@ final class HandEntry: ManagedObject, Decodable, CompositeUniqueModel {
     /// second row, no failed save on the unique index), and the flag a user set stays.
     @Test func theIdiomsChildrenTakeTheirParentBeforeMatching() throws {
         let directory = try TemporaryDirectory()
-        let container = try PersistentContainer(
+        let container = try testContainer(
             for: WindowFeed.self, WindowEntry.self, HandEntry.self, storeURL: directory.file())
         let context = ManagedObjectContext(container)
         let feed = WindowFeed(context: context)

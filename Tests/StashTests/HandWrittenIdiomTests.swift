@@ -4,9 +4,9 @@ import Testing
 
 /// The Core Data idiom: `required convenience init(from:)` that calls `init(context:)` and
 /// sets its own attributes. Every object it returns must lead to the row.
-@Suite struct HandWrittenIdiomTests {
+@Suite(.bothStores) struct HandWrittenIdiomTests {
     @Test func anEditThroughTheSecondDecodeReachesTheRow() throws {
-        let container = try PersistentContainer(for: HandPost.self, inMemory: true)
+        let container = try testContainer(for: HandPost.self, inMemory: true)
         let context = ManagedObjectContext(container)
         _ = try recipeDecoder(context).decode([HandPost].self, from: postsJSON(count: 3))
         let second = try recipeDecoder(context).decode([HandPost].self, from: postsJSON(count: 3))
@@ -20,7 +20,7 @@ import Testing
     }
 
     @Test func aStandInEncodesTheValuesOfTheObjectItStandsFor() throws {
-        let container = try PersistentContainer(for: Post.self, inMemory: true)
+        let container = try testContainer(for: Post.self, inMemory: true)
         let context = ManagedObjectContext(container)
         let first = try recipeDecoder(context).decode(Post.self, from: postsJSON(count: 1).dropFirst().dropLast())
         let made = Post(context: context)
@@ -34,7 +34,7 @@ import Testing
     }
 
     @Test func theSecondDecodeShowsTheMergedValuesBeforeSave() throws {
-        let container = try PersistentContainer(for: HandPost.self, inMemory: true)
+        let container = try testContainer(for: HandPost.self, inMemory: true)
         let context = ManagedObjectContext(container)
         let first = try recipeDecoder(context).decode([HandPost].self, from: postsJSON(count: 2))
         let second = try recipeDecoder(context).decode([HandPost].self, from: postsJSON(count: 2, titlePrefix: "New"))
@@ -50,7 +50,7 @@ import Testing
     }
 
     @Test func theIdiomFindsAStoredRowInAFreshContext() throws {
-        let container = try PersistentContainer(for: HandPost.self, inMemory: true)
+        let container = try testContainer(for: HandPost.self, inMemory: true)
         let writer = ManagedObjectContext(container)
         _ = try recipeDecoder(writer).decode([HandPost].self, from: postsJSON(count: 2))
         try writer.save()
@@ -66,7 +66,7 @@ import Testing
     /// The idiom sets every attribute, as an edit would: setting a saved attribute to the
     /// value it has is no change, whether the context had loaded it or not.
     @Test func reDecodingAnUnchangedPayloadChangesNothing() throws {
-        let container = try PersistentContainer(for: HandPost.self, inMemory: true)
+        let container = try testContainer(for: HandPost.self, inMemory: true)
         let writer = ManagedObjectContext(container)
         _ = try recipeDecoder(writer).decode([HandPost].self, from: postsJSON(count: 3))
         try writer.save()
@@ -90,7 +90,7 @@ import Testing
     /// Another context saved the row since this one loaded it: setting the value this one
     /// last saw is compared with the merged value, so it is a change and is written.
     @Test func settingTheValueAnotherContextReplacedIsAChange() throws {
-        let container = try PersistentContainer(for: HandPost.self, inMemory: true)
+        let container = try testContainer(for: HandPost.self, inMemory: true)
         let context = ManagedObjectContext(container)
         let post = try recipeDecoder(context).decode([HandPost].self, from: postsJSON(count: 1))[0]
         try context.save()
@@ -106,7 +106,7 @@ import Testing
     /// A change the context could not compare yet (its row not loaded) is still undone by
     /// `rollback()`: the stored value reads back.
     @Test func rollbackUndoesAnUncomparedChange() throws {
-        let container = try PersistentContainer(for: HandPost.self, inMemory: true)
+        let container = try testContainer(for: HandPost.self, inMemory: true)
         let writer = ManagedObjectContext(container)
         _ = try recipeDecoder(writer).decode([HandPost].self, from: postsJSON(count: 2))
         try writer.save()
@@ -136,9 +136,9 @@ final class LateKeyPost: ManagedObject, Decodable {
     }
 }
 
-@Suite struct HandWrittenIdiomPolicyTests {
+@Suite(.bothStores) struct HandWrittenIdiomPolicyTests {
     @Test func aStandInDeletesAndEncodesTheObjectItStandsFor() throws {
-        let container = try PersistentContainer(for: HandPost.self, inMemory: true)
+        let container = try testContainer(for: HandPost.self, inMemory: true)
         let context = ManagedObjectContext(container)
         _ = try recipeDecoder(context).decode([HandPost].self, from: postsJSON(count: 2))
         try context.save()
@@ -152,7 +152,7 @@ final class LateKeyPost: ManagedObject, Decodable {
     }
 
     @Test func failPolicyKeepsTheIdiomsObjectApartAndTheSaveFails() throws {
-        let container = try PersistentContainer(for: HandPost.self, inMemory: true)
+        let container = try testContainer(for: HandPost.self, inMemory: true)
         let context = ManagedObjectContext(container)
         _ = try recipeDecoder(context).decode([HandPost].self, from: postsJSON(count: 1))
         try context.save()
@@ -168,7 +168,7 @@ final class LateKeyPost: ManagedObject, Decodable {
     /// apart. Under `.storedWins` what it set before the unique attribute is dropped, and what
     /// it sets after is an edit of the stored object.
     @Test func storedWinsKeepsWhatTheIdiomSetBeforeItsUniqueAttribute() throws {
-        let container = try PersistentContainer(for: HandPost.self, LateKeyPost.self, inMemory: true)
+        let container = try testContainer(for: HandPost.self, LateKeyPost.self, inMemory: true)
         let writer = ManagedObjectContext(container)
         _ = try recipeDecoder(writer).decode([LateKeyPost].self, from: json(#"[{"id": 1, "title": "stored"}]"#))
         _ = try recipeDecoder(writer).decode([HandPost].self, from: postsJSON(count: 1))

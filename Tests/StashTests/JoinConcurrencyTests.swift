@@ -5,7 +5,7 @@ import Testing
 
 /// Two writers changing one many-to-many list: a save writes what its context changed since
 /// it loaded the list, so additions and removals made by others survive it.
-@Suite struct JoinConcurrencyTests {
+@Suite(.bothStores) struct JoinConcurrencyTests {
     /// A store with topics `x`, `y`, `a`, `b` and ticket 1 linked to `linked`, in this order.
     private func seed(_ linked: [String]) throws -> (TemporaryDirectory, URL) {
         let directory = try TemporaryDirectory()

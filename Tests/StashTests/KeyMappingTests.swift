@@ -22,14 +22,14 @@ final class KeyedStory: ManagedObject, Decodable {
     }
 }
 
-@Suite struct KeyMappingTests {
+@Suite(.bothStores) struct KeyMappingTests {
     let payload = json(
         #"[{"id": 1, "headline": "Hello", "author_id": 7, "published_at": "2026-11-05T14:30:00Z"},"#
             + #" {"id": 2, "headline": "Draft", "author_id": 8, "is_draft": true}]"#)
 
     @Test func declaredKeysDecodeWithoutAKeyStrategy() throws {
         let directory = try TemporaryDirectory()
-        let context = ManagedObjectContext(try PersistentContainer(for: Story.self, storeURL: directory.file()))
+        let context = ManagedObjectContext(try testContainer(for: Story.self, storeURL: directory.file()))
         let decoder = recipeDecoder(context)
         decoder.dateDecodingStrategy = .iso8601
         let stories = try decoder.decode([Story].self, from: payload)
@@ -45,7 +45,7 @@ final class KeyedStory: ManagedObject, Decodable {
     }
 
     @Test func declaredKeysDecodeWithConvertFromSnakeCase() throws {
-        let context = ManagedObjectContext(try PersistentContainer(for: Story.self, inMemory: true))
+        let context = ManagedObjectContext(try testContainer(for: Story.self, inMemory: true))
         let decoder = recipeDecoder(context)
         decoder.keyDecodingStrategy = .convertFromSnakeCase
         decoder.dateDecodingStrategy = .iso8601
@@ -57,7 +57,7 @@ final class KeyedStory: ManagedObject, Decodable {
     }
 
     @Test func aMissingMappedKeyIsNamedAsInTheJSON() throws {
-        let context = ManagedObjectContext(try PersistentContainer(for: Story.self, inMemory: true))
+        let context = ManagedObjectContext(try testContainer(for: Story.self, inMemory: true))
         let error = #expect(throws: StashError.self) {
             _ = try recipeDecoder(context).decode([Story].self, from: json(#"[{"id": 1, "headline": "x"}]"#))
         }
@@ -67,7 +67,7 @@ final class KeyedStory: ManagedObject, Decodable {
     }
 
     @Test func encodingUsesTheDeclaredKeys() throws {
-        let context = ManagedObjectContext(try PersistentContainer(for: Story.self, inMemory: true))
+        let context = ManagedObjectContext(try testContainer(for: Story.self, inMemory: true))
         let story = try recipeDecoder(context).decode(
             Story.self, from: json(#"{"id": 3, "headline": "Out", "author_id": 2}"#))
         let encoder = JSONEncoder()
@@ -83,7 +83,7 @@ final class KeyedStory: ManagedObject, Decodable {
 
     @Test func codingKeysWithoutInitFromAreRefusedAtContainerCreation() throws {
         let error = #expect(throws: StashError.self) {
-            _ = try PersistentContainer(for: KeyedStory.self, inMemory: true)
+            _ = try testContainer(for: KeyedStory.self, inMemory: true)
         }
         #expect(error?.code == .invalidModel)
         #expect(error?.entity == "KeyedStory")
@@ -91,7 +91,7 @@ final class KeyedStory: ManagedObject, Decodable {
     }
 
     @Test func codingKeysWithAHandWrittenInitFromAreFine() throws {
-        let context = ManagedObjectContext(try PersistentContainer(for: HandPost.self, inMemory: true))
+        let context = ManagedObjectContext(try testContainer(for: HandPost.self, inMemory: true))
         let posts = try recipeDecoder(context).decode([HandPost].self, from: postsJSON(count: 2))
         #expect(posts.map(\.id) == [1, 2])
         #expect(context.hasChanges)

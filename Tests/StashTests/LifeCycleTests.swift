@@ -60,13 +60,13 @@ struct MemoInvalid: Error, CustomStringConvertible {
 }
 
 /// Hook tests share `Memo.events`: one at a time.
-@Suite(.serialized) struct LifeCycleTests {
+@Suite(.serialized, .bothStores) struct LifeCycleTests {
     init() { Memo.events = [] }
 
     @Test func awakeFromInsertSetsDefaultsThatGivenValuesBeat() throws {
         let directory = try TemporaryDirectory()
         let file = directory.file()
-        let context = ManagedObjectContext(try PersistentContainer(for: Memo.self, storeURL: file))
+        let context = ManagedObjectContext(try testContainer(for: Memo.self, storeURL: file))
         // Decoded: the JSON's source wins over the hook's, the hook's firstSeen stays.
         let decoded = try context.decode(Memo.self, from: json(#"{"id": 1, "text": "a b c", "source": "json"}"#))
         #expect(decoded.source == "json")
@@ -80,7 +80,7 @@ struct MemoInvalid: Error, CustomStringConvertible {
         #expect(try sqliteShell(file, "SELECT id, words, source FROM Memo ORDER BY id") == "1|3|json\n2|0|awake\n")
         // Decoding a stored row again is no insert: no awake, and the stored values stay.
         Memo.events = []
-        let again = ManagedObjectContext(try PersistentContainer(for: Memo.self, storeURL: file))
+        let again = ManagedObjectContext(try testContainer(for: Memo.self, storeURL: file))
         _ = try again.decode(Memo.self, from: json(#"{"id": 1, "text": "a b c"}"#))
         try again.save()
         #expect(Memo.events.filter { $0.hasPrefix("awake") }.isEmpty)
@@ -91,7 +91,7 @@ struct MemoInvalid: Error, CustomStringConvertible {
     @Test func awakeDefaultsDoNotOverwriteAStoredRow() throws {
         let directory = try TemporaryDirectory()
         let file = directory.file()
-        let container = try PersistentContainer(for: Memo.self, storeURL: file)
+        let container = try testContainer(for: Memo.self, storeURL: file)
         let first = ManagedObjectContext(container)
         _ = try first.decode(Memo.self, from: json(#"{"id": 7, "text": "kept", "source": "server"}"#))
         try first.save()
@@ -109,7 +109,7 @@ struct MemoInvalid: Error, CustomStringConvertible {
     @Test func willSaveChangesAreSavedAndValidationFailsTheSave() throws {
         let directory = try TemporaryDirectory()
         let file = directory.file()
-        let context = ManagedObjectContext(try PersistentContainer(for: Memo.self, storeURL: file))
+        let context = ManagedObjectContext(try testContainer(for: Memo.self, storeURL: file))
         let note = try context.decode(Memo.self, from: json(#"{"id": 1, "text": "invalid"}"#))
         let error = #expect(throws: StashError.self) { try context.save() }
         #expect(error?.code == .validationFailed)
@@ -131,7 +131,7 @@ struct MemoInvalid: Error, CustomStringConvertible {
     /// inserted; an object both changed and deleted is called once.
     @Test func objectsAHookInsertsGetTheirWillSaveOnce() throws {
         Ledger.calls = []
-        let context = ManagedObjectContext(try PersistentContainer(for: Ledger.self, inMemory: true))
+        let context = ManagedObjectContext(try testContainer(for: Ledger.self, inMemory: true))
         for id in 1...3 { Ledger(context: context).id = id }
         try context.save()
         #expect(Ledger.calls.sorted() == [-3, -2, -1, 1, 2, 3])
@@ -153,7 +153,7 @@ struct MemoInvalid: Error, CustomStringConvertible {
     }
 
     @Test func prepareForDeletionRunsBeforeTheDeleteRules() throws {
-        let context = ManagedObjectContext(try PersistentContainer(for: Memo.self, inMemory: true))
+        let context = ManagedObjectContext(try testContainer(for: Memo.self, inMemory: true))
         let note = try context.decode(Memo.self, from: json(#"{"id": 3, "text": "bye"}"#))
         try context.save()
         Memo.events = []

@@ -6,7 +6,8 @@ import Testing
 /// built beside this test bundle. Writers save overlapping rows, every column of each from
 /// one save, through setters in long-lived contexts and by decoding into fresh ones; readers
 /// fetch them all the while. No row read, and none left, may mix two saves' columns.
-@Suite struct ManyProcessTests {
+@Suite(.sqliteOnly("stash-worker processes on one SQLite file (PostgresConcurrencyTests has the PostgreSQL soak)"))
+struct ManyProcessTests {
     @Test func fourWritersAndTwoReadersNeverMixTwoSavesInARow() throws {
         let directory = try TemporaryDirectory()
         let output = try runWorker(["soak", directory.file().path, "4", "2", "300", "8"])

@@ -4,7 +4,7 @@ import Testing
 
 /// A save in one context reaches the others of its container; what changed elsewhere is
 /// merged by the merge policy, never lost unnoticed.
-@Suite struct MergeTests {
+@Suite(.bothStores) struct MergeTests {
     /// Posts 1…3 in a file store, and two fresh contexts on it.
     func twoContexts() throws -> (TemporaryDirectory, PersistentContainer, ManagedObjectContext, ManagedObjectContext) {
         let directory = try TemporaryDirectory()

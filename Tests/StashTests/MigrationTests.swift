@@ -33,10 +33,14 @@ enum V7 {
 
 /// Schema changes beyond adding: renames, per-row defaults, indexes, and rebuilds that
 /// leave other tables' rows alone.
-@Suite struct MigrationTests {
-    @Test func aRenamedAttributeKeepsItsColumnsData() throws {
+@Suite(.bothStores) struct MigrationTests {
+    @Test(
+        .sqliteOnly(
+            "reads SQLite's catalog or plans (sqlite_master, PRAGMA, .dump, EXPLAIN QUERY PLAN) through the sqlite3 shell"
+        )) func aRenamedAttributeKeepsItsColumnsData() throws
+    {
         let directory = try storeWithV1Articles()
-        let container = try PersistentContainer(for: V5.Article.self, storeURL: directory.file())
+        let container = try testContainer(for: V5.Article.self, storeURL: directory.file())
         let articles = try ManagedObjectContext(container).fetch(FetchDescriptor<V5.Article>())
         #expect(articles.map(\.headline) == ["one", "two"])
         #expect(articles.map(\.number) == [1, 2])
@@ -50,13 +54,17 @@ enum V7 {
         try context.save()
         #expect(try sqliteShell(directory.file(), "SELECT count(*), max(headline) FROM Article") == "2|one\n")
         // Opening again with the same model changes nothing.
-        _ = try PersistentContainer(for: V5.Article.self, storeURL: directory.file())
+        _ = try testContainer(for: V5.Article.self, storeURL: directory.file())
         #expect(try sqliteShell(directory.file(), "SELECT headline FROM Article WHERE number = 2") == "TWO\n")
     }
 
-    @Test func aDefaultMadePerObjectIsMadePerRow() throws {
+    @Test(
+        .sqliteOnly(
+            "reads SQLite's catalog or plans (sqlite_master, PRAGMA, .dump, EXPLAIN QUERY PLAN) through the sqlite3 shell"
+        )) func aDefaultMadePerObjectIsMadePerRow() throws
+    {
         let directory = try storeWithV1Articles()
-        let container = try PersistentContainer(for: V6.Article.self, storeURL: directory.file())
+        let container = try testContainer(for: V6.Article.self, storeURL: directory.file())
         let articles = try ManagedObjectContext(container).fetch(FetchDescriptor<V6.Article>())
         #expect(articles.count == 2)
         #expect(articles[0].token != articles[1].token)
@@ -67,21 +75,26 @@ enum V7 {
                 == "Article_id_unique\nArticle_token_unique\n")
     }
 
-    @Test func anIndexedAttributeGetsAnIndexTheQueryPlanUses() throws {
+    @Test(
+        .sqliteOnly(
+            "reads SQLite's catalog or plans (sqlite_master, PRAGMA, .dump, EXPLAIN QUERY PLAN) through the sqlite3 shell"
+        )) func anIndexedAttributeGetsAnIndexTheQueryPlanUses() throws
+    {
         let directory = try storeWithV1Articles()
-        _ = try PersistentContainer(for: V7.Article.self, storeURL: directory.file())
+        _ = try testContainer(for: V7.Article.self, storeURL: directory.file())
         let plan = try sqliteShell(directory.file(), "EXPLAIN QUERY PLAN SELECT _pk FROM Article WHERE title = 'one'")
         #expect(
             plan.contains("USING INDEX Article_title_index")
                 || plan.contains("USING COVERING INDEX Article_title_index"))
         // Dropping the option drops the index.
-        _ = try PersistentContainer(for: V1.Article.self, storeURL: directory.file())
+        _ = try testContainer(for: V1.Article.self, storeURL: directory.file())
         #expect(
             try sqliteShell(directory.file(), "SELECT name FROM sqlite_master WHERE type = 'index' ORDER BY name")
                 == "Article_id_unique\n")
     }
 
-    @Test func aRebuildLeavesRowsThatPointAtTheTableAlone() throws {
+    @Test(.sqliteOnly("a table made by hand in the SQLite file, and SQLite's twelve-step rebuild"))
+    func aRebuildLeavesRowsThatPointAtTheTableAlone() throws {
         let directory = try storeWithV1Articles()
         _ = try sqliteShellWriting(
             directory.file(),
@@ -90,13 +103,14 @@ enum V7 {
             INSERT INTO Comment (article) SELECT _pk FROM Article;
             """)
         // V2 adds a required attribute with a default: the table is rebuilt.
-        _ = try PersistentContainer(for: V2.Article.self, V2.Tag.self, storeURL: directory.file())
+        _ = try testContainer(for: V2.Article.self, V2.Tag.self, storeURL: directory.file())
         #expect(try sqliteShell(directory.file(), "SELECT count(*) FROM Comment") == "2\n")
         #expect(try sqliteShell(directory.file(), "SELECT stars FROM Article") == "5\n5\n")
         #expect(try sqliteShell(directory.file(), "PRAGMA foreign_key_check") == "")
     }
 
-    @Test func rowsPointingAtNothingStopARebuildAndLeaveTheStoreUntouched() throws {
+    @Test(.sqliteOnly("a table made by hand in the SQLite file, and SQLite's twelve-step rebuild"))
+    func rowsPointingAtNothingStopARebuildAndLeaveTheStoreUntouched() throws {
         let directory = try storeWithV1Articles()
         _ = try sqliteShellWriting(
             directory.file(),
@@ -106,7 +120,7 @@ enum V7 {
             """)
         let schemaBefore = try sqliteShell(directory.file(), ".schema")
         let error = #expect(throws: StashError.self) {
-            _ = try PersistentContainer(for: V2.Article.self, V2.Tag.self, storeURL: directory.file())
+            _ = try testContainer(for: V2.Article.self, V2.Tag.self, storeURL: directory.file())
         }
         #expect(error?.code == .migrationFailed)
         #expect(error?.entity == "Comment")

@@ -44,9 +44,9 @@ final class Delayed: ManagedObject, Decodable {
 }
 
 /// Ordinary Swift in a model's initializer works: every object ends up with its own values.
-@Suite struct ModelConstructionTests {
+@Suite(.bothStores) struct ModelConstructionTests {
     @Test func aModelThatBuildsAModelInItsInitializer() throws {
-        let container = try PersistentContainer(for: Shelf.self, Tag.self, inMemory: true)
+        let container = try testContainer(for: Shelf.self, Tag.self, inMemory: true)
         let context = ManagedObjectContext(container)
         let shelf = Shelf(name: "top", firstTag: "new")
         #expect(shelf.name == "top" && shelf.capacity == 10 && shelf.note == "tagged new")
@@ -62,7 +62,7 @@ final class Delayed: ManagedObject, Decodable {
     }
 
     @Test func aModelPropertyInitializedBetweenAttributes() throws {
-        let container = try PersistentContainer(for: Drawer.self, Tag.self, inMemory: true)
+        let container = try testContainer(for: Drawer.self, Tag.self, inMemory: true)
         let context = ManagedObjectContext(container)
         let drawer = Drawer(context: context)
         drawer.label = "a"
@@ -106,10 +106,10 @@ final class LinkEntry: Entry, Decodable {
     @Attribute var note: String?
 }
 
-@Suite struct ModelInheritanceTests {
+@Suite(.bothStores) struct ModelInheritanceTests {
     @Test func attributesOfASuperclassAreStoredAndDecoded() throws {
         let directory = try TemporaryDirectory()
-        let container = try PersistentContainer(for: LinkEntry.self, storeURL: directory.file())
+        let container = try testContainer(for: LinkEntry.self, storeURL: directory.file())
         let context = ManagedObjectContext(container)
         let decoded = try recipeDecoder(context).decode(
             [LinkEntry].self,

@@ -29,14 +29,14 @@ final class EmptyStep: ManagedObject, Decodable {
     @Attribute(key: "author..name") var authorName: String?
 }
 
-@Suite struct NestedKeyTests {
+@Suite(.bothStores) struct NestedKeyTests {
     let full = json(
         #"[{"id": 1, "author_info": {"display_name": "Ada", "url": "https://ada.example"},"#
             + #" "user": {"login": "ada", "site_admin": true}, "meta.version": 2}]"#)
 
     private func store() throws -> (TemporaryDirectory, PersistentContainer) {
         let directory = try TemporaryDirectory()
-        return (directory, try PersistentContainer(for: Byline.self, Handle.self, storeURL: directory.file()))
+        return (directory, try testContainer(for: Byline.self, Handle.self, storeURL: directory.file()))
     }
 
     @Test func aDottedKeyReadsFromTheNestedObjectAndABackslashedDotIsOneKey() throws {
@@ -84,7 +84,7 @@ final class EmptyStep: ManagedObject, Decodable {
     }
 
     @Test func aMissingRequiredNestedValueNamesTheFirstMissingKey() throws {
-        let container = try PersistentContainer(for: Byline.self, inMemory: true)
+        let container = try testContainer(for: Byline.self, inMemory: true)
         let context = ManagedObjectContext(container)
         let missing = #expect(throws: StashError.self) {
             _ = try context.decode([Byline].self, from: json(#"[{"id": 2, "author_info": {"display_name": "B"}}]"#))
@@ -107,7 +107,7 @@ final class EmptyStep: ManagedObject, Decodable {
     }
 
     @Test func anObjectOnTheWayThatIsNotAnObjectIsAnError() throws {
-        let container = try PersistentContainer(for: Byline.self, inMemory: true)
+        let container = try testContainer(for: Byline.self, inMemory: true)
         let context = ManagedObjectContext(container)
         let error = #expect(throws: StashError.self) {
             _ = try context.decode(
@@ -138,7 +138,7 @@ final class EmptyStep: ManagedObject, Decodable {
     }
 
     @Test func encodingWritesTheNestedObjectsBackAndDecodesToTheSameValues() throws {
-        let container = try PersistentContainer(for: Byline.self, inMemory: true)
+        let container = try testContainer(for: Byline.self, inMemory: true)
         let context = ManagedObjectContext(container)
         let bylines = try context.decode([Byline].self, from: full)
         let encoder = JSONEncoder()
@@ -152,7 +152,7 @@ final class EmptyStep: ManagedObject, Decodable {
         #expect(
             String(decoding: try encoder.encode(noAuthor), as: UTF8.self)
                 == #"{"id":4,"meta.version":0,"user":{"login":"b","site_admin":false}}"#)
-        let other = ManagedObjectContext(try PersistentContainer(for: Byline.self, inMemory: true))
+        let other = ManagedObjectContext(try testContainer(for: Byline.self, inMemory: true))
         let again = try other.decode([Byline].self, from: encoded)
         #expect(again.map(\.authorName) == ["Ada"])
         #expect(again.map(\.authorURL) == [URL(string: "https://ada.example")])
@@ -163,14 +163,14 @@ final class EmptyStep: ManagedObject, Decodable {
 
     @Test func aKeyThatIsBothAValueAndAnObjectOrHasAnEmptyStepIsRefused() throws {
         let both = #expect(throws: StashError.self) {
-            _ = try PersistentContainer(for: HalfNested.self, inMemory: true)
+            _ = try testContainer(for: HalfNested.self, inMemory: true)
         }
         #expect(both?.code == .invalidModel)
         #expect(both?.entity == "HalfNested")
         #expect(both?.attribute == "authorName")
         #expect(both?.message.contains(#""author""#) == true)
         let empty = #expect(throws: StashError.self) {
-            _ = try PersistentContainer(for: EmptyStep.self, inMemory: true)
+            _ = try testContainer(for: EmptyStep.self, inMemory: true)
         }
         #expect(empty?.code == .invalidModel)
         #expect(empty?.entity == "EmptyStep")

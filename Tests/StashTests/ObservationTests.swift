@@ -5,10 +5,10 @@ import Testing
 
 /// Saves reach observers: `observe` delivers fetch results again, and Observation sees
 /// attribute changes of the main context's objects.
-@Suite struct ObservationTests {
+@Suite(.bothStores) struct ObservationTests {
     @MainActor
     @Test func observeDeliversTheResultsThenAgainAfterEachSave() async throws {
-        let container = try PersistentContainer(for: Post.self, Note.self, inMemory: true)
+        let container = try testContainer(for: Post.self, Note.self, inMemory: true)
         var unread = FetchDescriptor<Post>(predicate: #Predicate { !$0.read }, sortBy: [SortDescriptor(\.id)])
         unread.fetchLimit = 10
         var deliveries: [[Int]] = []
@@ -37,7 +37,7 @@ import Testing
 
     @MainActor
     @Test func observationSeesChangesMadeHereAndMergedFromElsewhere() async throws {
-        let container = try PersistentContainer(for: Post.self, inMemory: true)
+        let container = try testContainer(for: Post.self, inMemory: true)
         try await container.performBackgroundTask { context in
             _ = try recipeDecoder(context).decode([Post].self, from: postsJSON(count: 2))
             try context.save()

@@ -15,13 +15,13 @@ final class OutboxNote: ManagedObject, Codable, RemoteModel {
 
 /// Issue 19, the store's side: a save records `RemoteModel` edits in `_stash_outbox` in its
 /// own transaction, merged while they wait; a write of what a server sent keeps them.
-@Suite struct OutboxTests {
+@Suite(.sqliteOnly("the outbox lives in the SQLite file (refused by name on PostgreSQL)")) struct OutboxTests {
     let directory: TemporaryDirectory
     let container: PersistentContainer
 
     init() throws {
         directory = try TemporaryDirectory()
-        container = try PersistentContainer(for: OutboxNote.self, Post.self, storeURL: directory.file())
+        container = try testContainer(for: OutboxNote.self, Post.self, storeURL: directory.file())
     }
 
     /// `method|attributes|key`, one line per operation, in order.

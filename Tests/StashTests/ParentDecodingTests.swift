@@ -3,7 +3,7 @@ import Testing
 
 @testable import Stash
 
-@Suite struct ParentDecodingTests {
+@Suite(.bothStores) struct ParentDecodingTests {
     let items = json(#"[{"guid": "1", "title": "one"}, {"guid": "2", "title": "two"}]"#)
 
     func feedRows(_ file: URL) throws -> String {
@@ -18,7 +18,7 @@ import Testing
     @Test func childrenOfAParentAreMatchedWithTheParentFilledIn() throws {
         let directory = try TemporaryDirectory()
         let file = directory.file()
-        let container = try PersistentContainer(for: WindowFeed.self, WindowEntry.self, storeURL: file)
+        let container = try testContainer(for: WindowFeed.self, WindowEntry.self, storeURL: file)
         let setup = ManagedObjectContext(container)
         _ = try setup.decode([WindowFeed].self, from: json(#"[{"url": "a"}, {"url": "b"}]"#))
         try setup.save()
@@ -39,7 +39,7 @@ import Testing
     @Test func aNewParentAndOneChild() throws {
         let directory = try TemporaryDirectory()
         let file = directory.file()
-        let container = try PersistentContainer(for: WindowFeed.self, WindowEntry.self, storeURL: file)
+        let container = try testContainer(for: WindowFeed.self, WindowEntry.self, storeURL: file)
         let context = ManagedObjectContext(container)
         let feed = WindowFeed(context: context)
         feed.url = "new"
@@ -53,7 +53,7 @@ import Testing
 
     /// A failed decode leaves nothing, and the decoder the caller passed is not changed.
     @Test func allOrNothingAndTheDecoderIsLeftAsItWas() throws {
-        let container = try PersistentContainer(for: WindowFeed.self, WindowEntry.self, inMemory: true)
+        let container = try testContainer(for: WindowFeed.self, WindowEntry.self, inMemory: true)
         let context = ManagedObjectContext(container)
         let feed = WindowFeed(context: context)
         feed.url = "f"
@@ -73,7 +73,7 @@ import Testing
 
     /// A parent of another context is refused, naming it.
     @Test func aParentOfAnotherContextIsRefused() throws {
-        let container = try PersistentContainer(for: WindowFeed.self, WindowEntry.self, inMemory: true)
+        let container = try testContainer(for: WindowFeed.self, WindowEntry.self, inMemory: true)
         let other = ManagedObjectContext(container)
         let feed = WindowFeed(context: other)
         feed.url = "f"
@@ -89,7 +89,7 @@ import Testing
     /// Two contexts decoding with one decoder at once each get their own objects (the call
     /// used to put its context into the caller's decoder's `userInfo`).
     @Test func oneDecoderServesTwoContextsAtOnce() async throws {
-        let container = try PersistentContainer(for: Post.self, inMemory: true)
+        let container = try testContainer(for: Post.self, inMemory: true)
         let decoder = JSONDecoder()
         let strays = try await withThrowingTaskGroup(of: Int.self) { group in
             for _ in 0..<2 {

@@ -41,7 +41,7 @@ final class BadlyIndexed: ManagedObject, Decodable, IndexedModel {
 
 /// The indexes queries rely on exist, and SQLite uses them: `EXPLAIN QUERY PLAN` for the
 /// common forms.
-@Suite struct QueryIndexTests {
+@Suite(.sqliteOnly("the indexes SQLite makes and its query plans (EXPLAIN QUERY PLAN)")) struct QueryIndexTests {
     let container: PersistentContainer
 
     init() throws {
@@ -91,35 +91,39 @@ final class BadlyIndexed: ManagedObject, Decodable, IndexedModel {
         #expect(!lines.contains("SCAN Article"))
     }
 
-    @Test func migrationCreatesAndDropsCompoundIndexes() throws {
+    @Test(
+        .sqliteOnly(
+            "reads SQLite's catalog or plans (sqlite_master, PRAGMA, .dump, EXPLAIN QUERY PLAN) through the sqlite3 shell"
+        )) func migrationCreatesAndDropsCompoundIndexes() throws
+    {
         let directory = try TemporaryDirectory()
         let file = directory.file()
         func indexes() throws -> String {
             try sqliteShell(
                 file, "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'Entry' ORDER BY name")
         }
-        let first = ManagedObjectContext(try PersistentContainer(for: IndexV1.Entry.self, storeURL: file))
+        let first = ManagedObjectContext(try testContainer(for: IndexV1.Entry.self, storeURL: file))
         _ = try recipeDecoder(first).decode([IndexV1.Entry].self, from: json(#"[{"id": 1, "feed": 2}]"#))
         try first.save()
         #expect(try indexes() == "Entry_id_unique\n")
 
-        _ = try PersistentContainer(for: IndexV2.Entry.self, storeURL: file)
+        _ = try testContainer(for: IndexV2.Entry.self, storeURL: file)
         #expect(try indexes() == "Entry_feed_date_index\nEntry_id_unique\n")
         #expect(
             try sqliteShell(file, "SELECT sql FROM sqlite_master WHERE name = 'Entry_feed_date_index'")
                 == "CREATE INDEX \"Entry_feed_date_index\" ON \"Entry\" (\"feed\", \"date\")\n")
 
-        let third = ManagedObjectContext(try PersistentContainer(for: IndexV3.Entry.self, storeURL: file))
+        let third = ManagedObjectContext(try testContainer(for: IndexV3.Entry.self, storeURL: file))
         #expect(try indexes() == "Entry_date_feed_index\nEntry_feed_id_index\nEntry_id_unique\n")
         #expect(try third.fetchCount(FetchDescriptor<IndexV3.Entry>()) == 1)
 
-        _ = try PersistentContainer(for: IndexV1.Entry.self, storeURL: file)
+        _ = try testContainer(for: IndexV1.Entry.self, storeURL: file)
         #expect(try indexes() == "Entry_id_unique\n")
     }
 
     @Test func aCompoundIndexNeedsTwoDifferentAttributes() throws {
         #expect {
-            _ = try PersistentContainer(for: BadlyIndexed.self, inMemory: true)
+            _ = try testContainer(for: BadlyIndexed.self, inMemory: true)
         } throws: { error in
             let error = error as? StashError
             return error?.code == .invalidModel && error?.entity == "BadlyIndexed"

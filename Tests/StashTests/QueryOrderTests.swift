@@ -4,7 +4,7 @@ import Testing
 @testable import Stash
 
 /// Sorting, paging and counting in the store, and how a context's unsaved changes join in.
-@Suite struct QueryOrderTests {
+@Suite(.bothStores) struct QueryOrderTests {
     let container: PersistentContainer
     let context: ManagedObjectContext
 
@@ -21,7 +21,7 @@ import Testing
         return store.renderedSelect(query)
     }
 
-    @Test func sortKeysBothDirectionsAndTiesByRowID() throws {
+    @Test(.sqliteOnly("the SELECT text SQLiteStore renders")) func sortKeysBothDirectionsAndTiesByRowID() throws {
         let descriptor = FetchDescriptor<Article>(
             sortBy: [SortDescriptor(\.feedID, order: .reverse), SortDescriptor(\.score)])
         #expect(
@@ -56,7 +56,7 @@ import Testing
         }
     }
 
-    @Test func decimalsSortByValueAndNilFirst() throws {
+    @Test(.sqliteOnly("the SELECT text SQLiteStore renders")) func decimalsSortByValueAndNilFirst() throws {
         let byPrice = FetchDescriptor<Article>(sortBy: [SortDescriptor(\.price)])
         #expect(try select(byPrice).text.hasSuffix(#"ORDER BY "price" COLLATE STASH_DECIMAL, "_pk""#))
         // 1e-22, 9.5, 9.99, 10, 100, 12345678901234567890.123456789: not text order.
@@ -67,7 +67,7 @@ import Testing
             try ids(context, FetchDescriptor(sortBy: [SortDescriptor(\.note, order: .reverse)])) == [4, 2, 6, 3, 5, 1])
     }
 
-    @Test func limitAndOffsetPageInTheStore() throws {
+    @Test(.sqliteOnly("the SELECT text SQLiteStore renders")) func limitAndOffsetPageInTheStore() throws {
         var page = FetchDescriptor<Article>(
             predicate: #Predicate { !$0.read }, sortBy: [SortDescriptor(\.publishedAt, order: .reverse)])
         page.fetchLimit = 2
@@ -85,7 +85,7 @@ import Testing
         #expect(try context.fetchCount(page) == 1)
     }
 
-    @Test func countRunsInTheStore() throws {
+    @Test(.sqliteOnly("the count SQLiteStore renders")) func countRunsInTheStore() throws {
         let store = try #require(container.store as? SQLiteStore)
         let entity = try container.entity(for: Article.self)
         let unread = FetchDescriptor<Article>(predicate: #Predicate { !$0.read && $0.score > 0 })

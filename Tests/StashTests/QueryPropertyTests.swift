@@ -11,7 +11,7 @@ import Testing
 /// `'`, `\`, accents, emoji sequences, decimals whose text order is not their value order,
 /// dates a millisecond apart. The seed is fixed, so a failure reproduces; its message names
 /// the seed, the predicate and the rows the two answers differ on.
-@Suite struct QueryPropertyTests {
+@Suite(.bothStores) struct QueryPropertyTests {
     static let seed: UInt64 = 0x5EED_2026_0001
     static let rowCount = 2_500
     /// Predicates, and sorted pages, per batch; the batches run side by side.
@@ -320,7 +320,7 @@ import Testing
     /// row order), every other attribute drawn from its pool, optional ones nil about a
     /// third of the time.
     private static func makeContainer() throws -> PersistentContainer {
-        let container = try PersistentContainer(for: Article.self, inMemory: true)
+        let container = try testContainer(for: Article.self, inMemory: true)
         let context = ManagedObjectContext(container)
         var random = SplitMix64(seed: seed)
         var ids = (0..<rowCount).map { $0 * 3 - 2_000 }

@@ -8,12 +8,12 @@
     /// Debug builds check reads as every build checks writes: an attribute or relationship read
     /// off its context's isolation traps, naming the property; reads where the context is used,
     /// and of objects in no context, pass.
-    @Suite struct ReadConfinementTests {
+    @Suite(.bothStores) struct ReadConfinementTests {
         // MARK: Misplaced reads trap
 
         @Test func anAttributeReadOutsidePerformTraps() async {
             let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-                let container = try PersistentContainer(for: Post.self, inMemory: true)
+                let container = try testContainer(for: Post.self, inMemory: true)
                 let background = container.newBackgroundContext()
                 let box = await background.perform { CrossingBox(makePost(in: background)) }
                 _ = box.object.title
@@ -25,7 +25,7 @@
 
         @Test func anAttributeReadOffTheMainActorTraps() async {
             let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-                let container = try PersistentContainer(for: Post.self, inMemory: true)
+                let container = try testContainer(for: Post.self, inMemory: true)
                 let box = await MainActor.run { CrossingBox(makePost(in: container.mainContext)) }
                 _ = box.object.title
             }
@@ -35,7 +35,7 @@
 
         @Test func anAttributeReadWhileAnotherThreadIsInsideAnUnconfinedContextTraps() async {
             let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-                let container = try PersistentContainer(for: Blocking.self, inMemory: true)
+                let container = try testContainer(for: Blocking.self, inMemory: true)
                 let context = ManagedObjectContext(container)
                 let first = try recipeDecoder(context).decode(Blocking.self, from: json(#"{"id": 1}"#))
                 let inside = DispatchSemaphore(value: 0)
@@ -54,7 +54,7 @@
 
         @Test func anAttributeReadOffTheActorOfItsContextTraps() async {
             let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-                let container = try PersistentContainer(for: Post.self, inMemory: true)
+                let container = try testContainer(for: Post.self, inMemory: true)
                 let box = await PostKeeper(container: container).keepPost()
                 _ = box.object.title
             }
@@ -101,7 +101,7 @@
         }
 
         @MainActor @Test func readsOnTheMainActorPass() async throws {
-            let container = try PersistentContainer(for: Post.self, inMemory: true)
+            let container = try testContainer(for: Post.self, inMemory: true)
             let post = makePost(in: container.mainContext)
             #expect(container.mainContext.misplacedRead() == nil)
             #expect(post.title == "A title")
@@ -117,14 +117,14 @@
         }
 
         @Test func readsInTheActorOfTheirContextPass() async throws {
-            let container = try PersistentContainer(for: Post.self, inMemory: true)
+            let container = try testContainer(for: Post.self, inMemory: true)
             let keeper = PostKeeper(container: container)
             _ = await keeper.keepPost()
             #expect(await keeper.readTitle() == "A title")
         }
 
         @Test func anUnconfinedContextsObjectsReadFromOneTaskAtATimePass() async throws {
-            let container = try PersistentContainer(for: Post.self, inMemory: true)
+            let container = try testContainer(for: Post.self, inMemory: true)
             let context = ManagedObjectContext(container)
             let post = makePost(in: context)
             let box = CrossingBox(post)
@@ -141,7 +141,7 @@
         // MARK: Objects in no context are not checked
 
         @Test func objectsInNoContextReadAnywhere() async throws {
-            let container = try PersistentContainer(for: Post.self, inMemory: true)
+            let container = try testContainer(for: Post.self, inMemory: true)
             let background = container.newBackgroundContext()
             // Never inserted, reset out of its context, and new then deleted: each in none.
             let boxes = await background.perform { () -> [CrossingBox<Post>] in

@@ -7,7 +7,7 @@ import Testing
 /// and nothing changes. Tests run as root, which ignores permission bits, so a read-only
 /// file or directory is made with `chattr +i` (immutable, for root too; needs a file system
 /// with that attribute, such as ext4).
-@Suite struct ReadOnlyStoreTests {
+@Suite(.sqliteOnly("a read-only SQLite file or directory")) struct ReadOnlyStoreTests {
     /// Runs `body` with `url` immutable, then makes it writable again.
     func immutable<Result>(_ url: URL, _ body: () throws -> Result) throws -> Result {
         try chattr("+i", url)
@@ -26,7 +26,7 @@ import Testing
     /// keeps its changes; the store file is as it was.
     func checkReadOnly(_ directory: TemporaryDirectory, reason: String, readOnly: Bool = false) throws {
         let before = try Data(contentsOf: directory.file())
-        let container = try PersistentContainer(for: Post.self, storeURL: directory.file(), readOnly: readOnly)
+        let container = try testContainer(for: Post.self, storeURL: directory.file(), readOnly: readOnly)
         let context = ManagedObjectContext(container)
         #expect(try context.fetch(FetchDescriptor<Post>()).map(\.title) == ["Title 1", "Title 2", "Title 3"])
         let post = Post(context: context)
@@ -63,7 +63,7 @@ import Testing
         _ = try savedPosts(3, at: directory.file())
         try checkReadOnly(directory, reason: "it was opened with readOnly: true", readOnly: true)
         // Writable again when opened without it.
-        let context = ManagedObjectContext(try PersistentContainer(for: Post.self, storeURL: directory.file()))
+        let context = ManagedObjectContext(try testContainer(for: Post.self, storeURL: directory.file()))
         _ = try recipeDecoder(context).decode(Post.self, from: postsJSON(count: 1, firstID: 4).dropFirst().dropLast())
         try context.save()
         #expect(try sqliteShell(directory.file(), "SELECT count(*) FROM Post") == "4\n")
@@ -74,7 +74,7 @@ import Testing
         _ = try savedPosts(3, at: directory.file())
         try immutable(directory.url) {
             let error = #expect(throws: StashError.self) {
-                _ = try PersistentContainer(for: Post.self, Label.self, storeURL: directory.file())
+                _ = try testContainer(for: Post.self, Label.self, storeURL: directory.file())
             }
             #expect(error?.code == .readOnlyStore)
             #expect(error?.entity == "Label")
@@ -87,7 +87,7 @@ import Testing
         _ = try sqliteShellWriting(directory.file(), RowKeyTests.storeOfAnEarlierStash)
         let before = try Data(contentsOf: directory.file())
         try immutable(directory.file()) {
-            let context = ManagedObjectContext(try PersistentContainer(for: Post.self, storeURL: directory.file()))
+            let context = ManagedObjectContext(try testContainer(for: Post.self, storeURL: directory.file()))
             #expect(try context.fetch(FetchDescriptor<Post>()).map(\.id) == [1, 2, 7])
         }
         #expect(try Data(contentsOf: directory.file()) == before)

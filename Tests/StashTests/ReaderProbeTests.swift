@@ -38,9 +38,9 @@ final class ContextOrTrapAgain: ManagedObject, Decodable {
 /// Whether a model has Stash's default decoding is found by running its `init(from:)` once
 /// with a probe decoder. The probe must not trap code that rightly traps without a context,
 /// nor leave anything behind in the caller's context or store.
-@Suite struct ReaderProbeTests {
+@Suite(.bothStores) struct ReaderProbeTests {
     @Test func aHandWrittenInitThatTrapsWithoutAContextIsProbedSafely() throws {
-        let container = try PersistentContainer(for: ContextOrTrap.self, inMemory: true)
+        let container = try testContainer(for: ContextOrTrap.self, inMemory: true)
         let context = ManagedObjectContext(container)
         let payload = Data(#"[{"id": 1, "title": "a"}, {"id": 2, "title": "b"}]"#.utf8)
         let decoded = try context.decode([ContextOrTrap].self, from: payload)
@@ -65,7 +65,7 @@ final class ContextOrTrapAgain: ManagedObject, Decodable {
     @Test func theProbesContextLeavesNothingAlive() throws {
         weak var released: PersistentContainer?
         try {
-            let container = try PersistentContainer(for: ContextOrTrapAgain.self, inMemory: true)
+            let container = try testContainer(for: ContextOrTrapAgain.self, inMemory: true)
             released = container
             let context = ManagedObjectContext(container)
             _ = try context.decode([ContextOrTrapAgain].self, from: Data(#"[{"id": 1}]"#.utf8))

@@ -4,12 +4,12 @@ import Testing
 
 /// The classic recipe end to end: decode with the context in `userInfo`, save, reopen the
 /// file in a fresh container, find every value.
-@Suite struct RecipeTests {
+@Suite(.bothStores) struct RecipeTests {
     @Test func defaultDecodingSavesEveryPostAndReopens() throws {
         let directory = try TemporaryDirectory()
         let payload = postsJSON(count: 50)
         do {
-            let container = try PersistentContainer(for: Post.self, storeURL: directory.file())
+            let container = try testContainer(for: Post.self, storeURL: directory.file())
             let context = ManagedObjectContext(container)
             let posts = try recipeDecoder(context).decode([Post].self, from: payload)
             #expect(posts.count == 50)
@@ -18,7 +18,7 @@ import Testing
             #expect(!context.hasChanges)
             #expect(posts.allSatisfy { $0.objectID.rowID != nil })
         }
-        let reopened = try PersistentContainer(for: Post.self, storeURL: directory.file())
+        let reopened = try testContainer(for: Post.self, storeURL: directory.file())
         let posts = try ManagedObjectContext(reopened).fetch(FetchDescriptor<Post>())
         #expect(posts.count == 50)
         for (offset, post) in posts.enumerated() {
@@ -36,13 +36,13 @@ import Testing
         let directory = try TemporaryDirectory()
         let payload = postsJSON(count: 20)
         do {
-            let container = try PersistentContainer(for: HandPost.self, storeURL: directory.file())
+            let container = try testContainer(for: HandPost.self, storeURL: directory.file())
             let context = ManagedObjectContext(container)
             let posts = try recipeDecoder(context).decode([HandPost].self, from: payload)
             #expect(posts.map(\.id) == Array(1...20))
             try context.save()
         }
-        let reopened = ManagedObjectContext(try PersistentContainer(for: HandPost.self, storeURL: directory.file()))
+        let reopened = ManagedObjectContext(try testContainer(for: HandPost.self, storeURL: directory.file()))
         let posts = try reopened.fetch(FetchDescriptor<HandPost>())
         #expect(posts.map(\.id) == Array(1...20))
         #expect(posts.map(\.title) == (1...20).map { "Title \($0)" })
@@ -50,7 +50,7 @@ import Testing
     }
 
     @Test func handWrittenInitUpsertsOnSave() throws {
-        let container = try PersistentContainer(for: HandPost.self, inMemory: true)
+        let container = try testContainer(for: HandPost.self, inMemory: true)
         let context = ManagedObjectContext(container)
         _ = try recipeDecoder(context).decode([HandPost].self, from: postsJSON(count: 5))
         try context.save()
@@ -77,7 +77,7 @@ import Testing
     }
 
     @Test func decodedObjectsJoinTheContextAndEncodeBack() throws {
-        let context = ManagedObjectContext(try PersistentContainer(for: Post.self, inMemory: true))
+        let context = ManagedObjectContext(try testContainer(for: Post.self, inMemory: true))
         let posts = try recipeDecoder(context).decode([Post].self, from: postsJSON(count: 3))
         #expect(posts.allSatisfy { $0.managedObjectContext === context && $0.isInserted })
         let encoded = try JSONEncoder().encode(posts)
@@ -89,7 +89,7 @@ import Testing
     }
 
     @Test func keyDecodingStrategyApplies() throws {
-        let context = ManagedObjectContext(try PersistentContainer(for: Post.self, inMemory: true))
+        let context = ManagedObjectContext(try testContainer(for: Post.self, inMemory: true))
         let decoder = recipeDecoder(context)
         decoder.keyDecodingStrategy = .convertFromSnakeCase
         let post = try decoder.decode(

@@ -4,7 +4,7 @@ import Testing
 @testable import Stash
 
 /// A long-lived context keeps the objects its caller keeps, not every row it ever fetched.
-@Suite struct RegisteredObjectsTests {
+@Suite(.bothStores) struct RegisteredObjectsTests {
     /// A store of `count` posts, and a context that has never read it.
     func store(_ count: Int) throws -> (PersistentContainer, ManagedObjectContext) {
         let (container, _) = try savedPosts(count)
@@ -74,7 +74,7 @@ import Testing
     /// rows and compares, as for any stored row (they were once rewritten, all 5,000, and
     /// reported updated).
     @Test func rowsTheContextInsertedAreComparedWhenDecodedAgain() throws {
-        let container = try PersistentContainer(for: Post.self, inMemory: true)
+        let container = try testContainer(for: Post.self, inMemory: true)
         let context = ManagedObjectContext(container)
         _ = try recipeDecoder(context).decode([Post].self, from: postsJSON(count: 5_000))
         try context.save()
@@ -94,7 +94,7 @@ import Testing
     /// plain rowid gave it again), and the index, which had learned that id as deleted, finds
     /// the new row by its value.
     @Test func aDeletedRowsIdIsNotTakenAgainAndTheNewRowIsFoundByItsValue() throws {
-        let container = try PersistentContainer(for: Post.self, inMemory: true)
+        let container = try testContainer(for: Post.self, inMemory: true)
         let context = ManagedObjectContext(container)
         _ = try recipeDecoder(context).decode([Post].self, from: postsJSON(count: 2))
         try context.save()
@@ -116,7 +116,7 @@ import Testing
 
     /// A row moved to another unique value: its old value names no row any more.
     @Test func aRowsOldValueNamesItNoMore() throws {
-        let container = try PersistentContainer(for: Post.self, inMemory: true)
+        let container = try testContainer(for: Post.self, inMemory: true)
         let context = ManagedObjectContext(container)
         let posts = try recipeDecoder(context).decode([Post].self, from: postsJSON(count: 2))
         try context.save()

@@ -5,7 +5,7 @@ import Testing
 /// A row's key (`_pk`, what an `ObjectID` holds) is never given to another row, even after
 /// the row with the highest key is deleted; stores made before keys were `AUTOINCREMENT`
 /// are rebuilt in place, keeping their rows and keys.
-@Suite struct RowKeyTests {
+@Suite(.sqliteOnly("AUTOINCREMENT and sqlite_sequence of the SQLite file")) struct RowKeyTests {
     @Test func theDeletedHighestKeyIsNeverGivenAgain() throws {
         let directory = try TemporaryDirectory()
         let (container, context) = try savedPosts(3, at: directory.file())
@@ -23,7 +23,7 @@ import Testing
         }
         #expect(error?.code == .rowMissing)
         // Nor after the store is opened again, by this process or another.
-        let reopened = try PersistentContainer(for: Post.self, storeURL: directory.file())
+        let reopened = try testContainer(for: Post.self, storeURL: directory.file())
         let later = ManagedObjectContext(reopened)
         let fourth = try #require(try later.fetch(FetchDescriptor<Post>()).first { $0.id == 4 })
         later.delete(fourth)
@@ -36,7 +36,7 @@ import Testing
     @Test func aStoreMadeBeforeKeysWereAutoincrementIsRebuiltKeepingRowsAndKeys() throws {
         let directory = try TemporaryDirectory()
         _ = try sqliteShellWriting(directory.file(), Self.storeOfAnEarlierStash)
-        let container = try PersistentContainer(for: Post.self, storeURL: directory.file())
+        let container = try testContainer(for: Post.self, storeURL: directory.file())
         #expect(
             try sqliteShell(directory.file(), "SELECT _pk, id, title FROM Post ORDER BY _pk") == "1|1|a\n2|2|b\n7|7|c\n"
         )

@@ -33,12 +33,13 @@ enum Release {
 /// An older model (an older release of the app) cannot undo what a newer one made: the store
 /// keeps the highest schema version that opened it, and the file is left byte for byte as it
 /// was when an open is refused.
-@Suite struct SchemaVersionTests {
+@Suite(.sqliteOnly("reads the record and catalog through the sqlite3 shell; PostgreSQL's: PostgresMigrationTests"))
+struct SchemaVersionTests {
     /// A store the second release made, with two items, closed (its WAL checkpointed).
     func storeOfTheSecondRelease() throws -> TemporaryDirectory {
         let directory = try TemporaryDirectory()
         let context = ManagedObjectContext(
-            try PersistentContainer(for: Release.Second.Item.self, storeURL: directory.file()))
+            try testContainer(for: Release.Second.Item.self, storeURL: directory.file()))
         _ = try recipeDecoder(context).decode(
             [Release.Second.Item].self,
             from: json(#"[{"code": "a", "name": "one", "size": 1}, {"code": "b", "name": "two", "size": 2}]"#))
@@ -50,7 +51,7 @@ enum Release {
         let directory = try storeOfTheSecondRelease()
         let before = try Data(contentsOf: directory.file())
         let error = #expect(throws: StashError.self) {
-            _ = try PersistentContainer(for: Release.First.Item.self, storeURL: directory.file())
+            _ = try testContainer(for: Release.First.Item.self, storeURL: directory.file())
         }
         #expect(error?.code == .migrationFailed)
         #expect(error?.entity == "Item")
@@ -63,7 +64,7 @@ enum Release {
         #expect(try Data(contentsOf: directory.file()) == before)
         // The newer model opens it as it left it, unique code and all.
         let context = ManagedObjectContext(
-            try PersistentContainer(for: Release.Second.Item.self, storeURL: directory.file()))
+            try testContainer(for: Release.Second.Item.self, storeURL: directory.file()))
         _ = try recipeDecoder(context).decode(
             Release.Second.Item.self, from: json(#"{"code": "a", "name": "ONE", "size": 1}"#))
         try context.save()
@@ -72,7 +73,7 @@ enum Release {
 
     @Test func aModelThatDropsConstraintsOnPurposeSaysSoWithAHigherVersion() throws {
         let directory = try storeOfTheSecondRelease()
-        _ = try PersistentContainer(for: Release.First.Item.self, storeURL: directory.file(), schemaVersion: 1)
+        _ = try testContainer(for: Release.First.Item.self, storeURL: directory.file(), schemaVersion: 1)
         #expect(try sqliteShell(directory.file(), "SELECT count(*) FROM sqlite_master WHERE type = 'index'") == "0\n")
         #expect(
             try sqliteShell(directory.file(), "SELECT \"notnull\" FROM pragma_table_info('Item') WHERE name = 'size'")
@@ -86,14 +87,14 @@ enum Release {
         // Now the second release, at version 0, is the older model: it may not change the store.
         let before = try Data(contentsOf: directory.file())
         let error = #expect(throws: StashError.self) {
-            _ = try PersistentContainer(for: Release.Second.Item.self, storeURL: directory.file())
+            _ = try testContainer(for: Release.Second.Item.self, storeURL: directory.file())
         }
         #expect(error?.code == .migrationFailed)
         #expect(error?.message.contains("a newer model (schema version 1) made this store, and this one (0)") == true)
         #expect(error?.message.contains("make the index Item_code_unique") == true)
         #expect(try Data(contentsOf: directory.file()) == before)
         // A model that needs no change opens at any version, and does not lower the store's.
-        _ = try PersistentContainer(for: Release.First.Item.self, storeURL: directory.file())
+        _ = try testContainer(for: Release.First.Item.self, storeURL: directory.file())
         #expect(
             try sqliteShell(directory.file(), #"SELECT "value" FROM _stash_schema WHERE "key" = 'schemaVersion'"#)
                 == "1\n")
@@ -101,11 +102,11 @@ enum Release {
 
     @Test func anOlderModelThatChangesNothingOpensAndWorks() throws {
         let directory = try storeOfTheSecondRelease()
-        _ = try PersistentContainer(for: Release.Third.Item.self, storeURL: directory.file())
+        _ = try testContainer(for: Release.Third.Item.self, storeURL: directory.file())
         // The second release lacks only an optional column: nothing to change.
         let before = try Data(contentsOf: directory.file())
         let context = ManagedObjectContext(
-            try PersistentContainer(for: Release.Second.Item.self, storeURL: directory.file()))
+            try testContainer(for: Release.Second.Item.self, storeURL: directory.file()))
         #expect(try context.fetchCount(FetchDescriptor<Release.Second.Item>()) == 2)
         #expect(try Data(contentsOf: directory.file()) == before)
         _ = try recipeDecoder(context).decode(
@@ -117,8 +118,8 @@ enum Release {
 
     @Test func addingEntitiesAndAttributesNeedsNoVersion() throws {
         let directory = try TemporaryDirectory()
-        _ = try PersistentContainer(for: Release.First.Item.self, storeURL: directory.file())
-        _ = try PersistentContainer(for: Release.Second.Item.self, Label.self, storeURL: directory.file())
+        _ = try testContainer(for: Release.First.Item.self, storeURL: directory.file())
+        _ = try testContainer(for: Release.Second.Item.self, Label.self, storeURL: directory.file())
         #expect(
             try sqliteShell(directory.file(), "SELECT name FROM sqlite_master WHERE type = 'index' ORDER BY name")
                 .contains("Item_code_unique\n"))

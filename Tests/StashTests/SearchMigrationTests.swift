@@ -52,12 +52,13 @@ enum SearchRelease {
 }
 
 /// Opening a store migrates its full-text index with its tables, in the same transaction.
-@Suite struct SearchMigrationTests {
+@Suite(.sqliteOnly("FTS5 tables of the SQLite file (search is refused by name on PostgreSQL)"))
+struct SearchMigrationTests {
     /// A store of two stories made by the model without search, closed.
     func storeBeforeSearch() throws -> TemporaryDirectory {
         let directory = try TemporaryDirectory()
         let context = ManagedObjectContext(
-            try PersistentContainer(for: SearchRelease.Plain.Story.self, storeURL: directory.file()))
+            try testContainer(for: SearchRelease.Plain.Story.self, storeURL: directory.file()))
         _ = try recipeDecoder(context).decode(
             [SearchRelease.Plain.Story].self,
             from: json(
@@ -81,7 +82,7 @@ enum SearchRelease {
     @Test func aStoreMadeBeforeSearchGetsItsIndexFilledWithItsRows() throws {
         let directory = try storeBeforeSearch()
         #expect(try schemaObjects(directory.file()) == "")
-        let container = try PersistentContainer(for: SearchRelease.Searchable.Story.self, storeURL: directory.file())
+        let container = try testContainer(for: SearchRelease.Searchable.Story.self, storeURL: directory.file())
         let context = ManagedObjectContext(container)
         let hits = try context.search(FetchDescriptor<SearchRelease.Searchable.Story>(), matching: "servers")
         #expect(hits.map(\.object.id) == [1])
@@ -104,18 +105,18 @@ enum SearchRelease {
 
     @Test func reopeningAStoreWhoseIndexIsCurrentChangesNothing() throws {
         let directory = try storeBeforeSearch()
-        _ = try PersistentContainer(for: SearchRelease.Searchable.Story.self, storeURL: directory.file())
+        _ = try testContainer(for: SearchRelease.Searchable.Story.self, storeURL: directory.file())
         let before = try sqliteShell(directory.file(), "PRAGMA schema_version;")
-        _ = try PersistentContainer(for: SearchRelease.Searchable.Story.self, storeURL: directory.file())
+        _ = try testContainer(for: SearchRelease.Searchable.Story.self, storeURL: directory.file())
         #expect(try sqliteShell(directory.file(), "PRAGMA schema_version;") == before)
         #expect(!before.isEmpty)
     }
 
     @Test func droppingSearchableDropsTheIndexAndItsTriggers() throws {
         let directory = try storeBeforeSearch()
-        _ = try PersistentContainer(for: SearchRelease.Searchable.Story.self, storeURL: directory.file())
+        _ = try testContainer(for: SearchRelease.Searchable.Story.self, storeURL: directory.file())
         let context = ManagedObjectContext(
-            try PersistentContainer(for: SearchRelease.Plain.Story.self, storeURL: directory.file()))
+            try testContainer(for: SearchRelease.Plain.Story.self, storeURL: directory.file()))
         #expect(try schemaObjects(directory.file()) == "")
         #expect(try context.fetchCount(FetchDescriptor<SearchRelease.Plain.Story>()) == 2)
         // Writes still work with the triggers gone.
@@ -127,9 +128,9 @@ enum SearchRelease {
 
     @Test func anAttributeThatLosesSearchableLeavesTheIndex() throws {
         let directory = try storeBeforeSearch()
-        _ = try PersistentContainer(for: SearchRelease.Searchable.Story.self, storeURL: directory.file())
+        _ = try testContainer(for: SearchRelease.Searchable.Story.self, storeURL: directory.file())
         let context = ManagedObjectContext(
-            try PersistentContainer(for: SearchRelease.BodyOnly.Story.self, storeURL: directory.file()))
+            try testContainer(for: SearchRelease.BodyOnly.Story.self, storeURL: directory.file()))
         let descriptor = FetchDescriptor<SearchRelease.BodyOnly.Story>()
         #expect(try context.search(descriptor, matching: "servers").map(\.object.id) == [1])
         #expect(try context.search(descriptor, matching: "linux").isEmpty)
@@ -141,9 +142,9 @@ enum SearchRelease {
 
     @Test func aRenamedSearchableColumnGetsItsIndexRemade() throws {
         let directory = try storeBeforeSearch()
-        _ = try PersistentContainer(for: SearchRelease.Searchable.Story.self, storeURL: directory.file())
+        _ = try testContainer(for: SearchRelease.Searchable.Story.self, storeURL: directory.file())
         let context = ManagedObjectContext(
-            try PersistentContainer(for: SearchRelease.Renamed.Story.self, storeURL: directory.file()))
+            try testContainer(for: SearchRelease.Renamed.Story.self, storeURL: directory.file()))
         let descriptor = FetchDescriptor<SearchRelease.Renamed.Story>()
         let hit = try #require(try context.search(descriptor, matching: "linux").first)
         #expect(hit.object.headline == "Swift on Linux")
@@ -160,9 +161,9 @@ enum SearchRelease {
 
     @Test func aRebuiltTableKeepsItsIndexAndTriggersPointingAtIt() throws {
         let directory = try storeBeforeSearch()
-        _ = try PersistentContainer(for: SearchRelease.Searchable.Story.self, storeURL: directory.file())
+        _ = try testContainer(for: SearchRelease.Searchable.Story.self, storeURL: directory.file())
         let context = ManagedObjectContext(
-            try PersistentContainer(for: SearchRelease.Rebuilt.Story.self, storeURL: directory.file()))
+            try testContainer(for: SearchRelease.Rebuilt.Story.self, storeURL: directory.file()))
         let descriptor = FetchDescriptor<SearchRelease.Rebuilt.Story>()
         #expect(try context.search(descriptor, matching: "servers").map(\.object.id) == [1])
         // The triggers are on the new table: the shell's writes reach the index.
@@ -182,19 +183,19 @@ enum SearchRelease {
 
     @Test func aStoreWithAnIndexIsStashsToReopenReadOnlyAndCopy() throws {
         let directory = try storeBeforeSearch()
-        let container = try PersistentContainer(
+        let container = try testContainer(
             for: SearchRelease.Searchable.Story.self, storeURL: directory.file())
         let copy = directory.file("copy.sqlite")
         try container.backup(to: copy)
         for (file, readOnly) in [(directory.file(), true), (copy, false)] {
-            let reopened = try PersistentContainer(
+            let reopened = try testContainer(
                 for: SearchRelease.Searchable.Story.self, storeURL: file, readOnly: readOnly)
             let context = ManagedObjectContext(reopened)
             let hits = try context.search(FetchDescriptor<SearchRelease.Searchable.Story>(), matching: "linux")
             #expect(hits.map(\.object.id) == [1])
         }
         let memory = ManagedObjectContext(
-            try PersistentContainer(for: SearchRelease.Searchable.Story.self, inMemory: true))
+            try testContainer(for: SearchRelease.Searchable.Story.self, inMemory: true))
         let story = SearchRelease.Searchable.Story(context: memory)
         story.id = 1
         story.title = "In memory"
@@ -206,7 +207,7 @@ enum SearchRelease {
     @Test func anEntityNamedLikeAnotherEntitysIndexIsRefused() throws {
         let directory = try TemporaryDirectory()
         let error = #expect(throws: StashError.self) {
-            _ = try PersistentContainer(
+            _ = try testContainer(
                 for: SearchRelease.Searchable.Story.self, Story_search_data.self, storeURL: directory.file())
         }
         #expect(error?.code == .invalidModel)
@@ -214,7 +215,7 @@ enum SearchRelease {
         #expect(error?.message.contains("Story_search_data") == true)
 
         let reserved = #expect(throws: StashError.self) {
-            _ = try PersistentContainer(for: Ranked.self, storeURL: directory.file("ranked.sqlite"))
+            _ = try testContainer(for: Ranked.self, storeURL: directory.file("ranked.sqlite"))
         }
         #expect(reserved?.code == .invalidModel)
         #expect(reserved?.entity == "Ranked")

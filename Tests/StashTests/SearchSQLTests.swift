@@ -4,7 +4,7 @@ import Testing
 @testable import Stash
 
 /// The exact SQL of full-text search: the index, its triggers, the ranked query.
-@Suite struct SearchSQLTests {
+@Suite(.sqliteOnly("the FTS5 statements SQLite runs")) struct SearchSQLTests {
     @Test func theIndexAndItsTriggers() throws {
         let entity = try EntityRegistry.shared.entity(for: SearchModels.Writeup.self)
         let search = try #require(SearchSQL(entity.schema))
@@ -36,7 +36,7 @@ import Testing
 
     @Test func theRankedQueryWithPredicateSortAndPage() throws {
         let directory = try TemporaryDirectory()
-        let container = try PersistentContainer(for: SearchModels.Writeup.self, storeURL: directory.file())
+        let container = try testContainer(for: SearchModels.Writeup.self, storeURL: directory.file())
         let entity = try container.entity(for: SearchModels.Writeup.self)
         let store = try #require(container.store as? SQLiteStore)
         var descriptor = FetchDescriptor<SearchModels.Writeup>(

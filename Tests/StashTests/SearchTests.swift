@@ -52,7 +52,7 @@ private struct NoteStore {
 
     init() throws {
         directory = try TemporaryDirectory()
-        container = try PersistentContainer(for: Writeup.self, storeURL: directory.file())
+        container = try testContainer(for: Writeup.self, storeURL: directory.file())
         context = ManagedObjectContext(container)
     }
 
@@ -80,7 +80,8 @@ private struct NoteStore {
     }
 }
 
-@Suite struct SearchTests {
+@Suite(.sqliteOnly("FTS5 in the SQLite file; PostgreSQL refuses search by name (SearchRefusalTests)"))
+struct SearchTests {
     @Test func insertsUpdatesAndDeletesAreFoundOnceSaved() throws {
         let store = try NoteStore()
         let first = store.add(1, "Swift on Linux", "a server story")
@@ -276,7 +277,7 @@ private struct NoteStore {
         store.add(1, "First from Stash")
         try store.context.save()
 
-        let second = try PersistentContainer(for: Writeup.self, storeURL: store.file)
+        let second = try testContainer(for: Writeup.self, storeURL: store.file)
         let elsewhere = ManagedObjectContext(second)
         let note = Writeup(context: elsewhere)
         note.id = 2
@@ -328,7 +329,7 @@ private struct NoteStore {
     @Test func aNonStringSearchableAttributeIsRefused() throws {
         let directory = try TemporaryDirectory()
         let error = #expect(throws: StashError.self) {
-            _ = try PersistentContainer(for: SearchModels.Counter.self, storeURL: directory.file())
+            _ = try testContainer(for: SearchModels.Counter.self, storeURL: directory.file())
         }
         #expect(error?.code == .invalidModel)
         #expect(error?.entity == "Counter")
@@ -339,7 +340,7 @@ private struct NoteStore {
 
     @Test func keyPathAndNormalizedAttributesAreSearched() throws {
         let directory = try TemporaryDirectory()
-        let container = try PersistentContainer(for: SearchModels.Clip.self, storeURL: directory.file())
+        let container = try testContainer(for: SearchModels.Clip.self, storeURL: directory.file())
         let context = ManagedObjectContext(container)
         _ = try recipeDecoder(context).decode(
             [SearchModels.Clip].self,
@@ -354,7 +355,7 @@ private struct NoteStore {
 
     @Test func anEntityWithoutSearchableAttributesHasNoIndexAndCannotBeSearched() throws {
         let directory = try TemporaryDirectory()
-        let container = try PersistentContainer(for: SearchModels.Plain.self, storeURL: directory.file())
+        let container = try testContainer(for: SearchModels.Plain.self, storeURL: directory.file())
         let context = ManagedObjectContext(container)
         let plain = SearchModels.Plain(context: context)
         plain.id = 1
@@ -391,11 +392,31 @@ private struct NoteStore {
 
     @Test func aBackgroundContextSearchedOutsidePerformTraps() async throws {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-            let container = try PersistentContainer(for: SearchModels.Writeup.self, inMemory: true)
+            let container = try testContainer(for: SearchModels.Writeup.self, inMemory: true)
             let background = container.newBackgroundContext()
             _ = try background.search(FetchDescriptor<SearchModels.Writeup>(), matching: "swift")
         }
         let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
         #expect(message.contains("was used off its executor"))
+    }
+}
+
+/// Search on either store: SQLite finds the note; PostgreSQL refuses by name, and the save
+/// before it is kept.
+@Suite(.bothStores) struct SearchRefusalTests {
+    @Test func searchFindsOnSQLiteAndIsRefusedByNameOnPostgreSQL() throws {
+        let store = try NoteStore()
+        store.add(1, "Swift on Linux")
+        try store.context.save()
+        switch StoreKind.current {
+        case .sqlite:
+            #expect(try store.ids("linux") == [1])
+        case .postgres:
+            let error = #expect(throws: StashError.self) { try store.ids("linux") }
+            #expect(error?.code == .unsupportedQuery)
+            #expect(error?.entity == "Writeup")
+            #expect(String(describing: error).contains("full-text search"))
+        }
+        #expect(try store.context.fetchCount(FetchDescriptor<Writeup>()) == 1)
     }
 }

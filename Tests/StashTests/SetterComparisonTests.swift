@@ -5,7 +5,7 @@ import Testing
 /// Setting a saved attribute to the value the context last saw for it is no change as far
 /// as the context knows (`hasChanges`), but the save compares it with the row inside its
 /// transaction: a row another writer moved on is put back to what the caller set.
-@Suite struct SetterComparisonTests {
+@Suite(.bothStores) struct SetterComparisonTests {
     func savedPost() throws -> (TemporaryDirectory, PersistentContainer, ManagedObjectContext, Post) {
         let directory = try TemporaryDirectory()
         let (container, _) = try savedPosts(1, at: directory.file())
@@ -142,7 +142,7 @@ import Testing
     /// them included, are what the row holds after the save.
     @Test func theHandWrittenIdiomRestatesThroughItsStandIn() throws {
         let directory = try TemporaryDirectory()
-        let container = try PersistentContainer(for: HandPost.self, storeURL: directory.file())
+        let container = try testContainer(for: HandPost.self, storeURL: directory.file())
         let context = ManagedObjectContext(container)
         let first = #"[{"id": 1, "userId": 1, "title": "mine", "body": "b"}]"#
         _ = try recipeDecoder(context).decode([HandPost].self, from: json(first))
@@ -178,7 +178,7 @@ import Testing
     /// A date is kept to the millisecond: one within the same millisecond is no change, and
     /// the object reads the date it was given.
     @Test func aValueTheStoreKeepsAlikeIsNoChangeAndReadsAsGiven() throws {
-        let container = try PersistentContainer(for: Sample.self, inMemory: true)
+        let container = try testContainer(for: Sample.self, inMemory: true)
         let context = ManagedObjectContext(container)
         let sample = Sample(context: context)
         sample.id = 1
@@ -209,7 +209,7 @@ import Testing
     }
 
     @Test func anInstanceChangedInPlaceIsWritten() throws {
-        let container = try PersistentContainer(for: Preferences.self, inMemory: true)
+        let container = try testContainer(for: Preferences.self, inMemory: true)
         let context = ManagedObjectContext(container)
         let preferences = Preferences(context: context)
         preferences.id = 1

@@ -4,7 +4,7 @@ import Testing
 
 /// Background contexts importing overlapping payloads while the main context fetches and
 /// observes: nothing lost, nothing duplicated, no error.
-@Suite struct StressTests {
+@Suite(.bothStores) struct StressTests {
     static let importers = 4
     static let rounds = 250
     static let idSpace = 300
@@ -41,7 +41,7 @@ import Testing
     @MainActor
     @Test func backgroundImportsWhileTheMainContextReads() async throws {
         let directory = try TemporaryDirectory()
-        let container = try PersistentContainer(for: Post.self, storeURL: directory.file())
+        let container = try testContainer(for: Post.self, storeURL: directory.file())
         let main = container.mainContext
         let watcher = Task { @MainActor in
             var deliveries = 0

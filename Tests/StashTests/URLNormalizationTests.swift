@@ -8,7 +8,7 @@ final class SavedLink: ManagedObject, Decodable {
     @Attribute var title: String = ""
 }
 
-@Suite struct URLNormalizationTests {
+@Suite(.bothStores) struct URLNormalizationTests {
     @Test(arguments: [
         ("HTTPS://Example.COM/Path/A?Q=B#Frag", "https://example.com/Path/A?Q=B#Frag"),
         ("http://User:PassWord@EXAMPLE.com:8080/X", "http://User:PassWord@example.com:8080/X"),
@@ -24,7 +24,7 @@ final class SavedLink: ManagedObject, Decodable {
 
     @Test func twoSpellingsOfOneURLAreOneRow() throws {
         let directory = try TemporaryDirectory()
-        let container = try PersistentContainer(for: SavedLink.self, storeURL: directory.file())
+        let container = try testContainer(for: SavedLink.self, storeURL: directory.file())
         let context = ManagedObjectContext(container)
         _ = try context.decode(
             [SavedLink].self,

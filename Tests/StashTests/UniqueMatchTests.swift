@@ -12,11 +12,11 @@ final class Outlet: ManagedObject, Decodable {
 
 /// Inserting an object whose unique value is taken: `.upsert` (the default) writes what it
 /// was given over the stored row; `.adopt` takes the stored row as it is.
-@Suite struct UniqueMatchTests {
+@Suite(.bothStores) struct UniqueMatchTests {
     /// A store holding the outlet `u`, titled "Real", with the user's note "mine", closed
     /// again: the tests reopen it.
     func storedOutlet(_ directory: TemporaryDirectory) throws {
-        let context = ManagedObjectContext(try PersistentContainer(for: Outlet.self, storeURL: directory.file()))
+        let context = ManagedObjectContext(try testContainer(for: Outlet.self, storeURL: directory.file()))
         let outlet = Outlet(context: context)
         outlet.url = "u"
         outlet.title = "Real"
@@ -40,7 +40,7 @@ final class Outlet: ManagedObject, Decodable {
     @Test func upsertWritesTheGivenValuesOverTheStoredRow() throws {
         let directory = try TemporaryDirectory()
         try storedOutlet(directory)
-        let context = ManagedObjectContext(try PersistentContainer(for: Outlet.self, storeURL: directory.file()))
+        let context = ManagedObjectContext(try testContainer(for: Outlet.self, storeURL: directory.file()))
         let outlet = placeholder()
         context.insert(outlet)
         #expect(!outlet.isInserted)
@@ -63,7 +63,7 @@ final class Outlet: ManagedObject, Decodable {
     @Test func adoptTakesTheStoredRowAndKeepsLaterEdits() throws {
         let directory = try TemporaryDirectory()
         try storedOutlet(directory)
-        let container = try PersistentContainer(for: Outlet.self, storeURL: directory.file())
+        let container = try testContainer(for: Outlet.self, storeURL: directory.file())
         let context = ManagedObjectContext(container)
         let outlet = placeholder()
         context.insert(outlet, onMatch: .adopt)
@@ -84,7 +84,7 @@ final class Outlet: ManagedObject, Decodable {
     @Test func adoptWithInitContextMatchesWhenTheUniqueValueIsSet() throws {
         let directory = try TemporaryDirectory()
         try storedOutlet(directory)
-        let context = ManagedObjectContext(try PersistentContainer(for: Outlet.self, storeURL: directory.file()))
+        let context = ManagedObjectContext(try testContainer(for: Outlet.self, storeURL: directory.file()))
         let outlet = Outlet(context: context, onMatch: .adopt)
         outlet.title = "(loading…)"
         outlet.url = "u"
@@ -98,7 +98,7 @@ final class Outlet: ManagedObject, Decodable {
     @Test func adoptTakesTheContextsObjectWithItsChanges() throws {
         let directory = try TemporaryDirectory()
         try storedOutlet(directory)
-        let context = ManagedObjectContext(try PersistentContainer(for: Outlet.self, storeURL: directory.file()))
+        let context = ManagedObjectContext(try testContainer(for: Outlet.self, storeURL: directory.file()))
         let held = try context.fetch(FetchDescriptor<Outlet>())[0]
         held.title = "renamed here"
         let outlet = placeholder()
@@ -112,7 +112,7 @@ final class Outlet: ManagedObject, Decodable {
     /// before the insert or after it (then the save finds it, and still adopts).
     @Test func adoptFindsRowsAnotherContextSaved() throws {
         let directory = try TemporaryDirectory()
-        let container = try PersistentContainer(for: Outlet.self, storeURL: directory.file())
+        let container = try testContainer(for: Outlet.self, storeURL: directory.file())
         let writer = ManagedObjectContext(container)
         let early = Outlet(context: writer)
         early.url = "early"
@@ -147,7 +147,7 @@ final class Outlet: ManagedObject, Decodable {
     /// A composite key is matched at the save: `.adopt` keeps the stored child's values.
     @Test func adoptKeepsAStoredChildOfACompositeKey() throws {
         let directory = try TemporaryDirectory()
-        let container = try PersistentContainer(for: WindowFeed.self, WindowEntry.self, storeURL: directory.file())
+        let container = try testContainer(for: WindowFeed.self, WindowEntry.self, storeURL: directory.file())
         let writer = ManagedObjectContext(container)
         _ = try writer.decode(WindowFeed.self, from: json(#"{"url": "f", "items": [{"guid": "1", "title": "one"}]}"#))
         try writer.save()

@@ -12,7 +12,7 @@ final class Label: ManagedObject, Decodable {
 /// Unique text means the same thing in a context and in the store: the stored bytes.
 /// "café" written with a precomposed é (NFC) and with e + combining acute (NFD) are two
 /// values, as they are two byte sequences; Stash does not normalize.
-@Suite struct UniqueTextTests {
+@Suite(.bothStores) struct UniqueTextTests {
     let composed = "caf\u{E9}"
     let decomposed = "cafe\u{301}"
 
@@ -20,7 +20,7 @@ final class Label: ManagedObject, Decodable {
     /// form of the text is another row, and the same form is the row, compared.
     @Test func aRowTheContextLetGoOfIsFoundByItsExactText() throws {
         let directory = try TemporaryDirectory()
-        let context = ManagedObjectContext(try PersistentContainer(for: Label.self, storeURL: directory.file()))
+        let context = ManagedObjectContext(try testContainer(for: Label.self, storeURL: directory.file()))
         let decoder = recipeDecoder(context)
         let first = try decoder.decode(Label.self, from: json(#"{"name": "\#(composed)", "color": "red"}"#))
         try context.save()
@@ -36,7 +36,7 @@ final class Label: ManagedObject, Decodable {
 
     @Test func oneContextKeepsTheTwoFormsApart() throws {
         let directory = try TemporaryDirectory()
-        let context = ManagedObjectContext(try PersistentContainer(for: Label.self, storeURL: directory.file()))
+        let context = ManagedObjectContext(try testContainer(for: Label.self, storeURL: directory.file()))
         let decoder = recipeDecoder(context)
         let first = try decoder.decode(Label.self, from: json(#"{"name": "\#(composed)", "color": "red"}"#))
         let second = try decoder.decode(Label.self, from: json(#"{"name": "\#(decomposed)", "color": "blue"}"#))
@@ -51,7 +51,7 @@ final class Label: ManagedObject, Decodable {
 
     @Test func twoContextsAgreeWithOne() throws {
         let directory = try TemporaryDirectory()
-        let container = try PersistentContainer(for: Label.self, storeURL: directory.file())
+        let container = try testContainer(for: Label.self, storeURL: directory.file())
         for (name, color) in [(composed, "red"), (decomposed, "blue"), (composed, "green")] {
             let context = ManagedObjectContext(container)
             _ = try recipeDecoder(context).decode(
@@ -65,7 +65,7 @@ final class Label: ManagedObject, Decodable {
 
     @Test func changingTextToAnotherFormIsAChange() throws {
         let directory = try TemporaryDirectory()
-        let context = ManagedObjectContext(try PersistentContainer(for: Label.self, storeURL: directory.file()))
+        let context = ManagedObjectContext(try testContainer(for: Label.self, storeURL: directory.file()))
         let label = try recipeDecoder(context).decode(
             Label.self, from: json(#"{"name": "x", "color": "\#(composed)"}"#))
         try context.save()

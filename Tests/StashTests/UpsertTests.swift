@@ -2,7 +2,7 @@ import Foundation
 import Stash
 import Testing
 
-@Suite struct UpsertTests {
+@Suite(.bothStores) struct UpsertTests {
     @Test func reimportKeepsRowCountAndUpdatesValues() throws {
         let directory = try TemporaryDirectory()
         let (container, _) = try savedPosts(30, at: directory.file())
@@ -20,7 +20,7 @@ import Testing
     }
 
     @Test func duplicatesInOnePayloadEndAsOne() throws {
-        let context = ManagedObjectContext(try PersistentContainer(for: Post.self, inMemory: true))
+        let context = ManagedObjectContext(try testContainer(for: Post.self, inMemory: true))
         let payload = json(
             #"[{"id": 7, "userId": 1, "title": "first", "body": "a"},"#
                 + #" {"id": 8, "userId": 1, "title": "other", "body": "b"},"#
@@ -34,7 +34,7 @@ import Testing
     }
 
     @Test func absentKeysKeepStoredValuesOnUpdate() throws {
-        let container = try PersistentContainer(for: Post.self, inMemory: true)
+        let container = try testContainer(for: Post.self, inMemory: true)
         let context = ManagedObjectContext(container)
         let post = try recipeDecoder(context).decode(
             Post.self, from: json(#"{"id": 1, "userId": 1, "title": "t", "body": "b", "summary": "kept"}"#))
@@ -56,7 +56,7 @@ import Testing
     }
 
     @Test func explicitNullClearsAnOptional() throws {
-        let context = ManagedObjectContext(try PersistentContainer(for: Post.self, inMemory: true))
+        let context = ManagedObjectContext(try testContainer(for: Post.self, inMemory: true))
         let decoder = recipeDecoder(context)
         let post = try decoder.decode(
             Post.self, from: json(#"{"id": 1, "userId": 1, "title": "t", "body": "b", "summary": "s"}"#))
@@ -142,7 +142,7 @@ import Testing
     }
 
     @Test func modelsWithoutUniqueAttributesAlwaysInsert() throws {
-        let context = ManagedObjectContext(try PersistentContainer(for: Note.self, inMemory: true))
+        let context = ManagedObjectContext(try testContainer(for: Note.self, inMemory: true))
         let payload = json(#"[{"text": "a"}, {"text": "a", "pinned": true}]"#)
         _ = try recipeDecoder(context).decode([Note].self, from: payload)
         _ = try recipeDecoder(context).decode([Note].self, from: payload)

@@ -18,12 +18,12 @@ final class Gauge: ManagedObject, Decodable {
 
 /// A value JSONDecoder refuses is a `StashError` that names the entity, the attribute and a
 /// path ending in the attribute's key, and quotes what the JSON held.
-@Suite struct ValueErrorTests {
+@Suite(.bothStores) struct ValueErrorTests {
     private func failure<T: Decodable>(
         _ type: T.Type, _ payload: String, _ configure: (JSONDecoder) -> Void = { _ in }
     ) throws -> (StashError?, Int) {
         let directory = try TemporaryDirectory()
-        let container = try PersistentContainer(for: Stamped.self, Gauge.self, storeURL: directory.file())
+        let container = try testContainer(for: Stamped.self, Gauge.self, storeURL: directory.file())
         let context = ManagedObjectContext(container)
         let decoder = JSONDecoder()
         configure(decoder)
@@ -127,9 +127,11 @@ final class Gauge: ManagedObject, Decodable {
         #expect(optional?.codingPath == "[0].small")
     }
 
-    @Test func infinitiesAreStoredAndReadBack() throws {
+    @Test(.sqliteOnly("reads the sqlite3 shell's spelling of infinity (Inf)")) func infinitiesAreStoredAndReadBack()
+        throws
+    {
         let directory = try TemporaryDirectory()
-        let container = try PersistentContainer(for: Gauge.self, storeURL: directory.file())
+        let container = try testContainer(for: Gauge.self, storeURL: directory.file())
         let context = ManagedObjectContext(container)
         let decoder = JSONDecoder()
         decoder.nonConformingFloatDecodingStrategy = .convertFromString(

@@ -6,7 +6,7 @@ import Testing
 /// The world changing under an app (another process deleting rows, dropping a table) is no
 /// programming error: property reads answer what the context knows and never trap, and the
 /// failure comes out of the next throwing call.
-@Suite struct WorldChangingTests {
+@Suite(.bothStores) struct WorldChangingTests {
     /// An object decoded for a stored row loads the rest of the row when first read; the
     /// row was deleted by another process in between.
     @Test func anAttributeOfARowDeletedElsewhereReadsEmpty() throws {

@@ -40,10 +40,10 @@ final class Employee: ManagedObject, Codable {
 /// A container of every graph model, in an order where sources come before their targets.
 func graphContainer(at url: URL? = nil) throws -> PersistentContainer {
     if let url {
-        return try PersistentContainer(
+        return try testContainer(
             for: Review.self, Book.self, Writer.self, Publisher.self, Employee.self, storeURL: url)
     }
-    return try PersistentContainer(
+    return try testContainer(
         for: Review.self, Book.self, Writer.self, Publisher.self, Employee.self, inMemory: true)
 }
 
@@ -67,6 +67,6 @@ final class Member: ManagedObject, Codable {
 }
 
 func ticketContainer(at url: URL? = nil) throws -> PersistentContainer {
-    if let url { return try PersistentContainer(for: Ticket.self, Topic.self, Member.self, storeURL: url) }
-    return try PersistentContainer(for: Ticket.self, Topic.self, Member.self, inMemory: true)
+    if let url { return try testContainer(for: Ticket.self, Topic.self, Member.self, storeURL: url) }
+    return try testContainer(for: Ticket.self, Topic.self, Member.self, inMemory: true)
 }

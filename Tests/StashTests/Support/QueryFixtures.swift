@@ -7,7 +7,7 @@ import Testing
 /// `%`, `_`, `'` and `\` in text, composed and decomposed accents, emoji sequences,
 /// decimals whose text order is not their value order, dates a fraction apart.
 func seededArticles() throws -> (PersistentContainer, ManagedObjectContext) {
-    let container = try PersistentContainer(for: Article.self, inMemory: true)
+    let container = try testContainer(for: Article.self, inMemory: true)
     let context = ManagedObjectContext(container)
     func article(_ id: Int, _ fill: (Article) -> Void) {
         let article = Article(context: context)

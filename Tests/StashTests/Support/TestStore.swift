@@ -42,22 +42,26 @@ func json(_ text: String) -> Data { Data(text.utf8) }
 /// the context returned with it; in memory unless a store file is given.
 func savedPosts(_ count: Int, at storeURL: URL? = nil) throws -> (PersistentContainer, ManagedObjectContext) {
     let container =
-        try storeURL.map { try PersistentContainer(for: Post.self, storeURL: $0) }
-        ?? PersistentContainer(for: Post.self, inMemory: true)
+        try storeURL.map { try testContainer(for: Post.self, storeURL: $0) }
+        ?? testContainer(for: Post.self, inMemory: true)
     let context = ManagedObjectContext(container)
     _ = try recipeDecoder(context).decode([Post].self, from: postsJSON(count: count))
     try context.save()
     return (container, context)
 }
 
-/// Runs the `sqlite3` shell, read-only, on `file` and returns what it prints.
+/// Runs the `sqlite3` shell, read-only, on `file` and returns what it prints; in a
+/// PostgreSQL run, the statement on the database standing for `file` (`PostgresShell`).
 func sqliteShell(_ file: URL, _ sql: String) throws -> String {
-    try runSQLiteShell(["-readonly", file.path, sql])
+    if StoreKind.current == .postgres { return try PostgresShell.run(sql, standingFor: file) }
+    return try runSQLiteShell(["-readonly", file.path, sql])
 }
 
-/// Runs the `sqlite3` shell on `file`, in another process, to change it.
+/// Runs the `sqlite3` shell on `file`, in another process, to change it; in a PostgreSQL
+/// run, the statement on the database standing for `file`, on a connection of its own.
 func sqliteShellWriting(_ file: URL, _ sql: String) throws -> String {
-    try runSQLiteShell([file.path, sql])
+    if StoreKind.current == .postgres { return try PostgresShell.run(sql, standingFor: file) }
+    return try runSQLiteShell([file.path, sql])
 }
 
 private func runSQLiteShell(_ arguments: [String]) throws -> String {
