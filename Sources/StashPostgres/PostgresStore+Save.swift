@@ -202,7 +202,10 @@ extension PostgresStore {
             result.insertedRowIDs[row] = rowIDs[offset]
             inserted.record(entity: position, row: row, rowID: rowIDs[offset])
         }
-        let names = ["_pk"] + entity.columns.map(\.name) + entity.positionColumns
+        // The store's schema has the list position columns; the change set's entity, the
+        // model's, does not (see `EntityDescription.storeSchema`).
+        let positionColumns = entities[entity.name]?.positionColumns ?? entity.positionColumns
+        let names = ["_pk"] + entity.columns.map(\.name) + positionColumns
         let width = names.count
         let batch = max(1, min(1000, 60_000 / width))
         let head = "INSERT INTO \(quoted(entity.name)) (\(names.map(quoted).joined(separator: ", "))) VALUES "
@@ -230,7 +233,7 @@ extension PostgresStore {
                             try inserts.value(row, column)
                         })
                 }
-                for name in entity.positionColumns {
+                for name in positionColumns {
                     values.append(try inserts.position?(row, name) ?? .null)
                 }
             }

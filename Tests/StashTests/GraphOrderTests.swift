@@ -25,10 +25,7 @@ import Testing
         return writer.books.map(\.id)
     }
 
-    @Test(
-        .knownPostgresIssue(
-            "the list places stored on PostgreSQL are not 0, 1, 2 as on SQLite (the order read back is right)"))
-    func thePayloadsOrderComesBackAfterAReopen() throws {
+    @Test func thePayloadsOrderComesBackAfterAReopen() throws {
         let directory = try TemporaryDirectory()
         let file = directory.file()
         try saveWriters(writerJSON([30, 10, 20]), in: file)

@@ -117,11 +117,7 @@ import Testing
         #expect(context.registeredObjectCount == 4)
     }
 
-    @Test(
-        .knownPostgresIssue(
-            "a book moved to another writer comes back in key order, not after the writer's other books, once saved on PostgreSQL (its list place)"
-        )) func aToManyListSeesUnsavedChanges() throws
-    {
+    @Test func aToManyListSeesUnsavedChanges() throws {
         let container = try graphContainer()
         try seedLibrary(container)
         let context = ManagedObjectContext(container)
