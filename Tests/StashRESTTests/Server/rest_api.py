@@ -81,6 +81,10 @@ def decide(handler, api, parts):
     """One write: (kind, status, answer, headers, delay), with kind "send", "drop" or "cut"."""
     length = int(handler.headers.get("Content-Length") or 0)
     body = handler.rfile.read(length) if length else b""
+    if len(body) < length:
+        # The client went away in the middle of its body (a process killed while sending): an
+        # HTTP server never hands such a request to the application, so it is not a write.
+        return "drop", 400, {}, {}, 0
     key = handler.headers.get("Idempotency-Key")
     entry = {
         "method": handler.command,
