@@ -1,5 +1,6 @@
 import Foundation
 import Stash
+import Testing
 
 /// Collects what a container's `changes` delivers, for tests to wait on.
 final class ChangeRecorder: Sendable {
@@ -42,4 +43,24 @@ func listening(_ container: PersistentContainer, seconds: Double = 60) async -> 
         try? await Task.sleep(for: .milliseconds(10))
     }
     return container.changeNotifications?.isListening == true
+}
+
+/// Two containers on one new database, standing for two processes: the first to write, the
+/// second listening, its `changes` recorded.
+func writerAndRecordedListener() async throws -> (PersistentContainer, PersistentContainer, ChangeRecorder) {
+    let url = try PostgresServer.newDatabase()
+    let writer = try PersistentContainer(for: Reading.self, postgres: url)
+    let other = try PersistentContainer(for: Reading.self, postgres: url)
+    let recorder = ChangeRecorder(other)
+    #expect(await listening(other))
+    return (writer, other, recorder)
+}
+
+/// New readings with these ids, in `context`.
+func insertReadings(_ ids: some Sequence<Int>, into context: ManagedObjectContext) -> [Reading] {
+    ids.map { id in
+        let reading = Reading(context: context)
+        reading.id = id
+        return reading
+    }
 }

@@ -12,17 +12,9 @@ struct PostgresNotificationTests {
     /// Inserts, updates and deletes arrive in the other container's `changes` with the IDs
     /// the saving container's `saveChanges()` answered.
     @Test func aSaveArrivesInAnotherContainersChangesWithItsIDs() async throws {
-        let url = try PostgresServer.newDatabase()
-        let writer = try PersistentContainer(for: Reading.self, postgres: url)
-        let other = try PersistentContainer(for: Reading.self, postgres: url)
-        let recorder = ChangeRecorder(other)
-        #expect(await listening(other))
+        let (writer, other, recorder) = try await writerAndRecordedListener()
         let context = ManagedObjectContext(writer)
-        let readings = (1...3).map { id in
-            let reading = Reading(context: context)
-            reading.id = id
-            return reading
-        }
+        let readings = insertReadings(1...3, into: context)
         let inserted = try context.saveChanges()
         #expect(inserted.inserted.count == 3)
         var heard = await recorder.wait { $0.count == 1 }
@@ -34,6 +26,7 @@ struct PostgresNotificationTests {
         heard = await recorder.wait { $0.count == 2 }
         #expect(heard == [inserted, edited])
         #expect(heard.allSatisfy { $0.unlistedEntities.isEmpty })
+        withExtendedLifetime(other) {}  // the listening container, to the end
     }
 
     /// An object the other container's context holds takes the saved values when that
@@ -101,11 +94,7 @@ struct PostgresNotificationTests {
         defer { stream.cancel() }
         #expect(await listening(other))
         let context = ManagedObjectContext(writer)
-        let readings = [3, 1, 2].map { id in
-            let reading = Reading(context: context)
-            reading.id = id
-            return reading
-        }
+        let readings = insertReadings([3, 1, 2], into: context)
         try context.save()
         let rows = readings.sorted { $0.id < $1.id }.compactMap(\.objectID.rowID)
         let deadline = Date().addingTimeInterval(60)
@@ -138,17 +127,9 @@ struct PostgresNotificationTests {
     /// its entities only (`unlistedEntities`): the other container's objects of them are read
     /// again and its observed fetches run again. One of 4,000 consecutive new rows fits.
     @Test func aSaveTooLargeForOneNotificationNamesItsEntities() async throws {
-        let url = try PostgresServer.newDatabase()
-        let writer = try PersistentContainer(for: Reading.self, postgres: url)
-        let other = try PersistentContainer(for: Reading.self, postgres: url)
-        let recorder = ChangeRecorder(other)
-        #expect(await listening(other))
+        let (writer, other, recorder) = try await writerAndRecordedListener()
         let context = ManagedObjectContext(writer)
-        let readings = (1...4000).map { id in
-            let reading = Reading(context: context)
-            reading.id = id
-            return reading
-        }
+        let readings = insertReadings(1...4000, into: context)
         try context.save()
         var heard = await recorder.wait { $0.count == 1 }
         #expect(heard.first?.inserted.count == 4000)

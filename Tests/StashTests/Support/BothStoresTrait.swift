@@ -10,8 +10,7 @@ extension Trait where Self == BothStoresTrait {
 /// Runs the test body once per store, with `StoreKind.current` set. Every issue the body
 /// records (a failed `#expect`, a thrown error) carries the store's name as a comment, so a
 /// failure says which run it came from. With no PostgreSQL server the body runs on SQLite;
-/// `PostgresAvailabilityTests` says why once, as a disabled test. A test marked
-/// `.knownPostgresIssue(…)` runs on PostgreSQL as a known issue.
+/// `PostgresAvailabilityTests` says why once, as a disabled test.
 struct BothStoresTrait: TestTrait, SuiteTrait, TestScoping {
     var isRecursive: Bool { true }
 
@@ -32,11 +31,7 @@ struct BothStoresTrait: TestTrait, SuiteTrait, TestScoping {
                         guard kind == .postgres else { return try await function() }
                         let run = PostgresRun()
                         defer { run.dropDatabases() }
-                        try await PostgresRun.$current.withValue(run) {
-                            guard let known = test.traits.lazy.compactMap({ $0 as? PostgresKnownIssueTrait }).first
-                            else { return try await function() }
-                            await withKnownIssue(known.reason) { try await function() }
-                        }
+                        try await PostgresRun.$current.withValue(run) { try await function() }
                     }
                 } catch is ExpectationFailedError {
                     // `#require` recorded its issue, named by this scope.
