@@ -64,14 +64,16 @@ final class PostgresConnection: @unchecked Sendable {
         return PostgresResult(result, binary: binary)
     }
 
-    /// Runs statements that answer no rows (a save's batches of INSERTs) in pipeline mode:
-    /// every one is sent before the first answer is read, so the server works while the next
-    /// is built and sent. The first failure is thrown once the pipeline is drained; the ones
-    /// after it were not run (the save's transaction rolls back).
-    func executePipelined(_ statements: [(sql: String, parameters: [StoredValue])]) throws {
+    /// Runs statements that answer no rows (a save's batches of INSERTs, its UPDATEs) in
+    /// pipeline mode: every one is sent before the first answer is read, so the server works
+    /// while the next is built and sent, and a save of 10,000 changed rows waits for one round
+    /// trip, not 10,000. The first failure is thrown once the pipeline is drained; the ones
+    /// after it were not run (the save's transaction rolls back). Answers how many rows each
+    /// statement changed.
+    @discardableResult
+    func executePipelined(_ statements: [(sql: String, parameters: [StoredValue])]) throws -> [Int] {
         guard statements.count > 1 else {
-            for statement in statements { try execute(statement.sql, statement.parameters) }
-            return
+            return try statements.map { try execute($0.sql, $0.parameters).affectedRows }
         }
         guard PQenterPipelineMode(handle) == 1 else { throw failure(nil, statements[0].sql) }
         var sent = 0
@@ -92,6 +94,7 @@ final class PostgresConnection: @unchecked Sendable {
         }
         _ = PQpipelineSync(handle)
         var firstError: StashError?
+        var affected = Array(repeating: 0, count: statements.count)
         for offset in 0..<sent {
             // Each statement's results, then a NULL.
             while let result = PQgetResult(handle) {
@@ -99,6 +102,7 @@ final class PostgresConnection: @unchecked Sendable {
                 if firstError == nil, status != PGRES_COMMAND_OK, status != PGRES_TUPLES_OK {
                     firstError = failure(result, statements[offset].sql)
                 }
+                if status == PGRES_COMMAND_OK { affected[offset] = Int(String(cString: PQcmdTuples(result))) ?? 0 }
                 PQclear(result)
             }
         }
@@ -111,6 +115,7 @@ final class PostgresConnection: @unchecked Sendable {
         if let firstError { throw firstError }
         if let refused { throw refused }
         if sent < statements.count { throw failure(nil, statements[sent].sql) }
+        return affected
     }
 
     /// Calls `body` with the parameters as libpq takes them: typed by kind (`int8`,

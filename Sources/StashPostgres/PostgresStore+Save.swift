@@ -118,17 +118,29 @@ extension PostgresStore {
         _ connection: PostgresConnection
     ) throws {
         guard !columns.isEmpty else { return }
+        let statement = updateStatement(entity, rowID, columns, values)
+        guard try connection.execute(statement.sql, statement.parameters).affectedRows == 1 else {
+            throw rowMissing(rowID, of: entity)
+        }
+    }
+
+    /// `UPDATE "Post" SET "title" = $1 WHERE "_pk" = $2`.
+    static func updateStatement(_ entity: EntitySchema, _ rowID: Int64, _ columns: [Int], _ values: [StoredValue])
+        -> (sql: String, parameters: [StoredValue])
+    {
         var sql = "UPDATE \(quoted(entity.name)) SET "
         for (offset, column) in columns.enumerated() {
             if offset > 0 { sql += ", " }
             sql += "\(quoted(entity.columns[column].name)) = $\(offset + 1)"
         }
         sql += " WHERE \"_pk\" = $\(columns.count + 1)"
-        guard try connection.execute(sql, values + [.integer(rowID)]).affectedRows == 1 else {
-            throw StashError(
-                .rowMissing, "the row \(rowID) was deleted since this object was loaded; nothing was saved",
-                entity: entity.name)
-        }
+        return (sql, values + [.integer(rowID)])
+    }
+
+    static func rowMissing(_ rowID: Int64, of entity: EntitySchema) -> StashError {
+        StashError(
+            .rowMissing, "the row \(rowID) was deleted since this object was loaded; nothing was saved",
+            entity: entity.name)
     }
 
     private func updateRows(
@@ -142,6 +154,9 @@ extension PostgresStore {
             try compareWithStoredRows(of: changes, expected, &columnSets, &result, connection)
         }
         let width = changes.entity.columns.count
+        // Sent together in pipeline mode: one round trip for every changed row.
+        var statements: [(sql: String, parameters: [StoredValue])] = []
+        var written: [Int64] = []
         for row in 0..<updates.count {
             guard !columnSets[row].isEmpty else {
                 result.unwrittenUpdates.insert(row)
@@ -149,10 +164,16 @@ extension PostgresStore {
             }
             let rowID = updates.rowIDs[row]
             let columns = columnSets[row].positions(below: width)
+            guard !columns.isEmpty else { continue }
             let values = try columns.map { column in
                 try later.value(entity: position, rowID: rowID, column: column) { try updates.value(row, column) }
             }
-            try Self.update(changes.entity, rowID, columns, values, connection)
+            statements.append(Self.updateStatement(changes.entity, rowID, columns, values))
+            written.append(rowID)
+        }
+        let affected = try connection.executePipelined(statements)
+        if let missing = zip(written, affected).first(where: { $0.1 != 1 }) {
+            throw Self.rowMissing(missing.0, of: changes.entity)
         }
     }
 
