@@ -1,7 +1,8 @@
 import Stash
 
 /// Values that named rows not written yet (`UnwrittenRow`): written as NULL at first, and
-/// set once every insert is done, one `UPDATE` each (foreign keys are checked at COMMIT).
+/// set once every insert is done, one `UPDATE` each, sent together (foreign keys are
+/// checked at COMMIT).
 struct PostgresLaterWrites {
     private var writes: [(entity: Int, rowID: Int64, column: Int, value: () throws -> StoredValue)] = []
 
@@ -18,6 +19,7 @@ struct PostgresLaterWrites {
     }
 
     func write(_ changes: StoreChangeSet, _ connection: PostgresConnection) throws {
+        var batch = PostgresUpdateBatch()
         for write in writes {
             let entity = changes.entities[write.entity].entity
             try inPlace(entity.name) {
@@ -27,8 +29,9 @@ struct PostgresLaterWrites {
                 } catch is UnwrittenRow {
                     throw StashError(.storeFailed, "a relationship names a new row that this save does not write")
                 }
-                try PostgresStore.update(entity, write.rowID, [write.column], [value], connection)
+                batch.update(entity, write.rowID, [write.column], [value])
             }
         }
+        try batch.send(connection)
     }
 }

@@ -112,37 +112,6 @@ extension PostgresStore {
         return (result, rowsBefore)
     }
 
-    /// `UPDATE "Post" SET "title" = $1, "read" = $2 WHERE "_pk" = $3`.
-    static func update(
-        _ entity: EntitySchema, _ rowID: Int64, _ columns: [Int], _ values: [StoredValue],
-        _ connection: PostgresConnection
-    ) throws {
-        guard !columns.isEmpty else { return }
-        let statement = updateStatement(entity, rowID, columns, values)
-        guard try connection.execute(statement.sql, statement.parameters).affectedRows == 1 else {
-            throw rowMissing(rowID, of: entity)
-        }
-    }
-
-    /// `UPDATE "Post" SET "title" = $1 WHERE "_pk" = $2`.
-    static func updateStatement(_ entity: EntitySchema, _ rowID: Int64, _ columns: [Int], _ values: [StoredValue])
-        -> (sql: String, parameters: [StoredValue])
-    {
-        var sql = "UPDATE \(quoted(entity.name)) SET "
-        for (offset, column) in columns.enumerated() {
-            if offset > 0 { sql += ", " }
-            sql += "\(quoted(entity.columns[column].name)) = $\(offset + 1)"
-        }
-        sql += " WHERE \"_pk\" = $\(columns.count + 1)"
-        return (sql, values + [.integer(rowID)])
-    }
-
-    static func rowMissing(_ rowID: Int64, of entity: EntitySchema) -> StashError {
-        StashError(
-            .rowMissing, "the row \(rowID) was deleted since this object was loaded; nothing was saved",
-            entity: entity.name)
-    }
-
     private func updateRows(
         of changes: EntityChanges, at position: Int, _ result: inout EntitySaveResult,
         _ later: inout PostgresLaterWrites, _ connection: PostgresConnection
@@ -154,9 +123,7 @@ extension PostgresStore {
             try compareWithStoredRows(of: changes, expected, &columnSets, &result, connection)
         }
         let width = changes.entity.columns.count
-        // Sent together in pipeline mode: one round trip for every changed row.
-        var statements: [(sql: String, parameters: [StoredValue])] = []
-        var written: [Int64] = []
+        var batch = PostgresUpdateBatch()
         for row in 0..<updates.count {
             guard !columnSets[row].isEmpty else {
                 result.unwrittenUpdates.insert(row)
@@ -164,17 +131,12 @@ extension PostgresStore {
             }
             let rowID = updates.rowIDs[row]
             let columns = columnSets[row].positions(below: width)
-            guard !columns.isEmpty else { continue }
             let values = try columns.map { column in
                 try later.value(entity: position, rowID: rowID, column: column) { try updates.value(row, column) }
             }
-            statements.append(Self.updateStatement(changes.entity, rowID, columns, values))
-            written.append(rowID)
+            batch.update(changes.entity, rowID, columns, values)
         }
-        let affected = try connection.executePipelined(statements)
-        if let missing = zip(written, affected).first(where: { $0.1 != 1 }) {
-            throw Self.rowMissing(missing.0, of: changes.entity)
-        }
+        try batch.send(connection)
     }
 
     /// Reads, inside the save's transaction (after the writer lock), the stored values of
@@ -274,6 +236,8 @@ extension PostgresStore {
         let entity = changes.entity
         let inserts = changes.inserts
         let columnCount = entity.columns.count
+        // The matched rows' updates, sent together once every match is known.
+        var updates = PostgresUpdateBatch()
         var wanted: [Int]
         if changes.onStoredMatch == .keepStored {
             wanted = Array(0..<columnCount)
@@ -334,7 +298,7 @@ extension PostgresStore {
                             try inserts.value(row, column)
                         }
                     }
-                    try Self.update(entity, rowID, columns, values, connection)
+                    updates.update(entity, rowID, columns, values)
                 }
                 result.insertedRowIDs[row] = rowID
                 inserted.record(entity: position, row: row, rowID: rowID)
@@ -343,6 +307,7 @@ extension PostgresStore {
             }
             unmatched.removeAll { result.matches[$0] != nil }
         }
+        try updates.send(connection)
         return unmatched
     }
 }

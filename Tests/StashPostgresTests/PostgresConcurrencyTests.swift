@@ -125,4 +125,25 @@ struct PostgresConcurrencyTests {
         ])
         #expect(try connection.execute(#"SELECT count(*) FROM "T""#).integer(0, 0) == 2)
     }
+
+    /// A save's updates go to the server together: a row another process deleted in the
+    /// middle of them still fails the save with `rowMissing` naming that row, and the rows
+    /// before and after it are not written either.
+    @Test func aRowDeletedAmongPipelinedUpdatesFailsTheWholeSave() throws {
+        let url = try PostgresServer.newDatabase()
+        let container = try PersistentContainer(for: Reading.self, postgres: url)
+        let context = ManagedObjectContext(container)
+        let readings = insertReadings(1...3, into: context)
+        try context.save()
+        let gone = try #require(readings[1].objectID.rowID)
+        try PostgresConnection(url).execute(#"DELETE FROM "Reading" WHERE "_pk" = $1"#, [.integer(gone)])
+        for reading in readings { reading.name = "edited" }
+        let error = #expect(throws: StashError.self) { try context.save() }
+        #expect(error?.code == .rowMissing)
+        #expect(error?.entity == "Reading")
+        #expect(error?.message.contains("row \(gone) ") == true)
+        #expect(context.hasChanges, "the failed save keeps the context's changes")
+        let names = try PostgresConnection(url).execute(#"SELECT "name" FROM "Reading" ORDER BY "id""#)
+        #expect((0..<names.rowCount).map { names.text($0, 0) } == ["", ""])
+    }
 }
