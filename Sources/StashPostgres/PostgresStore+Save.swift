@@ -70,49 +70,16 @@ extension PostgresStore {
 
     /// The save's statements; answers its result and the session's rows written before them.
     private func write(_ changes: StoreChangeSet, _ connection: PostgresConnection) throws -> (SaveResult, Int64) {
-        var result = SaveResult()
         let lock = try connection.execute(
             "UPDATE \"_stash_commits\" SET \"count\" = \"count\" + 1 RETURNING \"count\" - 1, \(Self.rowsWritten)")
-        result.tokenBeforeCommit = lock.integer(0, 0)
+        let tokenBeforeCommit = lock.integer(0, 0)
         let rowsBefore = lock.integer(0, 1)
-        for entity in changes.entities where !entity.deletes.isEmpty {
-            _ = try inPlace(entity.entity.name) {
-                try connection.execute(
-                    "DELETE FROM \(quoted(entity.entity.name)) WHERE \"_pk\" IN (SELECT unnest($1::int8[]))",
-                    [.text(QueryRenderer.arrayLiteral(entity.deletes.map { .integer($0) }))])
-            }
-        }
-        var later = PostgresLaterWrites()
-        for (position, entity) in changes.entities.enumerated() {
-            var entityResult = EntitySaveResult()
-            if !entity.updates.isEmpty {
-                try inPlace(entity.entity.name) {
-                    try updateRows(of: entity, at: position, &entityResult, &later, connection)
-                }
-            }
-            result.entities.append(entityResult)
-        }
-        let order = changes.insertOrder.isEmpty ? Array(changes.entities.indices) : changes.insertOrder
-        for position in order {
-            let entity = changes.entities[position]
-            try inPlace(entity.entity.name) {
-                try insertRows(
-                    of: entity, at: position, into: &result.entities[position], changes.insertedRows, &later,
-                    connection)
-            }
-        }
-        try later.write(changes, connection)
-        for (offset, write) in changes.joinWrites.enumerated() {
-            let revised = try inPlace(write.table.name) {
-                try writeJoin(write, changes.insertedRows, connection)
-            }
-            if revised { result.revisedJoins.insert(offset) }
-        }
-        try writePositions(changes.positionWrites, result, connection)
+        var result = try changes.write(with: PostgresChangeWriter(store: self, connection: connection))
+        result.tokenBeforeCommit = tokenBeforeCommit
         return (result, rowsBefore)
     }
 
-    private func updateRows(
+    func updateRows(
         of changes: EntityChanges, at position: Int, _ result: inout EntitySaveResult,
         _ later: inout PostgresLaterWrites, _ connection: PostgresConnection
     ) throws {
@@ -162,7 +129,7 @@ extension PostgresStore {
         try comparison.finish()
     }
 
-    private func insertRows(
+    func insertRows(
         of changes: EntityChanges, at position: Int, into result: inout EntitySaveResult, _ inserted: InsertedRows,
         _ later: inout PostgresLaterWrites, _ connection: PostgresConnection
     ) throws {

@@ -16,37 +16,7 @@ extension SQLiteStore {
         return try withConnection { connection in
             try connection.transaction {
                 let pendingEdits = try beginOutbox(changes.outbox, connection)
-                for entity in changes.entities where !entity.deletes.isEmpty {
-                    try inPlace(entity.entity.name) { try deleteRows(of: entity, connection) }
-                }
-                var later = LaterWrites()
-                var result = SaveResult()
-                for (position, entity) in changes.entities.enumerated() {
-                    var entityResult = EntitySaveResult()
-                    if !entity.updates.isEmpty {
-                        try inPlace(entity.entity.name) {
-                            try updateRows(of: entity, at: position, &entityResult, &later, connection)
-                        }
-                    }
-                    result.entities.append(entityResult)
-                }
-                let order = changes.insertOrder.isEmpty ? Array(changes.entities.indices) : changes.insertOrder
-                for position in order {
-                    let entity = changes.entities[position]
-                    try inPlace(entity.entity.name) {
-                        try insertRows(
-                            of: entity, at: position, into: &result.entities[position], changes.insertedRows, &later,
-                            connection)
-                    }
-                }
-                try later.write(changes, result, in: self, connection)
-                for (offset, write) in changes.joinWrites.enumerated() {
-                    let revised = try inPlace(write.table.name) {
-                        try writeJoin(write, changes.insertedRows, connection)
-                    }
-                    if revised { result.revisedJoins.insert(offset) }
-                }
-                try writePositions(changes.positionWrites, result, connection)
+                var result = try changes.write(with: SQLiteChangeWriter(store: self, connection: connection))
                 try finishOutbox(changes.outbox, pendingEdits, result, connection)
                 if path != nil { result.tokenBeforeCommit = try changeToken() }
                 return result
@@ -59,7 +29,7 @@ extension SQLiteStore {
     /// WHERE "Issue" = ?`), then a `DELETE` per link removed, an `INSERT` per link added and
     /// an `UPDATE` per link whose place changed. Answers whether the stored list is not the
     /// one written: another writer's links were kept, or left out.
-    private func writeJoin(_ write: JoinWrite, _ insertedRows: InsertedRows, _ connection: SQLiteConnection) throws
+    func writeJoin(_ write: JoinWrite, _ insertedRows: InsertedRows, _ connection: SQLiteConnection) throws
         -> Bool
     {
         let table = quoted(write.table.name)
@@ -100,7 +70,7 @@ extension SQLiteStore {
     /// `UPDATE "Comment" SET "post_position" = ?1 WHERE "_pk" = ?2 AND "post_position" IS NOT ?1`,
     /// one statement per column for all its lists: a list saved again in the same order
     /// writes nothing.
-    private func writePositions(_ writes: [PositionWrite], _ result: SaveResult, _ connection: SQLiteConnection)
+    func writePositions(_ writes: [PositionWrite], _ result: SaveResult, _ connection: SQLiteConnection)
         throws
     {
         var columns: [String] = []
@@ -129,14 +99,14 @@ extension SQLiteStore {
         }
     }
 
-    private func deleteRows(of changes: EntityChanges, _ connection: SQLiteConnection) throws {
+    func deleteRows(of changes: EntityChanges, _ connection: SQLiteConnection) throws {
         let statement = try connection.statement(entitySQL(changes.entity).deleteByKey)
         for rowID in changes.deletes {
             try statement.run([.integer(rowID)])
         }
     }
 
-    private func updateRows(
+    func updateRows(
         of changes: EntityChanges, at position: Int, _ result: inout EntitySaveResult, _ later: inout LaterWrites,
         _ connection: SQLiteConnection
     ) throws {
@@ -185,7 +155,7 @@ extension SQLiteStore {
         try comparison.finish()
     }
 
-    private func insertRows(
+    func insertRows(
         of changes: EntityChanges, at position: Int, into result: inout EntitySaveResult, _ inserted: InsertedRows,
         _ later: inout LaterWrites, _ connection: SQLiteConnection
     ) throws {
