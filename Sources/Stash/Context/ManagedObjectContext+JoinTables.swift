@@ -6,8 +6,33 @@ extension ManagedObjectContext {
     /// Records that the list of `object` at `index` changed: a many-to-many owning side's
     /// pairs, or a one-to-many list's order.
     func markListChanged(_ object: ManagedObject, _ index: Int) {
+        if let list = object.toManyLists?[index] { dropAfterSave(list, of: object, at: index) }
         guard object.changedLists.insert(index).inserted else { return }
         listOwners[ObjectIdentifier(object)] = object
+    }
+
+    /// Keeps `list`, set or changed in this context, to let go after the next save.
+    func dropAfterSave(_ list: ToManyList, of owner: ManagedObject, at index: Int) {
+        guard !list.awaitsDrop else { return }
+        list.awaitsDrop = true
+        listsSetSinceSave.append((owner, index, list))
+    }
+
+    /// After a save or a rollback, objects of this context let go of the lists set or changed
+    /// since: a list holds its members and each member's inverse to-one holds the list's
+    /// owner, so a graph an app imported and let go would otherwise stay in memory, with its
+    /// context, until `reset()`. A list let go is read again from the store when next asked
+    /// for (one query). Lists loaded by reading are kept, as Core Data keeps them: a prefetch
+    /// or a loop over a list reads it once.
+    func dropListsSetSinceSave() {
+        guard !listsSetSinceSave.isEmpty else { return }
+        let lists = listsSetSinceSave
+        listsSetSinceSave = []
+        for (owner, index, list) in lists {
+            list.awaitsDrop = false
+            guard owner.managedObjectContext === self, owner.toManyLists?[index] === list else { continue }
+            owner.toManyLists![index] = nil
+        }
     }
 
     /// Forgets the changed lists: after a save wrote them, or a rollback dropped them.

@@ -226,7 +226,7 @@ extension ManagedObjectContext {
                     ToManyList(
                         objects, generation: graphGeneration,
                         storedRows: isJoinOwner ? Self.storedRows(of: objects) : nil),
-                    at: index)
+                    at: index, loaded: true)
                 return objects
             } catch {
                 noteLoadFailure(

@@ -418,6 +418,7 @@ extension ManagedObjectContext {
             state.updated.removeAll()
             state.deleted.removeAll()
         }
+        dropListsSetSinceSave()
     }
 }
 

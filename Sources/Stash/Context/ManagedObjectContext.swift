@@ -127,6 +127,9 @@ public final class ManagedObjectContext: @unchecked Sendable {
     /// One-to-many lists set without being read, whose dropped members the next save finds
     /// (`reconcileLists`).
     var unreconciledLists: [(owner: ManagedObject, index: Int)] = []
+    /// Lists set or changed in this context since its last save, let go once it has saved
+    /// (see `dropListsSetSinceSave`).
+    var listsSetSinceSave: [(owner: ManagedObject, index: Int, list: ToManyList)] = []
 
     /// A context for the actor it is made on (see Concurrency above): `isolation` is the
     /// caller's, and is not meant to be passed.
@@ -250,6 +253,8 @@ public final class ManagedObjectContext: @unchecked Sendable {
             graphGeneration &+= 1
             awokenDefaults.removeAll()
             forgetChangedLists()
+            // After new objects left: they keep their lists, as objects in no context do.
+            defer { dropListsSetSinceSave() }
             for state in states {
                 for object in state.inserted where state.isLive(object) {
                     object.state = .transient
@@ -296,6 +301,9 @@ public final class ManagedObjectContext: @unchecked Sendable {
                 for object in state.byRowID.objects {
                     object.managedObjectContext = nil
                     object.state = .transient
+                    // A list and its members' inverse to-one relationships hold each other;
+                    // forgotten objects let go of their lists so the graph can be freed.
+                    object.toManyLists = nil
                 }
                 state.byRowID.removeAll()
                 state.uniqueIndexes = state.uniqueIndexes.map { _ in [:] }

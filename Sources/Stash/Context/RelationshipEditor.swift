@@ -32,6 +32,7 @@ struct RelationshipEditor {
             if let old, let list = list(of: old, index) {
                 journal(old, index)
                 list.remove(object)
+                context?.dropAfterSave(list, of: old, at: index)
             }
             if let target { appendToList(of: target, index, object) }
         case .toOne(let inverseSlot):
@@ -117,6 +118,7 @@ struct RelationshipEditor {
                 }
                 if list != nil { journal(target, inverseIndex) }
                 if joining { list?.append(object) } else { list?.remove(object) }
+                if let list { context?.dropAfterSave(list, of: target, at: inverseIndex) }
             }
         }
     }
@@ -127,6 +129,7 @@ struct RelationshipEditor {
         guard let list = list(of: owner, index), !list.contains(object) else { return }
         journal(owner, index)
         list.append(object)
+        context?.dropAfterSave(list, of: owner, at: index)
         if owner.entity.toManyRelationships[index].isOrdered { context?.markListChanged(owner, index) }
     }
 

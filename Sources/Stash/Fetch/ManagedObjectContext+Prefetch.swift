@@ -66,7 +66,7 @@ extension ManagedObjectContext {
         guard let inverse = try relationship.inverse(), inverse.slot != nil else { return }
         let lists = try objects(pointingAt: owners, through: inverse)
         for (owner, list) in zip(owners, lists) {
-            owner.keepList(ToManyList(list, generation: graphGeneration), at: index)
+            owner.keepList(ToManyList(list, generation: graphGeneration), at: index, loaded: true)
         }
     }
 
@@ -92,7 +92,7 @@ extension ManagedObjectContext {
             owner.keepList(
                 ToManyList(
                     list, generation: graphGeneration, storedRows: join.isOwner ? Self.storedRows(of: list) : nil),
-                at: index)
+                at: index, loaded: true)
         }
     }
 }

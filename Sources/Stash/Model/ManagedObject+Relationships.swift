@@ -76,12 +76,14 @@ extension ManagedObject {
         toManyLists?[index]
     }
 
-    /// Keeps `list` as the to-many relationship's objects.
-    final func keepList(_ list: ToManyList, at index: Int) {
+    /// Keeps `list` as the to-many relationship's objects. A list set in a context (not
+    /// `loaded` from the store) is let go by the context's next save (`dropListsSetSinceSave`).
+    final func keepList(_ list: ToManyList, at index: Int, loaded: Bool = false) {
         if toManyLists == nil {
             toManyLists = Array(repeating: nil, count: entity.toManyRelationships.count)
         }
         toManyLists![index] = list
+        if !loaded { managedObjectContext?.dropAfterSave(list, of: self, at: index) }
     }
 }
 
@@ -102,6 +104,9 @@ final class ToManyList {
     /// The context's `graphGeneration` when loaded: another context's save, a rollback or a
     /// refresh since makes the list stale, to be loaded again.
     let generation: UInt64
+    /// Set once the list's context keeps it to let go after its next save
+    /// (`ManagedObjectContext.listsSetSinceSave`), so it is kept there once.
+    var awaitsDrop = false
     /// The owning side of a many-to-many relationship: the row ids of the members the store
     /// held when the list was read (or last saved), so a save writes only what changed since
     /// and another writer's changes to the list survive it. `nil`: the list replaces the

@@ -1,0 +1,211 @@
+import Foundation
+import Testing
+
+@testable import Stash
+
+/// Related objects a context set or changed do not keep each other alive once saved: a
+/// to-one relationship holds its target, a to-many list of saved objects only names them.
+/// Without that, a writer's list and each book's writer made a cycle that nothing broke, and
+/// every object of a graph an app imported (with its context, its container and the store's
+/// connections) stayed in memory until `reset()`. Lists loaded by reading still hold their
+/// objects, as Core Data's do (a prefetch or a loop over `writer.books` reads them once):
+/// `reset()` lets such a graph go.
+@Suite(.bothStores) struct GraphLifetimeTests {
+    /// Objects made and related in code, saved, then let go.
+    @Test func aSavedGraphIsFreed() throws {
+        let container = try graphContainer()
+        weak var released: ManagedObjectContext?
+        weak var writer: Writer?
+        weak var book: Book?
+        do {
+            let context = ManagedObjectContext(container)
+            released = context
+            let ursula = Writer(context: context)
+            ursula.id = 1
+            ursula.name = "Ursula"
+            for id in [10, 11] {
+                let made = Book(context: context)
+                made.id = id
+                made.writer = ursula
+            }
+            let review = Review(context: context)
+            review.id = 100
+            review.book = ursula.books[0]
+            #expect(ursula.books.map(\.id) == [10, 11])
+            book = ursula.books.first
+            try context.save()
+            writer = ursula
+        }
+        #expect(book == nil)
+        #expect(writer == nil)
+        #expect(released == nil)
+    }
+
+    /// Read from both sides, a graph holds itself, as in Core Data; `reset()` lets it go.
+    @Test func aGraphReadFromBothSidesIsFreedByReset() throws {
+        let container = try graphContainer()
+        try seedLibrary(container)
+        weak var released: ManagedObjectContext?
+        weak var book: Book?
+        do {
+            let context = ManagedObjectContext(container)
+            released = context
+            let writers = try context.fetch(FetchDescriptor<Writer>(sortBy: [SortDescriptor(\.id)]))
+            let books = writers[0].books
+            #expect(books.map(\.id) == [10, 11])
+            #expect(books.allSatisfy { $0.writer === writers[0] })
+            book = books[0]
+            context.reset()
+        }
+        #expect(book == nil)
+        #expect(released == nil)
+    }
+
+    /// A graph decoded with its nested objects and saved: nothing of it stays once the app
+    /// lets go.
+    @Test func anImportedGraphIsFreedAfterItsSave() throws {
+        let container = try graphContainer()
+        weak var released: ManagedObjectContext?
+        weak var writer: Writer?
+        weak var book: Book?
+        do {
+            let context = ManagedObjectContext(container)
+            released = context
+            let json = Data(
+                #"[{"id": 1, "name": "Ursula", "books": [{"id": 10, "title": "A"}, {"id": 11, "title": "B"}]}]"#
+                    .utf8)
+            let writers = try context.decode([Writer].self, from: json)
+            let first = try #require(writers[0].books.first)
+            book = first
+            try context.save()
+            writer = writers[0]
+            #expect(first.writer === writers[0])
+            #expect(first.title == "A")
+        }
+        #expect(book == nil)
+        #expect(writer == nil)
+        #expect(released == nil)
+        let books = try ManagedObjectContext(container).fetch(FetchDescriptor<Book>(sortBy: [SortDescriptor(\.id)]))
+        #expect(books.map(\.writer?.name) == ["Ursula", "Ursula"])
+    }
+
+    /// Many-to-many lists set in code, saved, then let go.
+    @Test func aSavedManyToManyGraphIsFreed() throws {
+        let container = try ticketContainer()
+        weak var released: ManagedObjectContext?
+        weak var ticket: Ticket?
+        weak var topic: Topic?
+        do {
+            let context = ManagedObjectContext(container)
+            released = context
+            let bugs = Topic(context: context)
+            bugs.name = "bugs"
+            for number in 1...3 {
+                let made = Ticket(context: context)
+                made.number = number
+                made.topics = [bugs]
+            }
+            #expect(bugs.tickets.map(\.number) == [1, 2, 3])
+            ticket = bugs.tickets[0]
+            try context.save()
+            topic = bugs
+        }
+        #expect(ticket == nil)
+        #expect(topic == nil)
+        #expect(released == nil)
+        let check = ManagedObjectContext(container)
+        let bugs = try #require(try check.fetch(FetchDescriptor<Topic>()).first)
+        #expect(bugs.tickets.map(\.number) == [1, 2, 3])
+    }
+
+    /// A saved list whose members were freed is read again from the store, whole: a freed
+    /// member is a saved, unchanged row, never one left out.
+    @Test func aSavedListWhoseMembersWereFreedIsReadAgainWhole() throws {
+        let container = try graphContainer()
+        let context = ManagedObjectContext(container)
+        let writer = Writer(context: context)
+        writer.id = 1
+        writer.name = "Ursula"
+        let other = Writer(context: context)
+        other.id = 2
+        other.name = "Octavia"
+        weak var first: Book?
+        do {
+            for id in [10, 11] {
+                let book = Book(context: context)
+                book.id = id
+                book.writer = writer
+            }
+            first = writer.books.first
+            #expect(writer.books.map(\.id) == [10, 11])
+            try context.save()
+        }
+        // The save let go of the list it wrote, and with it of the books nothing else held.
+        #expect(first == nil)
+        #expect(writer.toManyLists?[0] == nil)
+        #expect(writer.books.map(\.id) == [10, 11])
+        // Still whole with unsaved changes beside it: a new book joins, a moved one leaves.
+        let moved = try #require(writer.books.first { $0.id == 11 })
+        moved.writer = other
+        let added = Book(context: context)
+        added.id = 12
+        added.writer = writer
+        #expect(writer.books.map(\.id) == [10, 12])
+        try context.save()
+        #expect(writer.books.map(\.id) == [10, 12])
+        #expect(other.books.map(\.id) == [11])
+    }
+
+    /// What the app changed is held until saved, even when the app holds none of it: a
+    /// changed many-to-many list keeps its members, a new member its list's owner.
+    @Test func unsavedListChangesHoldTheirObjectsUntilTheSave() throws {
+        let container = try ticketContainer()
+        do {
+            let context = ManagedObjectContext(container)
+            for name in ["bugs", "ideas"] {
+                let topic = Topic(context: context)
+                topic.name = name
+            }
+            let ticket = Ticket(context: context)
+            ticket.number = 1
+            try context.save()
+        }
+        let context = ManagedObjectContext(container)
+        do {
+            let ticket = try #require(try context.fetch(FetchDescriptor<Ticket>()).first)
+            let topics = try context.fetch(FetchDescriptor<Topic>(sortBy: [SortDescriptor(\.name)]))
+            ticket.topics = topics
+            // Read from the other side too, so both lists are loaded.
+            #expect(topics[0].tickets.map(\.number) == [1])
+        }
+        try context.save()
+        let check = ManagedObjectContext(container)
+        let ticket = try #require(try check.fetch(FetchDescriptor<Ticket>()).first)
+        #expect(ticket.topics.map(\.name) == ["bugs", "ideas"])
+        let ideas = try #require(
+            try check.fetch(FetchDescriptor<Topic>(predicate: #Predicate { $0.name == "ideas" })).first)
+        #expect(ideas.tickets.map(\.number) == [1])
+    }
+
+    /// Objects made outside any context keep their lists whole: inserting the parent later
+    /// inserts the children, which nothing else holds.
+    @Test func listsOfObjectsInNoContextHoldTheirMembers() throws {
+        let container = try graphContainer()
+        let context = ManagedObjectContext(container)
+        let writer = Writer()
+        writer.id = 7
+        writer.name = "Le Guin"
+        do {
+            let book = Book()
+            book.id = 70
+            book.title = "The Dispossessed"
+            writer.books = [book]
+        }
+        #expect(writer.books.map(\.id) == [70])
+        context.insert(writer)
+        try context.save()
+        let books = try ManagedObjectContext(container).fetch(FetchDescriptor<Book>())
+        #expect(books.map(\.title) == ["The Dispossessed"])
+        #expect(books.first?.writer?.name == "Le Guin")
+    }
+}
