@@ -19,12 +19,18 @@ struct PredicateTranslator {
 
     /// The predicate as a condition on the entity's rows.
     static func translate<T>(_ predicate: Predicate<T>, for entity: EntityDescription) throws -> QueryExpression {
+        if let lookUp = keyEquality(predicate, for: entity) { return lookUp }
+        return try walk(predicate, for: entity)
+    }
+
+    /// `translate` without the look-up's shortcut: every expression by its own translation.
+    static func walk<T>(_ predicate: Predicate<T>, for entity: EntityDescription) throws -> QueryExpression {
         var translator = PredicateTranslator(entity: entity)
         translator.bindings[predicate.variable.key] = .row(entity, scope: 0)
         return try translator.condition(translator.translate(predicate.expression))
     }
 
-    private init(entity: EntityDescription) {
+    init(entity: EntityDescription) {
         self.entity = entity
     }
 

@@ -13,7 +13,9 @@ import Foundation
 /// name, which identifies the row whatever the model's unique attributes are. It is
 /// `AUTOINCREMENT`, so a deleted row's key is never given to a new row: an `ObjectID` held
 /// by another context, process or view, or a row id kept for a 304, names one row for good.
-struct EntitySQL: Sendable {
+/// A class, not a struct: a fetch looks it up by entity, and copying a struct of a dozen
+/// strings out of the dictionary retained and released each one.
+final class EntitySQL: Sendable {
     let schema: EntitySchema
     let createTable: String
     let insert: String
@@ -26,9 +28,15 @@ struct EntitySQL: Sendable {
     let deleteByKey: String
     /// `SELECT "_pk", "id", "title" FROM "Post"`: every column, for a query to complete.
     let selectAllColumns: String
+    /// For each column, the SELECT of every column of the rows where it equals one value
+    /// (`WHERE ("id" = ?) ORDER BY "_pk"`), and the same with ` LIMIT ? OFFSET ?`: the look-up
+    /// by value most fetches are, rendered once (see `SQLiteStore.renderedSelect`). Empty
+    /// unless made with `lookUps`.
+    let selectWhereEqual: [(plain: String, limited: String)]
     private let quotedTable: String
 
-    init(_ schema: EntitySchema) {
+    /// `lookUps`: render `selectWhereEqual` (for the store's own entities, made once).
+    init(_ schema: EntitySchema, lookUps: Bool = false) {
         self.schema = schema
         quotedTable = quoted(schema.name)
         createTable = Self.createTable(
@@ -49,9 +57,18 @@ struct EntitySQL: Sendable {
         count = "SELECT count(*) FROM \(quotedTable)"
         anyRow = "SELECT EXISTS (SELECT 1 FROM \(quotedTable))"
         deleteByKey = "DELETE FROM \(quotedTable) WHERE \"_pk\" = ?"
-        selectAllColumns =
+        let selectAll =
             "SELECT " + (["\"_pk\""] + schema.columns.map { quoted($0.name) }).joined(separator: ", ") + " FROM "
             + quotedTable
+        selectAllColumns = selectAll
+        // Rendered by the renderer itself, so the text is the one any other path would run.
+        selectWhereEqual = (lookUps ? schema.columns.indices : 0..<0).map { column in
+            var query = StoreQuery(schema)
+            query.predicate = .compare(.column(column), .equal, .value(.null), .stored)
+            let plain = SQLiteStore.renderSelect(query, selectingAll: selectAll).text
+            query.limit = 1
+            return (plain, SQLiteStore.renderSelect(query, selectingAll: selectAll).text)
+        }
     }
 
     static func createTable(named table: String, columns: [ColumnSchema], extraColumns: [String]) -> String {

@@ -29,9 +29,28 @@ extension SQLiteStore {
     /// SELECT "_pk", "id", "title" FROM "Post" WHERE ("read" <> ?) ORDER BY "publishedAt" DESC, "_pk" LIMIT ? OFFSET ?
     /// ```
     func renderedSelect(_ query: StoreQuery) -> (text: String, parameters: [StoredValue]) {
+        let entitySQL = entitySQL(query.entity)
+        // The look-up by one value (`#Predicate { $0.id == id }`): its text is made once per
+        // column; rendering it each time was 12% of a look-up's instructions.
+        if query.columns == nil, case .all = query.filter, query.excludedRowIDs.isEmpty, query.sort.isEmpty,
+            query.listPosition == nil,
+            case .compare(.column(let column), .equal, .value(let value), .stored)? =
+                query.predicate, column < entitySQL.selectWhereEqual.count
+        {
+            let texts = entitySQL.selectWhereEqual[column]
+            guard query.limit != nil || query.offset != nil else { return (texts.plain, [value]) }
+            return (texts.limited, [value, .integer(Int64(query.limit ?? -1)), .integer(Int64(query.offset ?? 0))])
+        }
+        return Self.renderSelect(query, selectingAll: entitySQL.selectAllColumns)
+    }
+
+    /// ```sql
+    /// SELECT "_pk", "id", "title" FROM "Post" WHERE ("read" <> ?) ORDER BY "publishedAt" DESC, "_pk" LIMIT ? OFFSET ?
+    /// ```
+    static func renderSelect(_ query: StoreQuery, selectingAll: String) -> (text: String, parameters: [StoredValue]) {
         let select: String
         if query.columns == nil {
-            select = entitySQL(query.entity).selectAllColumns
+            select = selectingAll
         } else {
             let columns = (["_pk"] + query.selectedColumns.map { query.entity.columns[$0].name }).map(quoted)
             select = "SELECT \(columns.joined(separator: ", ")) FROM \(quoted(query.entity.name))"

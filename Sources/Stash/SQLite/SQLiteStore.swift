@@ -42,7 +42,8 @@ final class SQLiteStore: Store, @unchecked Sendable {
             writer = try SQLiteConnection(path: nil, busyTimeout: busyTimeout)
             self.readOnly = nil
         }
-        sql = Dictionary(entities.map { ($0.name, EntitySQL($0)) }, uniquingKeysWith: { first, _ in first })
+        sql = Dictionary(
+            entities.map { ($0.name, EntitySQL($0, lookUps: true)) }, uniquingKeysWith: { first, _ in first })
         if let path {
             _ = try StoreFile.inspect(writer, path: path, entities: entities)
             if self.readOnly == nil { try writer.useWAL() }

@@ -1,0 +1,108 @@
+import Foundation
+
+/// `#Predicate { $0.id == id }`, the look-up most fetches are, translated without the walk:
+/// the same `QueryExpression` the walk gives (`compare` of the attribute's column with the
+/// constant as stored), found from the predicate's type once and its key path and value.
+/// Anything else (an optional attribute, a date or a decimal, whose comparisons move or
+/// order otherwise, a relationship, `nil`) takes the walk.
+extension PredicateTranslator {
+    /// The translation of `predicate` if it is `$0.attribute == constant` on a plain
+    /// attribute; `nil` to walk it.
+    static func keyEquality<T>(_ predicate: Predicate<T>, for entity: EntityDescription) -> QueryExpression? {
+        guard let reader = keyEqualityReader(of: type(of: predicate.expression)),
+            let (variable, keyPath, constant) = reader.parts(of: predicate.expression),
+            variable == predicate.variable.key,
+            case .attribute(let attribute)? = try? entity.member(for: keyPath),
+            entity.relationshipsBySlot[attribute.index] == nil, !attribute.isOptional
+        else { return nil }
+        switch attribute.codec.queryKind {
+        case .date, .decimal: return nil
+        default: break
+        }
+        // A constant that is no stored value (or `nil`) is the walk's to refuse or answer.
+        guard let constant, let stored = try? PredicateTranslator(entity: entity).storedValue(constant) else {
+            return nil
+        }
+        return .compare(.column(attribute.index), .equal, .value(stored), .stored)
+    }
+
+    /// Each expression type's reader, `nil` for a type of another shape: found once per type
+    /// by a conformance check, as `translations` are.
+    private static let keyEqualityReaders = Locked<[ObjectIdentifier: (any KeyEqualityReader)?]>([:])
+
+    private static func keyEqualityReader(of type: Any.Type) -> (any KeyEqualityReader)? {
+        let key = ObjectIdentifier(type)
+        if let known = keyEqualityReaders.withLock({ $0[key] }) { return known }
+        let reader = (type as? any KeyEqualityExpression.Type).map { Self.reader(for: $0) }
+        keyEqualityReaders.withLock { $0[key] = reader }
+        return reader
+    }
+
+    private static func reader<Expression: KeyEqualityExpression>(for type: Expression.Type) -> any KeyEqualityReader {
+        TypedKeyEqualityReader<Expression>()
+    }
+}
+
+/// Reads a key equality's variable, key path and constant (unwrapped; `nil` for `nil`).
+protocol KeyEqualityReader: Sendable {
+    func parts<Expression: PredicateExpression>(of expression: Expression) -> (
+        PredicateExpressions.VariableID, AnyKeyPath, Any?
+    )?
+}
+
+/// The reader of one expression type. The expression comes as its own type (the existential
+/// opened) and is taken as `Shape` when it is one, without the runtime's cast: a cast from
+/// `Any` cost 1,500 instructions of a 65,000-instruction look-up (stash-bench, callgrind).
+struct TypedKeyEqualityReader<Shape: KeyEqualityExpression>: KeyEqualityReader {
+    func parts<Expression: PredicateExpression>(of expression: Expression) -> (
+        PredicateExpressions.VariableID, AnyKeyPath, Any?
+    )? {
+        guard Expression.self == Shape.self else { return nil }
+        // The same type, so the value is a `Shape` as it is.
+        let shape = withUnsafePointer(to: expression) {
+            $0.withMemoryRebound(to: Shape.self, capacity: 1) { $0.pointee }
+        }
+        return (shape.lhs.variableID, shape.lhs.anyKeyPath, shape.rhs.unwrappedValue)
+    }
+}
+
+/// `variable.keyPath == constant`.
+protocol KeyEqualityExpression: SendableMetatype {
+    associatedtype LHS: VariableKeyPathExpression
+    associatedtype RHS: ConstantExpression
+    var lhs: LHS { get }
+    var rhs: RHS { get }
+}
+
+extension PredicateExpressions.Equal: KeyEqualityExpression
+where LHS: VariableKeyPathExpression, RHS: ConstantExpression {}
+
+/// A key path applied to a variable: `$0.id`.
+protocol VariableKeyPathExpression {
+    var variableID: PredicateExpressions.VariableID { get }
+    var anyKeyPath: AnyKeyPath { get }
+}
+
+extension PredicateExpressions.KeyPath: VariableKeyPathExpression where Root: VariableExpression {
+    var variableID: PredicateExpressions.VariableID { root.variableID }
+    var anyKeyPath: AnyKeyPath { keyPath }
+}
+
+/// A predicate's variable: its input, or a closure's argument.
+protocol VariableExpression {
+    var variableID: PredicateExpressions.VariableID { get }
+}
+
+extension PredicateExpressions.Variable: VariableExpression {
+    var variableID: PredicateExpressions.VariableID { key }
+}
+
+/// A captured constant.
+protocol ConstantExpression {
+    /// The value inside any `Optional`s, `nil` if there is none (`unwrappedConstant`).
+    var unwrappedValue: Any? { get }
+}
+
+extension PredicateExpressions.Value: ConstantExpression {
+    var unwrappedValue: Any? { unwrappedConstant(value) }
+}
