@@ -41,23 +41,65 @@ import Testing
         #expect(released == nil)
     }
 
-    /// Read from both sides, a graph holds itself, as in Core Data; `reset()` lets it go.
-    @Test func aGraphReadFromBothSidesIsFreedByReset() throws {
+    /// Read from both sides, in either order: a writer's loaded list holds its books, and the
+    /// books name their writer by row, so letting go of them frees them all.
+    @Test func aGraphReadFromBothSidesIsFreed() throws {
         let container = try graphContainer()
         try seedLibrary(container)
         weak var released: ManagedObjectContext?
+        weak var writer: Writer?
         weak var book: Book?
         do {
             let context = ManagedObjectContext(container)
             released = context
-            let writers = try context.fetch(FetchDescriptor<Writer>(sortBy: [SortDescriptor(\.id)]))
-            let books = writers[0].books
-            #expect(books.map(\.id) == [10, 11])
-            #expect(books.allSatisfy { $0.writer === writers[0] })
+            // The books' writers first, then the writers' books.
+            let books = try context.fetch(FetchDescriptor<Book>(sortBy: [SortDescriptor(\.id)]))
+            let first = try #require(books[0].writer)
+            #expect(books.map(\.writer?.name) == ["Ursula", "Ursula", "Octavia"])
+            #expect(first.books.map(\.id) == [10, 11])
+            #expect(first.books.allSatisfy { $0.writer === first })
+            #expect(books[0].writer === first)
+            // And the other way round, with a prefetch.
+            var descriptor = FetchDescriptor<Writer>(sortBy: [SortDescriptor(\.id)])
+            descriptor.relationshipKeyPathsForPrefetching = [\.books]
+            let writers = try context.fetch(descriptor)
+            #expect(writers[1].books.map(\.id) == [20])
+            #expect(writers[1].books[0].writer === writers[1])
+            #expect(writers[1].books[0].reviews.map(\.book?.id) == [20])
+            #expect(books[0].reviews.map(\.book?.id) == [10, 10])
+            writer = first
             book = books[0]
-            context.reset()
         }
         #expect(book == nil)
+        #expect(writer == nil)
+        #expect(released == nil)
+    }
+
+    /// Many-to-many lists read from both sides hold each other, as Core Data's do;
+    /// `reset()` lets them go.
+    @Test func aManyToManyGraphReadFromBothSidesIsFreedByReset() throws {
+        let container = try ticketContainer()
+        do {
+            let context = ManagedObjectContext(container)
+            let bugs = Topic(context: context)
+            bugs.name = "bugs"
+            let ticket = Ticket(context: context)
+            ticket.number = 1
+            ticket.topics = [bugs]
+            try context.save()
+        }
+        weak var released: ManagedObjectContext?
+        weak var ticket: Ticket?
+        do {
+            let context = ManagedObjectContext(container)
+            released = context
+            let topic = try #require(try context.fetch(FetchDescriptor<Topic>()).first)
+            #expect(topic.tickets.map(\.number) == [1])
+            #expect(topic.tickets[0].topics.map(\.name) == ["bugs"])
+            ticket = topic.tickets[0]
+            context.reset()
+        }
+        #expect(ticket == nil)
         #expect(released == nil)
     }
 

@@ -221,6 +221,9 @@ extension ManagedObjectContext {
             }
             do {
                 let objects = try loadRelatedObjects(of: object, relationship)
+                if let inverseSlot = try? relationship.inverse()?.slot {
+                    for member in objects { member.nameByRow(object, inSlot: inverseSlot) }
+                }
                 let isJoinOwner = (try? relationship.joinTable())??.isOwner == true
                 object.keepList(
                     ToManyList(

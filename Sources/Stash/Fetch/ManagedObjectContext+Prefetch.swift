@@ -14,7 +14,7 @@ extension ManagedObjectContext {
             let targetState = try self.state(forType: relationship.targetType)
             switch relationship.kind {
             case .toOne(let slot):
-                try prefetchTargets(of: objects, slot, in: targetState)
+                try prefetchTargets(of: objects, slot, relationship, in: targetState)
             case .toMany(let index):
                 let owners = objects.filter { object in
                     object.rowID != nil && object.state == .persisted
@@ -31,7 +31,9 @@ extension ManagedObjectContext {
         }
     }
 
-    private func prefetchTargets(of objects: [ManagedObject], _ slot: Int, in targetState: EntityState) throws {
+    private func prefetchTargets(
+        of objects: [ManagedObject], _ slot: Int, _ relationship: RelationshipDescription, in targetState: EntityState
+    ) throws {
         var missing = Set<Int64>()
         for object in objects {
             if case .row(let rowID) = RelationshipTarget(slotValue: object.values[slot]),
@@ -52,7 +54,9 @@ extension ManagedObjectContext {
         // (`RegisteredObjects`), so a target named by row id alone could be gone by the read.
         for object in objects {
             guard case .row(let rowID) = RelationshipTarget(slotValue: object.values[slot]),
-                let target = loaded[rowID] ?? targetState.byRowID[rowID]
+                let target = loaded[rowID] ?? targetState.byRowID[rowID],
+                // Not a target whose list of these objects is loaded: each would hold the other.
+                !target.holdsList(inverseOf: relationship)
             else { continue }
             object.values[slot] = RelationshipTarget.object(target)
         }
@@ -67,6 +71,9 @@ extension ManagedObjectContext {
         let lists = try objects(pointingAt: owners, through: inverse)
         for (owner, list) in zip(owners, lists) {
             owner.keepList(ToManyList(list, generation: graphGeneration), at: index, loaded: true)
+            if let inverseSlot = inverse.slot {
+                for member in list { member.nameByRow(owner, inSlot: inverseSlot) }
+            }
         }
     }
 

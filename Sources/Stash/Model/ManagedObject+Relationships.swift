@@ -20,10 +20,35 @@ extension ManagedObject {
             guard let context = object.managedObjectContext else { return nil }
             let relationship = object.entity.relationshipsBySlot[slot]!
             guard let target = context.relatedObject(forRow: rowID, of: relationship) else { return nil }
-            // Kept, so the next read costs nothing; not a change.
-            object.storage.values[slot] = RelationshipTarget.object(target)
+            // Kept, so the next read costs nothing; not a change. Unless the target has its
+            // list of these objects loaded: then each would hold the other (see
+            // `lists(_:through:)`), and the row is found again through the context.
+            if !target.holdsList(inverseOf: relationship) {
+                object.storage.values[slot] = RelationshipTarget.object(target)
+            }
             return target
         }
+    }
+
+    /// Whether this object has the to-many list loaded that is the inverse of the to-one
+    /// `relationship`: it may hold the objects whose to-one names this one, and a to-one
+    /// that held this object as well would make a cycle, which keeps both (and their
+    /// context) alive for good.
+    final func holdsList(inverseOf relationship: RelationshipDescription) -> Bool {
+        guard let lists = toManyLists, let inverse = try? relationship.inverse(), case .toMany(let index) = inverse.kind
+        else { return false }
+        return lists[index] != nil
+    }
+
+    /// Names `owner` by its row in the to-one `slot`, where the slot holds it as an object
+    /// and `owner`'s list holding this object is loaded: the list holds this object, and the
+    /// row finds `owner` through the context while anyone holds it. Not for an unsaved
+    /// owner (no row), nor a changed slot (written at the save as it is).
+    final func nameByRow(_ owner: ManagedObject, inSlot slot: Int) {
+        guard case .object(let target) = RelationshipTarget(slotValue: storage.values[slot]), target === owner,
+            owner.state == .persisted, let rowID = owner.rowID, !changedAttributes.contains(slot)
+        else { return }
+        storage.values[slot] = RelationshipTarget.row(rowID)
     }
 
     /// A probe of the to-one relationship's target, for `EntityDescription.path(for:)`.
