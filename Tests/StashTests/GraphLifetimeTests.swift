@@ -75,6 +75,34 @@ import Testing
         #expect(released == nil)
     }
 
+    /// Books whose writer is named by row (their writer's list is loaded) move between
+    /// writers as before, in this context and from another.
+    @Test func booksNamedByRowStillMoveBetweenWriters() throws {
+        let container = try graphContainer()
+        try seedLibrary(container)
+        let context = ManagedObjectContext(container)
+        let writers = try context.fetch(FetchDescriptor<Writer>(sortBy: [SortDescriptor(\.id)]))
+        let books = writers[0].books
+        #expect(books.map(\.id) == [10, 11])
+        #expect(books[1].writer === writers[0])
+        books[1].writer = writers[1]
+        #expect(writers[0].books.map(\.id) == [10])
+        #expect(writers[1].books.map(\.id).sorted() == [11, 20])
+        try context.save()
+        #expect(writers[0].books.map(\.id) == [10])
+        #expect(writers[1].books.map(\.id).sorted() == [11, 20])
+        // Another context moves book 10 too: this one's lists and books follow.
+        let other = ManagedObjectContext(container)
+        let ten = try #require(try other.fetch(FetchDescriptor<Book>(predicate: #Predicate { $0.id == 10 })).first)
+        ten.writer = try other.fetch(FetchDescriptor<Writer>(predicate: #Predicate { $0.id == 2 })).first
+        try other.save()
+        _ = try context.fetch(FetchDescriptor<Book>())
+        #expect(writers[0].books.isEmpty)
+        #expect(writers[1].books.map(\.id).sorted() == [10, 11, 20])
+        #expect(books[0].writer === writers[1])
+        #expect(books.allSatisfy { $0.writer === writers[1] })
+    }
+
     /// Many-to-many lists read from both sides hold each other, as Core Data's do;
     /// `reset()` lets them go.
     @Test func aManyToManyGraphReadFromBothSidesIsFreedByReset() throws {
