@@ -103,6 +103,62 @@ import Testing
         #expect(books.allSatisfy { $0.writer === writers[1] })
     }
 
+    /// A list emptied without being read (its save let go of it, or it was never loaded)
+    /// is a change the next save writes: the members lose their owner, the links go.
+    @Test func aListEmptiedWithoutBeingReadIsSaved() throws {
+        let container = try graphContainer()
+        try seedLibrary(container)
+        let context = ManagedObjectContext(container)
+        let writer = try #require(
+            try context.fetch(FetchDescriptor<Writer>(predicate: #Predicate { $0.id == 1 })).first)
+        writer.books = []
+        #expect(context.hasChanges)
+        try context.save()
+        let check = ManagedObjectContext(container)
+        let books = try check.fetch(FetchDescriptor<Book>(sortBy: [SortDescriptor(\.id)]))
+        #expect(books.map { $0.writer?.id } == [nil, nil, 2])
+        // Set, saved (which lets go of the list), then emptied.
+        writer.books = books.filter { $0.id < 20 }.compactMap { book in
+            try? context.fetch(FetchDescriptor<Book>(predicate: #Predicate { $0.id == book.id })).first
+        }
+        try context.save()
+        #expect(writer.toManyLists?[0] == nil)
+        writer.books = []
+        #expect(context.hasChanges)
+        try context.save()
+        let again = ManagedObjectContext(container)
+        #expect(
+            try again.fetch(FetchDescriptor<Book>(sortBy: [SortDescriptor(\.id)])).map { $0.writer?.id } == [
+                nil, nil, 2,
+            ])
+    }
+
+    /// The same for the owning side of a many-to-many list, and through a decoded `[]`.
+    @Test func aManyToManyListEmptiedWithoutBeingReadIsSaved() throws {
+        let container = try ticketContainer()
+        let context = ManagedObjectContext(container)
+        let bugs = Topic(context: context)
+        bugs.name = "bugs"
+        let ticket = Ticket(context: context)
+        ticket.number = 1
+        ticket.title = "One"
+        ticket.topics = [bugs]
+        try context.save()
+        ticket.topics = []
+        #expect(context.hasChanges)
+        try context.save()
+        let check = ManagedObjectContext(container)
+        #expect(try check.fetch(FetchDescriptor<Ticket>()).first?.topics.map(\.name) == [])
+        // Linked again, saved, then emptied by a payload.
+        ticket.topics = [bugs]
+        try context.save()
+        _ = try context.decode(Ticket.self, from: Data(#"{"number": 1, "title": "One", "topics": []}"#.utf8))
+        try context.save()
+        let again = ManagedObjectContext(container)
+        #expect(try again.fetch(FetchDescriptor<Ticket>()).first?.topics.map(\.name) == [])
+        #expect(try again.fetch(FetchDescriptor<Topic>()).first?.tickets.map(\.number) == [])
+    }
+
     /// Many-to-many lists read from both sides hold each other, as Core Data's do;
     /// `reset()` lets them go.
     @Test func aManyToManyGraphReadFromBothSidesIsFreedByReset() throws {

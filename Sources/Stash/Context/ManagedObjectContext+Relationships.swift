@@ -71,6 +71,14 @@ extension ManagedObjectContext {
                 // once (`reconcileLists`).
                 unreconciledLists.append((object, index))
                 RelationshipEditor(context: self).setObjects(objects, of: relationship, in: object, current: [])
+                if objects.isEmpty {
+                    // Emptied: the same as the unread list the editor compared with, so it marked
+                    // nothing; the save must still compare it with the store.
+                    if object.toManyLists?[index] == nil {
+                        object.keepList(ToManyList([], generation: graphGeneration), at: index)
+                    }
+                    markListChanged(object, index)
+                }
                 return
             }
             let current = relatedObjects(of: object, toMany: index)

@@ -292,7 +292,9 @@ public final class ManagedObjectContext: @unchecked Sendable {
     }
 
     /// Forgets every object: unsaved changes are dropped and objects fetched later are
-    /// new instances. Frees the memory a long-lived context gathers.
+    /// new instances. Frees the memory a long-lived context gathers, related objects
+    /// included: an object still held afterwards belongs to no context, and its
+    /// relationships read as empty (or as the object it was last set to).
     public func reset() {
         entering {
             graphGeneration &+= 1
