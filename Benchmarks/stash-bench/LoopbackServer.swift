@@ -6,7 +6,8 @@ import Foundation
 
 /// A tiny HTTP/1.1 server on 127.0.0.1 that answers every request with one JSON body, for
 /// the REST import: both sides download the same bytes the same way. Given pages, it answers
-/// `/articles?page=N` with the Nth, and a `Link` header naming the next.
+/// `/articles?page=N` with the Nth, and a `Link` header naming the next; or, `nextInBody`,
+/// with `{"items": [...], "next": "…?page=N+1"}` (`null` on the last), as many APIs page.
 final class LoopbackServer: @unchecked Sendable {
     // Unchecked: the socket and the responses are set once in `init`; the serving thread
     // only reads them.
@@ -19,7 +20,7 @@ final class LoopbackServer: @unchecked Sendable {
         try self.init(pages: [body])
     }
 
-    init(pages: [Data]) throws {
+    init(pages: [Data], nextInBody: Bool = false) throws {
         let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var yes: Int32 = 1
         setsockopt(socket, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
@@ -37,9 +38,14 @@ final class LoopbackServer: @unchecked Sendable {
         }
         self.socket = socket
         port = UInt16(bigEndian: address.sin_port)
-        responses = pages.enumerated().map { index, body in
+        responses = pages.enumerated().map { index, page in
+            var body = page
+            if nextInBody {
+                let next = index + 1 < pages.count ? "\"http://127.0.0.1:\(port)/articles?page=\(index + 2)\"" : "null"
+                body = Data(#"{"items": "#.utf8) + page + Data(#", "next": \#(next)}"#.utf8)
+            }
             var header = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: \(body.count)\r\n"
-            if pages.count > 1, index + 1 < pages.count {
+            if !nextInBody, pages.count > 1, index + 1 < pages.count {
                 header += "Link: <http://127.0.0.1:\(port)/articles?page=\(index + 2)>; rel=\"next\"\r\n"
             }
             return Data((header + "Connection: close\r\n\r\n").utf8) + body

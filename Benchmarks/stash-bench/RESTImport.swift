@@ -22,6 +22,8 @@ enum RESTImport {
         var held: [Double] = []
         /// Stash's one call over the same records served as pages of `pageSize`.
         var paged: [Double] = []
+        /// The same pages with the next page's URL in the body (`{"items": …, "next": …}`).
+        var pagedByBody: [Double] = []
         var pageCount = 0
     }
 
@@ -35,10 +37,14 @@ enum RESTImport {
         let pages = payload.pages(of: pageSize)
         let pagedServer = try LoopbackServer(pages: pages)
         defer { pagedServer.stop() }
+        let bodyPagedServer = try LoopbackServer(pages: pages, nextInBody: true)
+        defer { bodyPagedServer.stop() }
         var configuration = RESTConfiguration()
         configuration.makeDecoder = Timestamp.makeDecoder
         let api = RESTClient(baseURL: server.url.deletingLastPathComponent(), configuration: configuration)
         let pagedAPI = RESTClient(baseURL: pagedServer.url.deletingLastPathComponent(), configuration: configuration)
+        let bodyPagedAPI = RESTClient(
+            baseURL: bodyPagedServer.url.deletingLastPathComponent(), configuration: configuration)
         var measurements = Measurements()
         measurements.pageCount = pages.count
         for index in 0..<iterations {
@@ -75,6 +81,19 @@ enum RESTImport {
                 [Article].self, from: "articles?page=1", into: pagedContainer.mainContext, options: options)
             measurements.paged.append(seconds(ContinuousClock.now - start))
             precondition(pagedArticles.count == payload.count, "Stash returned \(pagedArticles.count) paged articles")
+
+            // The same pages, the next one named in the body.
+            let bodyPagedContainer = try StashRun.createStore(
+                at: directory.appendingPathComponent("rest-stash-body-paged-\(index).sqlite").path)
+            start = ContinuousClock.now
+            options.itemsKey = "items"
+            options.pagination = .nextURL(key: "next")
+            let bodyPagedArticles = try await bodyPagedAPI.fetch(
+                [Article].self, from: "articles?page=1", into: bodyPagedContainer.mainContext, options: options)
+            measurements.pagedByBody.append(seconds(ContinuousClock.now - start))
+            precondition(
+                bodyPagedArticles.count == payload.count,
+                "Stash returned \(bodyPagedArticles.count) body-paged articles")
         }
         return measurements
     }
@@ -89,6 +108,8 @@ enum RESTImport {
             held \(String(format: "%.0f", median(measurements.held) * 1_000)) ms in all
               \(measurements.pageCount) pages of \(pageSize) records in one call: \(format(median(measurements.paged))) s, \
             ÷ the same records in one page \(String(format: "%.2fx", median(measurements.paged) / stash))
+              the same pages, the next page's URL in the body: \(format(median(measurements.pagedByBody))) s, \
+            ÷ one page \(String(format: "%.2fx", median(measurements.pagedByBody) / stash))
             """
     }
 

@@ -39,12 +39,8 @@ extension Enveloped: ReaderDecodable {
     }
 }
 
-/// A JSON value at a key path of a body, for pagination (`"next"`, `"meta.cursor"`).
+/// A JSON value at a key path of a body, for pagination (`"next"`, `"meta.cursor"`), read
+/// on the byte-level reader's tape rather than parsed again whole.
 func jsonValue(at keyPath: String, in data: Data) -> Any? {
-    guard var value = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]) else { return nil }
-    for key in keyPath.split(separator: ".") {
-        guard let object = value as? [String: Any], let next = object[String(key)] else { return nil }
-        value = next
-    }
-    return value is NSNull ? nil : value
+    JSONKeyPathValue.value(at: keyPath, in: data)
 }

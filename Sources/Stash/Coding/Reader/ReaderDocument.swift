@@ -99,6 +99,11 @@ final class ReaderDocument {
     /// A string node's text: copied as it is, checked as UTF-8 when it has other bytes than
     /// ASCII, or decoded escape by escape.
     func text(of node: JSONTape.Node) throws -> String {
+        try Self.text(of: node, in: bytes)
+    }
+
+    /// `text(of:)` for a tape read from `bytes`, without a document.
+    static func text(of node: JSONTape.Node, in bytes: UnsafeBufferPointer<UInt8>) throws -> String {
         let slice = UnsafeBufferPointer(rebasing: bytes[node.start..<node.end])
         if node.flags & JSONTape.Node.escaped == 0 {
             if node.flags & JSONTape.Node.nonASCII == 0 { return String(decoding: slice, as: UTF8.self) }
