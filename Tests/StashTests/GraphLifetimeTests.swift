@@ -14,12 +14,10 @@ import Testing
     /// Objects made and related in code, saved, then let go.
     @Test func aSavedGraphIsFreed() throws {
         let container = try graphContainer()
-        weak var released: ManagedObjectContext?
-        weak var writer: Writer?
-        weak var book: Book?
+        let freed = FreedWatch()
         do {
             let context = ManagedObjectContext(container)
-            released = context
+            freed.watch(context, as: "context")
             let ursula = Writer(context: context)
             ursula.id = 1
             ursula.name = "Ursula"
@@ -32,13 +30,11 @@ import Testing
             review.id = 100
             review.book = ursula.books[0]
             #expect(ursula.books.map(\.id) == [10, 11])
-            book = ursula.books.first
+            freed.watch(ursula.books[0], as: "book")
             try context.save()
-            writer = ursula
+            freed.watch(ursula, as: "writer")
         }
-        #expect(book == nil)
-        #expect(writer == nil)
-        #expect(released == nil)
+        #expect(freed.survivors.isEmpty)
     }
 
     /// Read from both sides, in either order: a writer's loaded list holds its books, and the
@@ -46,12 +42,10 @@ import Testing
     @Test func aGraphReadFromBothSidesIsFreed() throws {
         let container = try graphContainer()
         try seedLibrary(container)
-        weak var released: ManagedObjectContext?
-        weak var writer: Writer?
-        weak var book: Book?
+        let freed = FreedWatch()
         do {
             let context = ManagedObjectContext(container)
-            released = context
+            freed.watch(context, as: "context")
             // The books' writers first, then the writers' books.
             let books = try context.fetch(FetchDescriptor<Book>(sortBy: [SortDescriptor(\.id)]))
             let first = try #require(books[0].writer)
@@ -67,12 +61,10 @@ import Testing
             #expect(writers[1].books[0].writer === writers[1])
             #expect(writers[1].books[0].reviews.map(\.book?.id) == [20])
             #expect(books[0].reviews.map(\.book?.id) == [10, 10])
-            writer = first
-            book = books[0]
+            freed.watch(first, as: "writer")
+            freed.watch(books[0], as: "book")
         }
-        #expect(book == nil)
-        #expect(writer == nil)
-        #expect(released == nil)
+        #expect(freed.survivors.isEmpty)
     }
 
     /// Books whose writer is named by row (their writer's list is loaded) move between
@@ -172,45 +164,39 @@ import Testing
             ticket.topics = [bugs]
             try context.save()
         }
-        weak var released: ManagedObjectContext?
-        weak var ticket: Ticket?
+        let freed = FreedWatch()
         do {
             let context = ManagedObjectContext(container)
-            released = context
+            freed.watch(context, as: "context")
             let topic = try #require(try context.fetch(FetchDescriptor<Topic>()).first)
             #expect(topic.tickets.map(\.number) == [1])
             #expect(topic.tickets[0].topics.map(\.name) == ["bugs"])
-            ticket = topic.tickets[0]
+            freed.watch(topic.tickets[0], as: "ticket")
             context.reset()
         }
-        #expect(ticket == nil)
-        #expect(released == nil)
+        #expect(freed.survivors.isEmpty)
     }
 
     /// A graph decoded with its nested objects and saved: nothing of it stays once the app
     /// lets go.
     @Test func anImportedGraphIsFreedAfterItsSave() throws {
         let container = try graphContainer()
-        weak var released: ManagedObjectContext?
-        weak var writer: Writer?
-        weak var book: Book?
+        let freed = FreedWatch()
         do {
             let context = ManagedObjectContext(container)
-            released = context
+            freed.watch(context, as: "context")
             let json = Data(
                 #"[{"id": 1, "name": "Ursula", "books": [{"id": 10, "title": "A"}, {"id": 11, "title": "B"}]}]"#
                     .utf8)
             let writers = try context.decode([Writer].self, from: json)
             let first = try #require(writers[0].books.first)
-            book = first
+            freed.watch(first, as: "book")
             try context.save()
-            writer = writers[0]
+            freed.watch(writers[0], as: "writer")
             #expect(first.writer === writers[0])
             #expect(first.title == "A")
         }
-        #expect(book == nil)
-        #expect(writer == nil)
-        #expect(released == nil)
+        #expect(freed.survivors.isEmpty)
         let books = try ManagedObjectContext(container).fetch(FetchDescriptor<Book>(sortBy: [SortDescriptor(\.id)]))
         #expect(books.map(\.writer?.name) == ["Ursula", "Ursula"])
     }
@@ -218,12 +204,10 @@ import Testing
     /// Many-to-many lists set in code, saved, then let go.
     @Test func aSavedManyToManyGraphIsFreed() throws {
         let container = try ticketContainer()
-        weak var released: ManagedObjectContext?
-        weak var ticket: Ticket?
-        weak var topic: Topic?
+        let freed = FreedWatch()
         do {
             let context = ManagedObjectContext(container)
-            released = context
+            freed.watch(context, as: "context")
             let bugs = Topic(context: context)
             bugs.name = "bugs"
             for number in 1...3 {
@@ -232,13 +216,11 @@ import Testing
                 made.topics = [bugs]
             }
             #expect(bugs.tickets.map(\.number) == [1, 2, 3])
-            ticket = bugs.tickets[0]
+            freed.watch(bugs.tickets[0], as: "ticket")
             try context.save()
-            topic = bugs
+            freed.watch(bugs, as: "topic")
         }
-        #expect(ticket == nil)
-        #expect(topic == nil)
-        #expect(released == nil)
+        #expect(freed.survivors.isEmpty)
         let check = ManagedObjectContext(container)
         let bugs = try #require(try check.fetch(FetchDescriptor<Topic>()).first)
         #expect(bugs.tickets.map(\.number) == [1, 2, 3])
