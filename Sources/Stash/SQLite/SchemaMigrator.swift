@@ -81,23 +81,9 @@ struct SchemaMigrator {
     /// `migrationFailed`, naming what it would undo, when it may not.
     private func needsWriting(_ plan: Plan, _ record: SchemaRecord?) throws -> Bool {
         let storeVersion = record?.schemaVersion ?? 0
-        if schemaVersion < storeVersion, let first = plan.steps.first {
-            let changes = plan.losses.isEmpty ? plan.steps.map(\.summary) : plan.losses.map(\.summary)
-            throw StashError(
-                .migrationFailed,
-                "a newer model (schema version \(storeVersion)) made this store, and this one (\(schemaVersion)) "
-                    + "would change it: \(changes.joined(separator: "; ")); the store was left untouched",
-                entity: plan.losses.first?.entity ?? first.entityName, attribute: plan.losses.first?.attribute)
-        }
-        if schemaVersion <= storeVersion, let first = plan.losses.first {
-            throw StashError(
-                .migrationFailed,
-                "this model would undo what the store holds, as a newer model may have made it: "
-                    + plan.losses.map(\.summary).joined(separator: "; ")
-                    + "; the store was left untouched. A model that means to drop them needs a schemaVersion above "
-                    + "the store's \(storeVersion)",
-                entity: first.entity, attribute: first.attribute)
-        }
+        try SchemaVersionRule.check(
+            modelVersion: schemaVersion, storeVersion: storeVersion,
+            changes: plan.steps.map { ($0.entityName, $0.summary) }, losses: plan.losses)
         return !plan.steps.isEmpty
             || record
                 != SchemaRecord(
@@ -167,11 +153,7 @@ struct SchemaMigrator {
     }
 
     /// A constraint of the store's that the model would drop.
-    struct Loss {
-        let entity: String
-        let attribute: String?
-        let summary: String
-    }
+    typealias Loss = SchemaVersionRule.Loss
 
     /// What the store needs to match the entities; empty when it already does.
     func plan() throws -> Plan {
