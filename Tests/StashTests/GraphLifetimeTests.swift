@@ -110,11 +110,14 @@ import Testing
         let books = try check.fetch(FetchDescriptor<Book>(sortBy: [SortDescriptor(\.id)]))
         #expect(books.map { $0.writer?.id } == [nil, nil, 2])
         // Set, saved (which lets go of the list), then emptied.
-        writer.books = books.filter { $0.id < 20 }.compactMap { book in
-            try? context.fetch(FetchDescriptor<Book>(predicate: #Predicate { $0.id == book.id })).first
-        }
+        writer.books = try context.fetch(FetchDescriptor<Book>(predicate: #Predicate { $0.id < 20 }))
         try context.save()
         #expect(writer.toManyLists?[0] == nil)
+        let relinked = ManagedObjectContext(container)
+        #expect(
+            try relinked.fetch(FetchDescriptor<Book>(sortBy: [SortDescriptor(\.id)])).map { $0.writer?.id } == [
+                1, 1, 2,
+            ])
         writer.books = []
         #expect(context.hasChanges)
         try context.save()
@@ -144,6 +147,8 @@ import Testing
         // Linked again, saved, then emptied by a payload.
         ticket.topics = [bugs]
         try context.save()
+        let relinked = ManagedObjectContext(container)
+        #expect(try relinked.fetch(FetchDescriptor<Ticket>()).first?.topics.map(\.name) == ["bugs"])
         _ = try context.decode(Ticket.self, from: Data(#"{"number": 1, "title": "One", "topics": []}"#.utf8))
         try context.save()
         let again = ManagedObjectContext(container)

@@ -1,7 +1,8 @@
 import Foundation
-import Stash
 import TestProcesses
 import Testing
+
+@testable import Stash
 
 /// The `.bothStores` suites run on PostgreSQL only when a server is there; this test says so
 /// once: disabled, with the reason, when there is none (and the suites then run on SQLite).
@@ -23,5 +24,9 @@ struct PostgresAvailabilityTests {
         let again = ManagedObjectContext(container)
         #expect(try again.fetch(FetchDescriptor<Post>()).map(\.title) == ["on \(StoreKind.current)"])
         #expect(container.storeURL == nil)
+        // The run's store is the one it says it is.
+        #expect(
+            String(describing: type(of: container.store)).hasPrefix(
+                StoreKind.current == .postgres ? "Postgres" : "SQLite"))
     }
 }

@@ -56,6 +56,7 @@ import Testing
         let waited = ContinuousClock.now - start
         holder.release()
         #expect(waited >= .milliseconds(150))
+        #expect(waited < .seconds(3), "the description's 200 ms, not the default 5 s")
         #expect(error?.storeCode?.isBusy == true)
         #expect(error?.storeCode?.isUniqueViolation == false)
         #expect(error?.sqliteCode.map { $0 & 0xff } == 5)  // SQLITE_BUSY, as the older name reads it

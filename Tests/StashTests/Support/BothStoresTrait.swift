@@ -1,3 +1,5 @@
+import Foundation
+import TestProcesses
 import Testing
 
 extension Trait where Self == BothStoresTrait {
@@ -18,6 +20,12 @@ struct BothStoresTrait: TestTrait, SuiteTrait, TestScoping {
         for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void
     ) async throws {
         let sqliteOnly = test.traits.contains { $0 is SQLiteOnlyTrait }
+        if !sqliteOnly, !PostgresDatabases.isAvailable,
+            ProcessInfo.processInfo.environment["STASH_REQUIRE_POSTGRES"] == "1"
+        {
+            // Where a server is promised (CI), its absence is a failure, not a quieter run.
+            Issue.record("STASH_REQUIRE_POSTGRES is set, but PostgreSQL is not: \(PostgresCluster.unavailableReason)")
+        }
         let kinds: [StoreKind] = sqliteOnly || !PostgresDatabases.isAvailable ? [.sqlite] : [.sqlite, .postgres]
         for kind in kinds {
             let naming: IssueHandlingTrait = .compactMapIssues { issue in
