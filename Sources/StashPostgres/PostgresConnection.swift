@@ -102,7 +102,7 @@ final class PostgresConnection: @unchecked Sendable {
                 if firstError == nil, status != PGRES_COMMAND_OK, status != PGRES_TUPLES_OK {
                     firstError = failure(result, statements[offset].sql)
                 }
-                if status == PGRES_COMMAND_OK { affected[offset] = Int(String(cString: PQcmdTuples(result))) ?? 0 }
+                if status == PGRES_COMMAND_OK { affected[offset] = PostgresResult.affectedRows(of: result) }
                 PQclear(result)
             }
         }

@@ -20,7 +20,11 @@ final class PostgresResult: @unchecked Sendable {
     var rowCount: Int { Int(PQntuples(handle)) }
 
     /// The rows an `INSERT`, `UPDATE` or `DELETE` wrote.
-    var affectedRows: Int { Int(String(cString: PQcmdTuples(handle))) ?? 0 }
+    var affectedRows: Int { Self.affectedRows(of: handle) }
+
+    /// The rows the command of `result` wrote, for a result not kept as a `PostgresResult`
+    /// (a pipeline's).
+    static func affectedRows(of result: OpaquePointer) -> Int { Int(String(cString: PQcmdTuples(result))) ?? 0 }
 
     func isNull(_ row: Int, _ column: Int) -> Bool {
         PQgetisnull(handle, Int32(row), Int32(column)) != 0

@@ -7,18 +7,28 @@ import Stash
 struct PostgresUpdateBatch {
     private var statements: [(sql: String, parameters: [StoredValue])] = []
     private var targets: [(entity: String, rowID: Int64)] = []
+    /// Each statement's text by entity and columns, made once: a re-import changes the same
+    /// columns of every row.
+    private var texts: [String: [[Int]: String]] = [:]
 
     /// `UPDATE "Post" SET "title" = $1, "read" = $2 WHERE "_pk" = $3`, sent at `send`.
     mutating func update(_ entity: EntitySchema, _ rowID: Int64, _ columns: [Int], _ values: [StoredValue]) {
         guard !columns.isEmpty else { return }
+        let sql = texts[entity.name, default: [:]][columns] ?? Self.text(entity, columns)
+        texts[entity.name, default: [:]][columns] = sql
+        var parameters = values
+        parameters.append(.integer(rowID))
+        statements.append((sql, parameters))
+        targets.append((entity.name, rowID))
+    }
+
+    private static func text(_ entity: EntitySchema, _ columns: [Int]) -> String {
         var sql = "UPDATE \(quoted(entity.name)) SET "
         for (offset, column) in columns.enumerated() {
             if offset > 0 { sql += ", " }
             sql += "\(quoted(entity.columns[column].name)) = $\(offset + 1)"
         }
-        sql += " WHERE \"_pk\" = $\(columns.count + 1)"
-        statements.append((sql, values + [.integer(rowID)]))
-        targets.append((entity.name, rowID))
+        return sql + " WHERE \"_pk\" = $\(columns.count + 1)"
     }
 
     /// Sends every update gathered, and empties the batch.
