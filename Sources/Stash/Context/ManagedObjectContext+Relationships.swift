@@ -70,15 +70,7 @@ extension ManagedObjectContext {
                 // labels): set without reading the old one; the save reads every such list at
                 // once (`reconcileLists`).
                 unreconciledLists.append((object, index))
-                RelationshipEditor(context: self).setObjects(objects, of: relationship, in: object, current: [])
-                if objects.isEmpty {
-                    // Emptied: the same as the unread list the editor compared with, so it marked
-                    // nothing; the save must still compare it with the store.
-                    if object.toManyLists?[index] == nil {
-                        object.keepList(ToManyList([], generation: graphGeneration), at: index)
-                    }
-                    markListChanged(object, index)
-                }
+                RelationshipEditor(context: self).setObjects(objects, of: relationship, in: object, current: nil)
                 return
             }
             let current = relatedObjects(of: object, toMany: index)

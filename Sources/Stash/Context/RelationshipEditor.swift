@@ -53,19 +53,23 @@ struct RelationshipEditor {
 
     /// Makes `objects`, in this order, the to-many `relationship` of `object`: each takes
     /// `object` as its inverse to-one, and the ones it had and no longer has take `nil` (or
-    /// are deleted, when their identity holds it: `deletesDroppedMembers()`).
+    /// are deleted, when their identity holds it: `deletesDroppedMembers()`). `current` is
+    /// the list as it was, `nil` when it was not read (the save compares it with the store,
+    /// `reconcileLists`): a change then, even to an empty list.
     func setObjects(
         _ objects: [ManagedObject], of relationship: RelationshipDescription, in object: ManagedObject,
-        current: [ManagedObject]
+        current read: [ManagedObject]?
     ) {
+        let current = read ?? []
+        let unread = read == nil
         guard case .toMany(let index) = relationship.kind else { return }
         var unique: [ManagedObject] = []
         var seen = Set<ObjectIdentifier>()
         for candidate in objects where seen.insert(ObjectIdentifier(candidate)).inserted { unique.append(candidate) }
         if let join = try? relationship.joinTable() {
-            return setJoined(unique, of: relationship, at: index, join, in: object, current: current)
+            return setJoined(unique, of: relationship, at: index, join, in: object, current: current, unread: unread)
         }
-        let reordered = unique.count != current.count || !zip(unique, current).allSatisfy { $0 === $1 }
+        let reordered = unread || unique.count != current.count || !zip(unique, current).allSatisfy { $0 === $1 }
         journal(object, index)
         if let inverse = try? relationship.inverse(), let inverseSlot = inverse.slot {
             let deletesDropped = relationship.deletesDroppedMembers()
@@ -90,10 +94,10 @@ struct RelationshipEditor {
     /// the inverse lists follow (loaded, when the owners' lists must change too).
     private func setJoined(
         _ objects: [ManagedObject], of relationship: RelationshipDescription, at index: Int, _ join: JoinTable,
-        in object: ManagedObject, current: [ManagedObject]
+        in object: ManagedObject, current: [ManagedObject], unread: Bool
     ) {
-        // The same list again (a re-import) is no change.
-        if objects.count == current.count, zip(objects, current).allSatisfy({ $0 === $1 }) { return }
+        // The same list again (a re-import) is no change; an unread one the save compares.
+        if !unread, objects.count == current.count, zip(objects, current).allSatisfy({ $0 === $1 }) { return }
         let kept = Set(objects.map(ObjectIdentifier.init))
         let before = Set(current.map(ObjectIdentifier.init))
         let removed = current.filter { !kept.contains(ObjectIdentifier($0)) }
