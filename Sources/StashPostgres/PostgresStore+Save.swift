@@ -1,18 +1,21 @@
 import Stash
 
 extension PostgresStore {
-    /// Applies a change set in one transaction, as `SQLiteStore.save` does: deletes, then
-    /// updates, then inserts, each across every entity in change set order; then the values
-    /// that named rows written later, the many-to-many lists and the list places.
+    /// Applies a change set in one transaction, in the order `StoreChangeSet.write(with:)`
+    /// takes for both stores (`PostgresChangeWriter`): deletes, then updates, then inserts,
+    /// each across every entity in change set order; then the values that named rows written
+    /// later, the many-to-many lists and the list places. A save that wrote no row rolls back
+    /// and announces nothing.
     ///
     /// ```sql
     /// BEGIN
     /// UPDATE "_stash_commits" SET "count" = "count" + 1 RETURNING "count" - 1   -- the writer lock
     /// DELETE FROM "Post" WHERE "_pk" IN (SELECT unnest($1::int8[]))
-    /// UPDATE "Post" SET "title" = $1 WHERE "_pk" = $2
-    /// SELECT "_pk", "id" FROM "Post" WHERE "id" IN ($1, $2)                  -- stored matches
+    /// UPDATE "Post" SET "title" = $1 WHERE "_pk" = $2                        -- pipelined, one per row
+    /// SELECT "_pk", "id" FROM "Post" WHERE "id" IN (SELECT unnest($1::int8[]))   -- stored matches
     /// SELECT nextval(pg_get_serial_sequence('"Post"', '_pk')) FROM generate_series(1, $1)
     /// INSERT INTO "Post" ("_pk", "id", "title") VALUES ($1, $2, $3), ($4, $5, $6)
+    /// SELECT … FROM pg_stat_xact_user_tables …                               -- did it write a row?
     /// SELECT pg_notify('stash:public', 'stash1 9f3c2a71 1842\nPost i101-102')  -- delivered on COMMIT
     /// COMMIT
     /// ```

@@ -89,8 +89,9 @@ public final class PersistentContainer: Sendable {
     }
 
     /// A container around the store `makeStore` opens for the models' schemas (the tables of
-    /// the entities and join tables): the seam another store (StashPostgres) builds on.
-    /// `storeURL` is the file, `nil` for any other store; `schemaVersion` is checked here
+    /// the entities and join tables); `init(types:store:)` passes a `StoreDescription`'s
+    /// `open`, which is how StashPostgres comes in. `storeURL` is the file, `nil` for any
+    /// other store; `schemaVersion` is checked here
     /// (not below 0); each store keeps it and applies its rule (see `SchemaMigrator`).
     package init(
         types: [ManagedObject.Type], storeURL: URL? = nil, schemaVersion: Int = 0, checksCodingKeys: Bool = true,

@@ -1,8 +1,10 @@
 import Foundation
 
-/// The value at a key path of a JSON document (`"next"`, `"meta.cursor"`), read on the
-/// reader's tape: what StashREST's pagination asks of every page's body, which it used to
-/// parse a second time whole with `JSONSerialization`.
+/// The value at a key path of a JSON document (`"next"`, `"meta.cursor"`), read on a tape of
+/// it (`JSONTape`, the reader's scan): what StashREST's pagination asks of every page's body,
+/// which it used to parse whole into Foundation objects with `JSONSerialization` (0.7 ms of
+/// a 100-record page). The body is still scanned twice, once for the decode and once here;
+/// the scan is the cheap part.
 ///
 /// Answers as `JSONSerialization` did for what a link or a cursor is: a string as its text,
 /// an integer as an `Int`, another number as a `Double` (`3.0` stays `3.0`), a bool as a `Bool`; `nil` for
