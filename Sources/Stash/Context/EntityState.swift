@@ -54,7 +54,7 @@ final class EntityState {
     /// `uniqueIndexes` does for one attribute; entries are checked before they are trusted.
     var compositeIndexes: [[CompositeKey: UniqueEntry]]
 
-    init(entity: EntityDescription, departures: DepartureSignal? = nil) {
+    init(entity: EntityDescription, departures: DepartureSignal) {
         self.entity = entity
         byRowID = RegisteredObjects(departures: departures)
         // Resolved when the container was made, which would have failed on an error.
@@ -232,22 +232,25 @@ final class EntityState {
     /// the app let go, it was about 17 MB (stash-bench's memory run).
     func releaseDeparted() {
         byRowID.compact()
+        // The registered rows once, under one lock, not the lock once per entry.
+        let live = byRowID.rowIDs
         for index in uniqueIndexes.indices where !uniqueIndexes[index].isEmpty {
-            uniqueIndexes[index] = uniqueIndexes[index].filter { isHeld($0.value) }
+            uniqueIndexes[index] = uniqueIndexes[index].filter { Self.isHeld($0.value, live) }
         }
         for index in compositeIndexes.indices where !compositeIndexes[index].isEmpty {
-            compositeIndexes[index] = compositeIndexes[index].filter { isHeld($0.value) }
+            compositeIndexes[index] = compositeIndexes[index].filter { Self.isHeld($0.value, live) }
         }
-        if !partial.isEmpty { partial = partial.filter(byRowID.contains) }
-        if !unindexed.isEmpty { unindexed = unindexed.filter(byRowID.contains) }
+        if !partial.isEmpty { partial = partial.filter(live.contains) }
+        if !unindexed.isEmpty { unindexed = unindexed.filter(live.contains) }
     }
 
-    /// Whether the object an index entry names may still be alive.
-    private func isHeld(_ entry: UniqueEntry) -> Bool {
+    /// Whether the object an index entry names may still be alive, `live` being the rows
+    /// registered.
+    private static func isHeld(_ entry: UniqueEntry, _ live: Set<Int64>) -> Bool {
         switch entry {
         case .queued: true
         case .unsaved(let weak): weak.object != nil
-        case .row(let rowID): byRowID.contains(rowID)
+        case .row(let rowID): live.contains(rowID)
         }
     }
 

@@ -30,9 +30,9 @@ final class RegisteredObjects: @unchecked Sendable {
     private var peak = 0
     /// Below this many entries at the peak, what departed objects leave is not worth a pass.
     static let compactionFloor = 1024
-    private let departures: DepartureSignal?
+    private let departures: DepartureSignal
 
-    init(departures: DepartureSignal? = nil) {
+    init(departures: DepartureSignal) {
         self.departures = departures
     }
 
@@ -82,7 +82,7 @@ final class RegisteredObjects: @unchecked Sendable {
             peak = entries.count
             return true
         }
-        if thinned { departures?.raise() }
+        if thinned { departures.raise() }
         object.registration = nil
     }
 
@@ -102,6 +102,12 @@ final class RegisteredObjects: @unchecked Sendable {
             }
             peak = entries.count
         }
+    }
+
+    /// The rows registered (alive or being freed), taken under one lock: for a pass over
+    /// many entries, where `contains` would take the lock once each.
+    var rowIDs: Set<Int64> {
+        withLock { Set(entries.keys) }
     }
 
     /// How many rows have a live object.
