@@ -39,7 +39,10 @@ extension SQLiteStore {
         {
             let texts = entitySQL.selectWhereEqual[column]
             guard query.limit != nil || query.offset != nil else { return (texts.plain, [value]) }
-            return (texts.limited, [value, .integer(Int64(query.limit ?? -1)), .integer(Int64(query.offset ?? 0))])
+            // The limit's parameters as the renderer binds them, which `limited` was made by.
+            var limits = QueryRenderer(query.entity)
+            limits.writeLimit(query)
+            return (texts.limited, [value] + limits.parameters)
         }
         return Self.renderSelect(query, selectingAll: entitySQL.selectAllColumns)
     }
