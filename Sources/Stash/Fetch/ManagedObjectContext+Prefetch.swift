@@ -52,13 +52,12 @@ extension ManagedObjectContext {
         }
         // Each object keeps its target: the context holds objects only while someone does
         // (`RegisteredObjects`), so a target named by row id alone could be gone by the read.
+        let inverseList = relationship.inverseListIndex
         for object in objects {
             guard case .row(let rowID) = RelationshipTarget(slotValue: object.values[slot]),
-                let target = loaded[rowID] ?? targetState.byRowID[rowID],
-                // Not a target whose list of these objects is loaded: each would hold the other.
-                !target.holdsList(inverseOf: relationship)
+                let target = loaded[rowID] ?? targetState.byRowID[rowID]
             else { continue }
-            object.values[slot] = RelationshipTarget.object(target)
+            object.keep(target, inSlot: slot, inverseList: inverseList)
         }
     }
 

@@ -20,24 +20,20 @@ extension ManagedObject {
             guard let context = object.managedObjectContext else { return nil }
             let relationship = object.entity.relationshipsBySlot[slot]!
             guard let target = context.relatedObject(forRow: rowID, of: relationship) else { return nil }
-            // Kept, so the next read costs nothing; not a change. Unless the target has its
-            // list of these objects loaded: then each would hold the other (see
-            // `lists(_:through:)`), and the row is found again through the context.
-            if !target.holdsList(inverseOf: relationship) {
-                object.storage.values[slot] = RelationshipTarget.object(target)
-            }
+            // Kept, so the next read costs nothing; not a change.
+            object.keep(target, inSlot: slot, inverseList: relationship.inverseListIndex)
             return target
         }
     }
 
-    /// Whether this object has the to-many list loaded that is the inverse of the to-one
-    /// `relationship`: it may hold the objects whose to-one names this one, and a to-one
-    /// that held this object as well would make a cycle, which keeps both (and their
-    /// context) alive for good.
-    final func holdsList(inverseOf relationship: RelationshipDescription) -> Bool {
-        guard let lists = toManyLists, let inverse = try? relationship.inverse(), case .toMany(let index) = inverse.kind
-        else { return false }
-        return lists[index] != nil
+    /// Keeps a loaded `target` in the to-one `slot` as the object, unless the target has the
+    /// inverse list (`inverseList`, its index among the target's to-many relationships)
+    /// loaded: that list may hold this object, and a to-one holding the target as well would
+    /// make a cycle, which keeps both (and their context) alive for good. The slot then stays
+    /// the row, found through the context while anyone holds the target.
+    final func keep(_ target: ManagedObject, inSlot slot: Int, inverseList: Int?) {
+        if let inverseList, target.toManyLists?[inverseList] != nil { return }
+        storage.values[slot] = RelationshipTarget.object(target)
     }
 
     /// Names `owner` by its row in the to-one `slot`, where the slot holds it as an object

@@ -83,6 +83,13 @@ final class RelationshipDescription: Sendable {
     }
 
     /// The target's relationship back to this one: declared on either side, or none.
+    /// For a to-one relationship, the index of its inverse among the target's to-many
+    /// relationships, if the inverse is one.
+    var inverseListIndex: Int? {
+        guard let inverse = try? inverse(), case .toMany(let index) = inverse.kind else { return nil }
+        return index
+    }
+
     func inverse() throws -> RelationshipDescription? {
         if let resolution = resolvedInverse.withLock({ $0 }) {
             if case .inverse(let inverse) = resolution { return inverse }
