@@ -119,5 +119,4 @@ struct PostgresBench {
         }
     }
 
-    private func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
 }

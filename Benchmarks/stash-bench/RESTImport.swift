@@ -117,11 +117,6 @@ enum RESTImport {
         Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
     }
 
-    private static func median(_ values: [Double]) -> Double {
-        let sorted = values.sorted()
-        return sorted.isEmpty ? 0 : sorted[sorted.count / 2]
-    }
-
     private static func format(_ value: Double) -> String { String(format: "%.3f", value) }
 }
 

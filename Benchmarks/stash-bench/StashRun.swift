@@ -27,7 +27,7 @@ enum StashRun {
     /// How the import decodes: `context.decode` (the byte-level reader Stash takes for
     /// models with its default decoding, or JSONDecoder when told not to, as before the
     /// reader), or the recipe (JSONDecoder with the context in `userInfo`).
-    enum DecodePath: String {
+    enum DecodePath: String, CaseIterable {
         case reader, jsondecoder, recipe
     }
 

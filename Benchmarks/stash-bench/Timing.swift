@@ -89,9 +89,7 @@ struct Results {
 
     func median(_ operation: Operation, _ side: Side) -> Double? {
         guard let values = samples[operation]?[side], !values.isEmpty else { return nil }
-        let sorted = values.sorted()
-        let middle = sorted.count / 2
-        return sorted.count.isMultiple(of: 2) ? (sorted[middle - 1] + sorted[middle]) / 2 : sorted[middle]
+        return stash_bench.median(values)
     }
 
     /// One line per iteration's raw numbers: the medians hide the spread.
@@ -173,4 +171,13 @@ extension Operation {
         case .graphFetch: "graph fetch"
         }
     }
+}
+
+/// The middle of `values` (the mean of the two middle ones for an even count), 0 for none:
+/// every table of the benchmark reports medians.
+func median(_ values: [Double]) -> Double {
+    guard !values.isEmpty else { return 0 }
+    let sorted = values.sorted()
+    let middle = sorted.count / 2
+    return sorted.count.isMultiple(of: 2) ? (sorted[middle - 1] + sorted[middle]) / 2 : sorted[middle]
 }

@@ -71,17 +71,11 @@ struct Options {
                 options.readWhileWriting = false
                 options.memory = false
             case "--decode":
-                guard let text = remaining.popFirst(), let path = StashRun.DecodePath(rawValue: text) else {
-                    fail("--decode takes reader, jsondecoder or recipe")
-                }
-                options.decodePath = path
+                options.decodePath = choice(remaining.popFirst(), for: argument)
             case "--no-memory":
                 options.memory = false
             case "--memory-side":
-                guard let text = remaining.popFirst(), let side = MemoryRun.Side(rawValue: text) else {
-                    fail("--memory-side takes baseline, stash or recipe")
-                }
-                options.memorySide = side
+                options.memorySide = choice(remaining.popFirst(), for: argument)
             case "--store":
                 switch remaining.popFirst() {
                 case "sqlite": options.postgres = false
@@ -101,6 +95,16 @@ struct Options {
             }
         }
         return options
+    }
+
+    /// The value of an option that takes one of a type's cases by name, or the usage error
+    /// naming them.
+    private static func choice<Choice: RawRepresentable & CaseIterable>(_ text: String?, for option: String) -> Choice
+    where Choice.RawValue == String {
+        guard let text, let value = Choice(rawValue: text) else {
+            fail("\(option) takes " + Choice.allCases.map(\.rawValue).joined(separator: ", "))
+        }
+        return value
     }
 
     private static func fail(_ message: String) -> Never {
