@@ -47,6 +47,12 @@ import Testing
         check("cursor", #"{"cursor": 12345678901234}"#)
         check("cursor", #"{"cursor": 1e3}"#)
         check("next", #"{"next": "🧑‍💻 page"}"#)
+        check("next", #"{"meta": {"next": "inner", "list": [{"next": "deep"}]}, "next": "outer"}"#)
+        check("next", "{\"n\u{435}xt\": \"cyrillic e\"}")
+        check("n\u{e9}xt", "{\"ne\u{301}xt\": \"decomposed key\"}")
+        check("cursor", #"{"cursor": 18446744073709551616}"#)
+        check("cursor", #"{"cursor": 9223372036854775807}"#)
+        check("next", #"{"next": "x"} trailing"#)
         check("next", "[1, 2]")
         check("next", #""just a string""#)
     }

@@ -7,7 +7,8 @@ import Foundation
 /// the scan is the cheap part.
 ///
 /// Answers as `JSONSerialization` did for what a link or a cursor is: a string as its text,
-/// an integer as an `Int`, another number as a `Double` (`3.0` stays `3.0`), a bool as a `Bool`; `nil` for
+/// an integer as an `Int` (a wider one with every digit), another number as a `Double`
+/// (`3.0` stays `3.0`), a bool as a `Bool`; `nil` for
 /// `null`, an object or array, a missing key, or a document that is not JSON.
 package enum JSONKeyPathValue {
     package static func value(at keyPath: String, in data: Data) -> Any? {
@@ -53,6 +54,12 @@ package enum JSONKeyPathValue {
         case .number:
             let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[node.start..<node.end]), as: UTF8.self)
             if let integer = Int(text) { return integer }
+            // An integer wider than Int keeps every digit (a cursor is sent back as written),
+            // as JSONSerialization keeps it.
+            if text.utf8.allSatisfy({ $0 == UInt8(ascii: "-") || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) })
+            {
+                return UInt64(text).map { $0 as Any } ?? Decimal(string: text)
+            }
             guard let number = Double(text), number.isFinite else { return nil }
             return number
         case .bool:
