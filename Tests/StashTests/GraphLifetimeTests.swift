@@ -156,6 +156,41 @@ import Testing
         #expect(try again.fetch(FetchDescriptor<Topic>()).first?.tickets.map(\.number) == [])
     }
 
+    /// After a save let go of the list it wrote, another context moves the data on: this
+    /// context's next reads see the store as it is now, twice over, and no deleted writer
+    /// comes back.
+    @Test func aListLetGoAfterItsSaveIsReadAsTheStoreHasItSince() throws {
+        let container = try graphContainer()
+        let context = ManagedObjectContext(container)
+        let writer = Writer(context: context)
+        writer.id = 1
+        writer.name = "Ursula"
+        for id in [10, 11] {
+            let book = Book(context: context)
+            book.id = id
+            book.writer = writer
+        }
+        try context.save()
+        let eleven = try #require(writer.books.first { $0.id == 11 })
+        let other = ManagedObjectContext(container)
+        let otherWriter = try #require(try other.fetch(FetchDescriptor<Writer>()).first)
+        try other.delete(#require(try other.fetch(FetchDescriptor<Book>(predicate: #Predicate { $0.id == 10 })).first))
+        let twelve = Book(context: other)
+        twelve.id = 12
+        twelve.writer = otherWriter
+        try other.save()
+        _ = try context.fetch(FetchDescriptor<Book>())
+        #expect(writer.books.map(\.id).sorted() == [11, 12])
+        // Again: the writer goes, and its books lose it.
+        for book in try other.fetch(FetchDescriptor<Book>()) { book.writer = nil }
+        other.delete(otherWriter)
+        try other.save()
+        _ = try context.fetch(FetchDescriptor<Book>())
+        #expect(eleven.writer == nil)
+        #expect(try context.fetch(FetchDescriptor<Writer>()).isEmpty)
+        #expect(try context.fetch(FetchDescriptor<Book>(sortBy: [SortDescriptor(\.id)])).map(\.id) == [11, 12])
+    }
+
     /// Many-to-many lists read from both sides hold each other, as Core Data's do;
     /// `reset()` lets them go.
     @Test func aManyToManyGraphReadFromBothSidesIsFreedByReset() throws {

@@ -8,8 +8,8 @@ import Foundation
 ///
 /// Answers as `JSONSerialization` did for what a link or a cursor is: a string as its text,
 /// an integer as an `Int` (a wider one with every digit), another number as a `Double`
-/// (`3.0` stays `3.0`), a bool as a `Bool`; `nil` for
-/// `null`, an object or array, a missing key, or a document that is not JSON.
+/// (`3.0` stays `3.0`), a bool as a `Bool`; `nil` for `null`, an object or array, a missing
+/// key, or a document that is not JSON.
 package enum JSONKeyPathValue {
     package static func value(at keyPath: String, in data: Data) -> Any? {
         let keys = keyPath.split(separator: ".").map(String.init)
