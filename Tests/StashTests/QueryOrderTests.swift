@@ -21,18 +21,13 @@ import Testing
         return store.renderedSelect(query)
     }
 
-    @Test(.sqliteOnly("the SELECT text SQLiteStore renders")) func sortKeysBothDirectionsAndTiesByRowID() throws {
+    @Test func sortKeysBothDirectionsAndTiesByRowID() throws {
         let descriptor = FetchDescriptor<Article>(
             sortBy: [SortDescriptor(\.feedID, order: .reverse), SortDescriptor(\.score)])
-        #expect(
-            try select(descriptor).text
-                == #"SELECT "_pk", "id" FROM "Article" ORDER BY "feedID" DESC, "score", "_pk""#)
         #expect(try ids(context, descriptor) == [5, 6, 3, 4, 1, 2])
         // The last key descending: ties go by row id descending, so an index on it (which
         // ends with the row id) gives the whole order.
         let newest = FetchDescriptor<Article>(sortBy: [SortDescriptor(\.publishedAt, order: .reverse)])
-        #expect(
-            try select(newest).text == #"SELECT "_pk", "id" FROM "Article" ORDER BY "publishedAt" DESC, "_pk" DESC"#)
         #expect(try ids(context, newest) == [6, 5, 4, 3, 2, 1])
     }
 
@@ -56,18 +51,17 @@ import Testing
         }
     }
 
-    @Test(.sqliteOnly("the SELECT text SQLiteStore renders")) func decimalsSortByValueAndNilFirst() throws {
-        let byPrice = FetchDescriptor<Article>(sortBy: [SortDescriptor(\.price)])
-        #expect(try select(byPrice).text.hasSuffix(#"ORDER BY "price" COLLATE STASH_DECIMAL, "_pk""#))
-        // 1e-22, 9.5, 9.99, 10, 100, 12345678901234567890.123456789: not text order.
-        #expect(try ids(context, byPrice) == [5, 1, 4, 2, 3, 6])
-        // nil sorts first, as Swift orders optionals.
-        #expect(try ids(context, FetchDescriptor(sortBy: [SortDescriptor(\.note)])) == [1, 5, 3, 6, 2, 4])
+    /// The SELECT text SQLite runs for the orders and pages above.
+    @Test(.sqliteOnly("the SELECT text SQLiteStore renders")) func theSQLiteOrderAndPageText() throws {
         #expect(
-            try ids(context, FetchDescriptor(sortBy: [SortDescriptor(\.note, order: .reverse)])) == [4, 2, 6, 3, 5, 1])
-    }
-
-    @Test(.sqliteOnly("the SELECT text SQLiteStore renders")) func limitAndOffsetPageInTheStore() throws {
+            try select(FetchDescriptor(sortBy: [SortDescriptor(\.feedID, order: .reverse), SortDescriptor(\.score)]))
+                .text == #"SELECT "_pk", "id" FROM "Article" ORDER BY "feedID" DESC, "score", "_pk""#)
+        #expect(
+            try select(FetchDescriptor(sortBy: [SortDescriptor(\.publishedAt, order: .reverse)])).text
+                == #"SELECT "_pk", "id" FROM "Article" ORDER BY "publishedAt" DESC, "_pk" DESC"#)
+        #expect(
+            try select(FetchDescriptor(sortBy: [SortDescriptor(\.price)])).text.hasSuffix(
+                #"ORDER BY "price" COLLATE STASH_DECIMAL, "_pk""#))
         var page = FetchDescriptor<Article>(
             predicate: #Predicate { !$0.read }, sortBy: [SortDescriptor(\.publishedAt, order: .reverse)])
         page.fetchLimit = 2
@@ -78,6 +72,23 @@ import Testing
                 == #"SELECT "_pk", "id" FROM "Article" WHERE ("read" = ?) ORDER BY "publishedAt" DESC, "_pk" DESC LIMIT ? OFFSET ?"#
         )
         #expect(sql.parameters == [.integer(0), .integer(2), .integer(1)])
+    }
+
+    @Test func decimalsSortByValueAndNilFirst() throws {
+        let byPrice = FetchDescriptor<Article>(sortBy: [SortDescriptor(\.price)])
+        // 1e-22, 9.5, 9.99, 10, 100, 12345678901234567890.123456789: not text order.
+        #expect(try ids(context, byPrice) == [5, 1, 4, 2, 3, 6])
+        // nil sorts first, as Swift orders optionals.
+        #expect(try ids(context, FetchDescriptor(sortBy: [SortDescriptor(\.note)])) == [1, 5, 3, 6, 2, 4])
+        #expect(
+            try ids(context, FetchDescriptor(sortBy: [SortDescriptor(\.note, order: .reverse)])) == [4, 2, 6, 3, 5, 1])
+    }
+
+    @Test func limitAndOffsetPageInTheStore() throws {
+        var page = FetchDescriptor<Article>(
+            predicate: #Predicate { !$0.read }, sortBy: [SortDescriptor(\.publishedAt, order: .reverse)])
+        page.fetchLimit = 2
+        page.fetchOffset = 1
         #expect(try ids(context, page) == [5, 3])
         #expect(try context.fetchCount(page) == 2)
         page.fetchOffset = 3
