@@ -41,7 +41,7 @@ struct Iteration {
                 }
                 results.add(.fetchAll, .baseline, start.elapsed)
                 precondition(checksum == payload.expected, "baseline fetch: \(checksum) != \(payload.expected)")
-                withExtendedLifetime(records) {}
+                release(.fetchRelease, .baseline, consume records, into: &results)
             case .stash:
                 let start = Instant()
                 let (context, articles, checksum) = try span(.fetchAll, .stash) {
@@ -51,7 +51,7 @@ struct Iteration {
                 results.add(.fetchAll, .stash, start.elapsed)
                 precondition(checksum == payload.expected, "Stash fetch: \(checksum) != \(payload.expected)")
                 precondition(!context.hasChanges, "fetching left changes in the context")
-                withExtendedLifetime(articles) {}
+                release(.fetchRelease, .stash, (consume context, consume articles), into: &results)
             }
         }
 

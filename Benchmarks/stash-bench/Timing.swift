@@ -9,7 +9,7 @@ enum Side: CaseIterable {
 /// The rows of the report. The indented ones split an import into its two steps, to show
 /// whether a difference comes from decoding or from writing.
 enum Operation: CaseIterable {
-    case importTotal, importDecode, importWrite, fetchAll, reimportTotal, reimportDecode, reimportWrite
+    case importTotal, importDecode, importWrite, fetchAll, fetchRelease, reimportTotal, reimportDecode, reimportWrite
     case edit
     case lookUps, newestPages, filteredCounts
     case graphImport, graphFetch
@@ -20,6 +20,7 @@ enum Operation: CaseIterable {
         case .importDecode: "  JSON decode"
         case .importWrite: "  write (one transaction)"
         case .fetchAll: "fetch all + read every field"
+        case .fetchRelease: "  let go of what was fetched"
         case .reimportTotal: "re-import (upsert)"
         case .reimportDecode: "  JSON decode"
         case .reimportWrite: "  write (one transaction)"
@@ -65,6 +66,17 @@ func span<Value>(_ operation: Operation, _ side: Side, _ body: () throws -> Valu
     spanStarts()
     defer { spanEnds() }
     return try body()
+}
+
+/// Times letting go of `value` (what a span made) as a span of `operation` on its own: the
+/// assignment of `nil` inside it frees the value there. The caller hands it over with
+/// `consume`, so that no other reference outlives the span.
+func release<Value>(_ operation: Operation, _ side: Side, _ value: consuming Value, into results: inout Results) {
+    var held: Value? = consume value
+    let start = Instant()
+    span(operation, side) { held = nil }
+    results.add(operation, side, start.elapsed)
+    withExtendedLifetime(held) {}
 }
 
 /// The marks around a span: functions of their own, never inlined, that do something
@@ -146,6 +158,7 @@ extension Operation {
         case .importDecode: "import-decode"
         case .importWrite: "import-write"
         case .fetchAll: "fetch"
+        case .fetchRelease: "fetch-release"
         case .reimportTotal: "reimport"
         case .reimportDecode: "reimport-decode"
         case .reimportWrite: "reimport-write"
@@ -161,7 +174,7 @@ extension Operation {
     fileprivate var shortLabel: String {
         switch self {
         case .importTotal, .importDecode, .importWrite: "import"
-        case .fetchAll: "fetch"
+        case .fetchAll, .fetchRelease: "fetch"
         case .reimportTotal, .reimportDecode, .reimportWrite: "re-import"
         case .edit: "edit"
         case .lookUps: "by id"

@@ -31,9 +31,13 @@ extension ManagedObjectContext {
                 var found: [ManagedObject] = []
                 try container.store.fetch(query) { row in found.append(try materialize(row, in: state)) }
                 if !descriptor.prefetching.isEmpty { try prefetch(descriptor.prefetching, of: found, in: state) }
-                // Unchecked cast: every object of T's entity state is exactly a T (made by
-                // `T.init()` or inserted as one); `as!` would check each one again.
-                return found.map { unsafeDowncast($0, to: T.self) }
+                // Every object of T's entity state is exactly a T (made by `T.init()` or
+                // inserted as one), so the references are copied as T's, unchecked: `as!`
+                // would check each one again, and `map` (unspecialized for a generic T) cost
+                // 425 instructions an object (8.5M of a 20,000-row fetch under callgrind).
+                return found.withUnsafeBufferPointer { objects in
+                    objects.withMemoryRebound(to: T.self) { Array($0) }
+                }
             }
             query.excludedRowIDs = pending.excluded
             let objects = try fetch(descriptor, query, merging: pending, in: state)
