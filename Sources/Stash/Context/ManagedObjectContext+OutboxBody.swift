@@ -20,7 +20,7 @@ extension ManagedObjectContext {
             var references: [String: Any] = [:]
             for attribute in entity.attributes where !local.contains(attribute.index) {
                 if operation.method == .patch, !operation.attributes.contains(attribute.name) { continue }
-                if let relationship = entity.relationshipsBySlot[attribute.index] {
+                if let relationship = entity.relationship(atSlot: attribute.index) {
                     let key = relationship.codingKey.stringValue
                     keys.insert(key)
                     if let target = object.toOneTarget(atSlot: attribute.index)?.resolved,

@@ -71,7 +71,7 @@ extension EntityDescription {
         var through: [RelationshipDescription] = []
         for object in chain.dropLast() {
             guard let slots = object.probedSlots, slots.count == 1,
-                let relationship = object.entity.relationshipsBySlot[slots[0]]
+                let relationship = object.entity.relationship(atSlot: slots[0])
             else { break }
             through.append(relationship)
         }
@@ -116,7 +116,7 @@ extension EntityDescription {
     func relationship(for keyPath: AnyKeyPath) throws -> RelationshipDescription {
         let found: RelationshipDescription?
         switch try? member(for: keyPath) {
-        case .attribute(let attribute)?: found = relationshipsBySlot[attribute.index]
+        case .attribute(let attribute)?: found = relationship(atSlot: attribute.index)
         case .toMany(let relationship)?: found = relationship
         case nil: found = nil
         }

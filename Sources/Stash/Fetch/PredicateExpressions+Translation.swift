@@ -43,7 +43,7 @@ extension PredicateExpressions.KeyPath: PredicateTranslatable {
             }
             switch try entity.member(for: keyPath) {
             case .attribute(let attribute):
-                if let relationship = entity.relationshipsBySlot[attribute.index] {
+                if let relationship = entity.relationship(atSlot: attribute.index) {
                     return .relatedObject(relationship, foreignKey: .column(attribute.index))
                 }
                 return .expression(

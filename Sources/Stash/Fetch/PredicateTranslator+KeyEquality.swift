@@ -13,7 +13,7 @@ extension PredicateTranslator {
             let (variable, keyPath, constant) = reader.parts(of: predicate.expression),
             variable == predicate.variable.key,
             case .attribute(let attribute)? = try? entity.member(for: keyPath),
-            entity.relationshipsBySlot[attribute.index] == nil, !attribute.isOptional
+            entity.relationship(atSlot: attribute.index) == nil, !attribute.isOptional
         else { return nil }
         switch attribute.codec.queryKind {
         case .date, .decimal: return nil

@@ -20,10 +20,18 @@ final class EntityDescription: Sendable {
     let relationships: [RelationshipDescription]
     /// The to-many relationships by index (`RelationshipDescription.Kind.toMany`).
     let toManyRelationships: [RelationshipDescription]
-    /// The to-one relationships by slot.
-    let relationshipsBySlot: [Int: RelationshipDescription]
+    /// The to-one relationships by slot (`nil` at an attribute's slot): an array, not a
+    /// dictionary, since every read of a relationship looks here (a hash cost about 140
+    /// instructions a read in stash-bench's graph fetch). Read through `relationship(atSlot:)`.
+    private let relationshipsBySlot: [RelationshipDescription?]
     /// The entity as a store sees it.
     let schema: EntitySchema
+
+    /// The to-one relationship at `slot`, if that slot holds one (a to-many relationship's
+    /// probe slot, `-(index + 1)`, has none).
+    func relationship(atSlot slot: Int) -> RelationshipDescription? {
+        relationshipsBySlot.indices.contains(slot) ? relationshipsBySlot[slot] : nil
+    }
     /// Whether its objects may move to another context (`DetachedObject`): no
     /// relationships, plain values only, and no stored properties but Stash's wrappers.
     let valuesTravel: Bool
@@ -99,10 +107,12 @@ final class EntityDescription: Sendable {
             guard kind == .real || kind == .float || kind == .date else { return nil }
             return (attribute.index, kind, attribute.codec.isOptional)
         }
-        self.relationshipsBySlot = Dictionary(
-            uniqueKeysWithValues: relationships.compactMap { relationship in
-                relationship.slot.map { ($0, relationship) }
-            })
+        var bySlot = [RelationshipDescription?](
+            repeating: nil, count: (relationships.compactMap(\.slot).max() ?? -1) + 1)
+        for relationship in relationships {
+            if let slot = relationship.slot { bySlot[slot] = relationship }
+        }
+        self.relationshipsBySlot = bySlot
         self.uniqueAttributes = attributes.filter(\.isUnique)
         // Relationships are decoded on their own (see `ManagedObjectContext+Relationships`).
         self.nonUniqueAttributes = attributes.filter { !$0.isUnique && !$0.isRelationship }

@@ -3,7 +3,7 @@
 /// while the object is in no context.
 extension ManagedObject {
     /// The target of the to-one relationship at `slot`; loads it the first time it is read.
-    final func toOneTarget(atSlot slot: Int) -> ManagedObject? {
+    @usableFromInline final func toOneTarget(atSlot slot: Int) -> ManagedObject? {
         if probedSlots != nil {
             probedSlots!.append(slot)
             return ConstructionFrame.current.relationshipProbes != nil ? probeTarget(atSlot: slot) : nil
@@ -11,14 +11,14 @@ extension ManagedObject {
         let object = resolved
         if object.storage.isObserved { object.observeAccess(atSlot: slot) }
         if object.unloaded.contains(slot) { object.managedObjectContext?.fulfill(object) }
-        switch RelationshipTarget(slotValue: object.storage.values[slot]) {
+        switch RelationshipTarget(in: object.storage, atSlot: slot) {
         case .none:
             return nil
         case .object(let target):
             return target.resolved
         case .row(let rowID):
             guard let context = object.managedObjectContext else { return nil }
-            let relationship = object.entity.relationshipsBySlot[slot]!
+            let relationship = object.entity.relationship(atSlot: slot)!
             guard let target = context.relatedObject(forRow: rowID, of: relationship) else { return nil }
             // Kept, so the next read costs nothing; not a change.
             object.keep(target, inSlot: slot, inverseList: relationship.inverseListIndex)
@@ -49,7 +49,7 @@ extension ManagedObject {
 
     /// A probe of the to-one relationship's target, for `EntityDescription.path(for:)`.
     private func probeTarget(atSlot slot: Int) -> ManagedObject? {
-        guard let relationship = entity.relationshipsBySlot[slot],
+        guard let relationship = entity.relationship(atSlot: slot),
             let target = try? EntityRegistry.shared.entity(for: relationship.targetType)
         else { return nil }
         let probe = target.makeProbe()
@@ -57,9 +57,9 @@ extension ManagedObject {
         return probe
     }
 
-    final func setToOneTarget(_ target: ManagedObject?, atSlot slot: Int) {
+    @usableFromInline final func setToOneTarget(_ target: ManagedObject?, atSlot slot: Int) {
         let object = resolved
-        let relationship = object.entity.relationshipsBySlot[slot]!
+        let relationship = object.entity.relationship(atSlot: slot)!
         if let context = object.managedObjectContext {
             context.setTarget(target?.resolved, of: relationship, in: object)
         } else {
@@ -69,7 +69,7 @@ extension ManagedObject {
 
     /// The objects of the to-many relationship at `index`, loaded the first time they are
     /// read, in their order.
-    final func toManyObjects<Value>(at index: Int, as type: Value.Type) -> Value {
+    @usableFromInline final func toManyObjects<Value>(at index: Int, as type: Value.Type) -> Value {
         if probedSlots != nil {
             probedSlots!.append(-index - 1)
             return [ManagedObject]() as! Value
@@ -81,7 +81,7 @@ extension ManagedObject {
         return objects as! Value
     }
 
-    final func setToManyObjects(_ objects: [ManagedObject], at index: Int) {
+    @usableFromInline final func setToManyObjects(_ objects: [ManagedObject], at index: Int) {
         let object = resolved
         let relationship = object.entity.toManyRelationships[index]
         if let context = object.managedObjectContext {
