@@ -5,8 +5,10 @@ import Stash
 ///
 /// Within each pair the side that goes first alternates between iterations, so neither
 /// side always runs on a warmer cache. Checks run outside the measured spans; each
-/// measured span ends before its values are released, so deallocation is not timed on
+/// measured span ends before its values are released, so deallocation is not timed in it on
 /// either side (values are used by a check after the clock stops, which keeps them alive).
+/// Letting go of what a fetch made is timed as a span of its own (`fetchRelease`), on both
+/// sides.
 struct Iteration {
     let payload: Payload
     let directory: URL

@@ -52,7 +52,8 @@ let listsSpans = CommandLine.arguments.contains("--spans")
 
 /// Runs one measured span of `operation` on `side` and answers what it made, between two
 /// marks that callgrind can see, so that it can count every span alone (the values made
-/// are returned and released outside it, as the timings leave deallocation out):
+/// are returned and released outside it: deallocation is timed only where a span says
+/// so, `release(_:_:_:into:)`):
 ///
 ///     valgrind --tool=callgrind --zero-before='*spanStarts*' --dump-before='*spanEnds*' \
 ///         stash-bench --records 20000 --iterations 1 --no-rest --spans
