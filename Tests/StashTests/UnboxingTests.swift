@@ -96,4 +96,42 @@ import Testing
         #expect(storage.inlineValue(at: 4, as: Wide.self) == nil)
         #expect(storage.inlineValue(at: 5, as: String?.self) == .some("wrapped"))
     }
+
+    // MARK: Writing a new object's slots (`ObjectStorage.put`)
+
+    @Test func thisRuntimeLaysOutAnEmptySlotAsPutReadsIt() {
+        // Otherwise every slot is assigned the ordinary way: still right, no longer faster.
+        #expect(emptySlotLayoutHolds)
+        var empty: Any? = nil
+        var full: Any? = "x" as Any
+        #expect(withUnsafePointer(to: &empty) { isEmptySlot(UnsafeRawPointer($0)) })
+        #expect(!withUnsafePointer(to: &full) { isEmptySlot(UnsafeRawPointer($0)) })
+    }
+
+    @Test func putFillsEmptySlotsAndReplacesDefaultsWithoutLeaking() {
+        let storage = ObjectStorage(capacity: 4)
+        _ = storage.append(nil)
+        _ = storage.append(Node("default") as Any)
+        _ = storage.append(Wide() as Any)
+        _ = storage.append(nil)
+        weak let replacedDefault = storage.values[1] as? Node
+        #expect(replacedDefault != nil)
+        var keptNode: Node? = Node("new")
+        weak let newNode = keptNode
+        storage.values.withUnsafeMutableBufferPointer { slots in
+            ObjectStorage.put(keptNode! as Any, into: slots.baseAddress!)
+            ObjectStorage.put("a longer string than fits in sixteen bytes" as Any, into: slots.baseAddress! + 1)
+            ObjectStorage.put(Wide(a: 9, b: 8, c: 7, d: 6) as Any, into: slots.baseAddress! + 2)
+        }
+        storage.set(Payload.text("set") as Any, atEmptySlot: 3)
+        keptNode = nil
+        // The default the second slot held is freed; the new node lives in the first slot.
+        #expect(replacedDefault == nil)
+        #expect((storage.values[0] as? Node)?.name == "new")
+        #expect(storage.values[1] as? String == "a longer string than fits in sixteen bytes")
+        #expect(storage.values[2] as? Wide == Wide(a: 9, b: 8, c: 7, d: 6))
+        #expect(storage.values[3] as? Payload == .text("set"))
+        storage.values = []
+        #expect(newNode == nil)
+    }
 }

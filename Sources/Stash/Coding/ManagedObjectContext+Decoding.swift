@@ -87,7 +87,7 @@ extension ManagedObjectContext {
             let object = entity.type.init()
             object.cachedEntity = entity
             let storage = object.storage
-            for (unique, value) in uniqueValues { storage.values[unique.index] = value }
+            for (unique, value) in uniqueValues { storage.set(value, atEmptySlot: unique.index) }
             for (index, key) in keys {
                 let unique = entity.uniqueAttributes[index]
                 guard
@@ -114,7 +114,7 @@ extension ManagedObjectContext {
             }
             for attribute in entity.nonUniqueAttributes {
                 guard let value = try requiredOrIncomingValue(of: attribute, from: container) else { continue }
-                storage.values[attribute.index] = value
+                storage.set(value, atEmptySlot: attribute.index)
                 changed.insert(attribute.index)
             }
             for attribute in entity.uniqueAttributes

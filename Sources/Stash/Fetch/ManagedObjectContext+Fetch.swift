@@ -238,9 +238,13 @@ extension ManagedObjectContext {
         let storage = object.storage
         var column = 0
         do {
-            for attribute in entity.attributes {
-                storage.values[column] = try attribute.codec.read(row, column: column)
-                column &+= 1
+            try storage.values.withUnsafeMutableBufferPointer { slots in
+                precondition(entity.attributes.count <= slots.count, "a \(entity.name) has fewer slots than columns")
+                let base = slots.baseAddress!
+                for attribute in entity.attributes {
+                    ObjectStorage.put(try attribute.codec.read(row, column: column), into: base + column)
+                    column &+= 1
+                }
             }
         } catch var error as StashError {
             error.entity = entity.name

@@ -73,6 +73,32 @@ final class ObjectStorage {
         }
     }
 
+    /// Puts `value` in `slot`, one of a new object's slots, which holds what its wrapper
+    /// started with: nothing, or a default.
+    ///
+    /// A slot holding nothing is written as fresh memory: an `Any?` that is `nil` owns no
+    /// value, so there is nothing to destroy first. The ordinary assignment asks the
+    /// runtime's `Optional` witnesses to find that out: about 135 instructions a value,
+    /// 24.5M of a 20,000-row fetch's 457M (stash-bench under callgrind). A slot holding a
+    /// default is assigned as usual.
+    @inline(__always)
+    static func put(_ value: consuming Any, into slot: UnsafeMutablePointer<Any?>) {
+        if isEmptySlot(UnsafeRawPointer(slot)) {
+            slot.initialize(to: value)
+        } else {
+            slot.pointee = value
+        }
+    }
+
+    /// `values[slot] = value`, for a slot that likely holds nothing yet (see `put`).
+    @inline(__always)
+    func set(_ value: Any, atEmptySlot slot: Int) {
+        values.withUnsafeMutableBufferPointer { slots in
+            precondition(slot >= 0 && slot < slots.count, "slot \(slot) of \(slots.count)")
+            Self.put(value, into: slots.baseAddress! + slot)
+        }
+    }
+
     /// Appends a wrapper's initial value; returns its slot.
     @inlinable
     func append(_ value: Any?) -> Int {

@@ -49,3 +49,22 @@ func isStoredInline(_ metadata: UnsafeRawPointer) -> Bool {
     let flags = witnesses.load(fromByteOffset: 10 * MemoryLayout<Int>.size, as: UInt32.self)
     return flags & 0x0002_0000 == 0
 }
+
+/// Whether the `Any?` at `container` is `nil`: its type word is zero, the value `Optional`
+/// gives `nil` in place of a type's metadata (which is never zero). Checked once per process
+/// against what the runtime does (`emptySlotLayoutHolds`); `false` if that did not hold, so
+/// the caller then assigns as usual.
+@inline(__always)
+func isEmptySlot(_ container: UnsafeRawPointer) -> Bool {
+    emptySlotLayoutHolds && container.load(fromByteOffset: existentialTypeOffset, as: UInt.self) == 0
+}
+
+/// That an `Any?` is an `Any`'s size and that its `nil` has a zero type word, as
+/// `isEmptySlot` reads it.
+let emptySlotLayoutHolds: Bool = {
+    guard MemoryLayout<Any?>.size == MemoryLayout<Any>.size else { return false }
+    let empty: Any? = nil
+    let full: Any? = 1 as Any
+    return withUnsafeBytes(of: empty) { $0.load(fromByteOffset: existentialTypeOffset, as: UInt.self) == 0 }
+        && withUnsafeBytes(of: full) { $0.load(fromByteOffset: existentialTypeOffset, as: UInt.self) != 0 }
+}()
