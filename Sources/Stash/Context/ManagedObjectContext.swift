@@ -82,6 +82,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
     var reportsToObservation = false
     /// Per entity, in the container's order; the order `save()` writes in.
     let states: [EntityState]
+    /// Each entity's position in `states`, by its class.
     private let stateIndex: [ObjectIdentifier: Int]
     private(set) var nextTemporaryID: UInt64 = 1
     private var policy = MergePolicy.incomingWins
@@ -145,7 +146,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
         self.departures = departures
         states = container.entities.map { EntityState(entity: $0, departures: departures) }
         stateIndex = Dictionary(
-            uniqueKeysWithValues: container.entities.enumerated().map { (ObjectIdentifier($1), $0) })
+            uniqueKeysWithValues: container.entities.enumerated().map { (ObjectIdentifier($1.type), $0) })
         for state in states { state.context = self }
         container.register(self)
     }
@@ -378,13 +379,17 @@ public final class ManagedObjectContext: @unchecked Sendable {
     }
 
     func state(for entity: EntityDescription) -> EntityState {
-        states[stateIndex[ObjectIdentifier(entity)]!]
+        states[stateIndex[ObjectIdentifier(entity.type)]!]
     }
 
-    /// The state of `type`'s entity, or an error if the container does not store it.
+    /// The state of `type`'s entity, or an error if the container does not store it. One
+    /// look-up by type: every fetch and every read of a related object not held asks.
     func state(forType type: ManagedObject.Type) throws -> EntityState {
-        let entity = try container.entity(for: type)
-        return state(for: entity)
+        guard let index = stateIndex[ObjectIdentifier(type)] else {
+            _ = try container.entity(for: type)  // throws the error that names the models
+            preconditionFailure("\(type) is one of the container's models but has no state")
+        }
+        return states[index]
     }
 
     /// For `insert`, which cannot throw: using a class the container does not store is a
