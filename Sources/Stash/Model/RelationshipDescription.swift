@@ -82,7 +82,6 @@ final class RelationshipDescription: Sendable {
         try! EntityRegistry.shared.entity(for: targetType)
     }
 
-    /// The target's relationship back to this one: declared on either side, or none.
     /// For a to-one relationship, the index of its inverse among the target's to-many
     /// relationships, if the inverse is one.
     var inverseListIndex: Int? {
@@ -90,6 +89,7 @@ final class RelationshipDescription: Sendable {
         return index
     }
 
+    /// The target's relationship back to this one: declared on either side, or none.
     func inverse() throws -> RelationshipDescription? {
         if let resolution = resolvedInverse.withLock({ $0 }) {
             if case .inverse(let inverse) = resolution { return inverse }
