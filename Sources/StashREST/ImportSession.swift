@@ -404,10 +404,12 @@ struct ImportSession<T: ManagedObject & Decodable> {
             guard let header = response.value(forHTTPHeaderField: "Link") else { return nil }
             return LinkHeader(header).url(for: "next", relativeTo: url)
         case .nextURL(let key):
-            guard let next = jsonValue(at: key, in: data) as? String, !next.isEmpty else { return nil }
+            guard let next = JSONKeyPathValue.value(at: key, in: data) as? String, !next.isEmpty else { return nil }
             return URL(string: next, relativeTo: url)?.absoluteURL
         case .cursor(let key, let parameter):
-            guard let cursor = jsonValue(at: key, in: data).map({ "\($0)" }), !cursor.isEmpty else { return nil }
+            guard let cursor = JSONKeyPathValue.value(at: key, in: data).map({ "\($0)" }), !cursor.isEmpty else {
+                return nil
+            }
             return Self.replacing(parameter, with: cursor, in: url)
         case .page(let parameter, let first):
             guard itemsOnPage > 0 else { return nil }

@@ -38,9 +38,3 @@ extension Enveloped: ReaderDecodable {
         return (Value.self as? any ReaderDecodable.Type)?.readerModelTypes ?? []
     }
 }
-
-/// A JSON value at a key path of a body, for pagination (`"next"`, `"meta.cursor"`), read
-/// on the byte-level reader's tape rather than parsed again whole.
-func jsonValue(at keyPath: String, in data: Data) -> Any? {
-    JSONKeyPathValue.value(at: keyPath, in: data)
-}
