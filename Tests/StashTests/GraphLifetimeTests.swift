@@ -18,8 +18,8 @@ import Testing
         do {
             let context = ManagedObjectContext(container)
             freed.watch(context, as: "context")
-            let ursula = makeWriter(1, "Ursula", in: context)
-            addBooks([10, 11], to: ursula, in: context)
+            let ursula = insertWriter(1, "Ursula", in: context)
+            insertBooks([10, 11], by: ursula, in: context)
             let review = Review(context: context)
             review.id = 100
             review.book = ursula.books[0]
@@ -156,8 +156,8 @@ import Testing
     @Test func aListLetGoAfterItsSaveIsReadAsTheStoreHasItSince() throws {
         let container = try graphContainer()
         let context = ManagedObjectContext(container)
-        let writer = makeWriter(1, "Ursula", in: context)
-        addBooks([10, 11], to: writer, in: context)
+        let writer = insertWriter(1, "Ursula", in: context)
+        insertBooks([10, 11], by: writer, in: context)
         try context.save()
         let eleven = try #require(writer.books.first { $0.id == 11 })
         let other = ManagedObjectContext(container)
@@ -259,11 +259,11 @@ import Testing
     @Test func aSavedListWhoseMembersWereFreedIsReadAgainWhole() throws {
         let container = try graphContainer()
         let context = ManagedObjectContext(container)
-        let writer = makeWriter(1, "Ursula", in: context)
-        let other = makeWriter(2, "Octavia", in: context)
+        let writer = insertWriter(1, "Ursula", in: context)
+        let other = insertWriter(2, "Octavia", in: context)
         weak var first: Book?
         do {
-            addBooks([10, 11], to: writer, in: context)
+            insertBooks([10, 11], by: writer, in: context)
             first = writer.books.first
             #expect(writer.books.map(\.id) == [10, 11])
             try context.save()
@@ -335,22 +335,5 @@ import Testing
         let books = try ManagedObjectContext(container).fetch(FetchDescriptor<Book>())
         #expect(books.map(\.title) == ["The Dispossessed"])
         #expect(books.first?.writer?.name == "Le Guin")
-    }
-
-    /// A new writer, inserted into `context`.
-    private func makeWriter(_ id: Int, _ name: String, in context: ManagedObjectContext) -> Writer {
-        let writer = Writer(context: context)
-        writer.id = id
-        writer.name = name
-        return writer
-    }
-
-    /// New books with these ids, each written by `writer`.
-    private func addBooks(_ ids: [Int], to writer: Writer, in context: ManagedObjectContext) {
-        for id in ids {
-            let book = Book(context: context)
-            book.id = id
-            book.writer = writer
-        }
     }
 }

@@ -202,6 +202,32 @@ import Testing
                 && error?.message.contains("add Writer.self") == true
         }
     }
+
+    /// A new object given a unique value its context already holds stands in for that
+    /// object: its relationships read and write the holder's, through the wrapper read the
+    /// model's module inlines, and a reopened context reads what was saved.
+    @Test func aStandInReadsAndSetsItsHoldersRelationships() throws {
+        let container = try graphContainer()
+        let context = ManagedObjectContext(container)
+        let ursula = insertWriter(1, "Ursula", in: context)
+        let octavia = insertWriter(2, "Octavia", in: context)
+        insertBooks([10], by: ursula, in: context)
+        try context.save()
+        let held = try #require(try context.fetch(FetchDescriptor<Book>()).first)
+        let again = Book(context: context)
+        again.id = 10
+        #expect(again.objectID == held.objectID)
+        #expect(again.writer === ursula)
+        again.writer = octavia
+        #expect(held.writer === octavia)
+        #expect(octavia.books.map(\.id) == [10])
+        #expect(ursula.books.isEmpty)
+        try context.save()
+        let reopened = ManagedObjectContext(container)
+        let book = try #require(try reopened.fetch(FetchDescriptor<Book>()).first)
+        #expect(book.writer?.name == "Octavia")
+        #expect(try reopened.fetch(FetchDescriptor<Book>()).count == 1)
+    }
 }
 
 /// Two writers, three books (two by the first), two reviews of book 10, one of book 20, and

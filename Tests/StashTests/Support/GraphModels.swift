@@ -70,3 +70,21 @@ func ticketContainer(at url: URL? = nil) throws -> PersistentContainer {
     if let url { return try testContainer(for: Ticket.self, Topic.self, Member.self, storeURL: url) }
     return try testContainer(for: Ticket.self, Topic.self, Member.self, inMemory: true)
 }
+
+/// A new writer, inserted into `context`.
+@discardableResult
+func insertWriter(_ id: Int, _ name: String, in context: ManagedObjectContext) -> Writer {
+    let writer = Writer(context: context)
+    writer.id = id
+    writer.name = name
+    return writer
+}
+
+/// New books with these ids, each written by `writer`.
+func insertBooks(_ ids: [Int], by writer: Writer, in context: ManagedObjectContext) {
+    for id in ids {
+        let book = Book(context: context)
+        book.id = id
+        book.writer = writer
+    }
+}
