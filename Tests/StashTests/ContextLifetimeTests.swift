@@ -133,7 +133,7 @@ import Testing
             if round == 60 { _ = try recipeDecoder(writer).decode([Post].self, from: postsJSON(count: 1, firstID: 9)) }
             try writer.save()
         }
-        #expect(idle.inbox.withLock { $0.count } <= ManagedObjectContext.inboxFoldThreshold + 1)
+        #expect(idle.merger.inbox.withLock { $0.count } <= Merger.foldThreshold + 1)
         // The next call merges the folded notes as the saves would have, one by one.
         #expect(try idle.fetch(FetchDescriptor<Post>()).map(\.id).sorted() == [1, 2, 9])
         #expect(held[0].title == "round 99")

@@ -14,14 +14,14 @@ import Testing
         do {
             let posts = try context.decode([Post].self, from: postsJSON(count: count))
             try context.save()
-            let state = try context.state(forType: Post.self)
+            let state = try context.identity.state(forType: Post.self)
             #expect(state.uniqueIndexes[0].count == count)
             #expect(context.registeredObjectCount == count)
             withExtendedLifetime(posts) {}
         }
         // The objects are gone; the next entry point (this count) lets their entries go.
         #expect(context.registeredObjectCount == 0)
-        let state = try context.state(forType: Post.self)
+        let state = try context.identity.state(forType: Post.self)
         #expect(state.uniqueIndexes[0].isEmpty)
         // Upserts still find the stored rows, now through the store.
         let again = try context.decode([Post].self, from: postsJSON(count: count + 5, titlePrefix: "Again"))
@@ -43,7 +43,7 @@ import Testing
             kept = Array(posts.prefix(10))
         }
         #expect(context.registeredObjectCount == 10)
-        let state = try context.state(forType: Post.self)
+        let state = try context.identity.state(forType: Post.self)
         #expect(state.uniqueIndexes[0].count == 10)
         // A decode of a held object's id is that object, changed in place.
         let same = try context.decode(Post.self, from: json(#"{"id": 3, "userId": 1, "title": "New", "body": "b"}"#))
@@ -60,6 +60,6 @@ import Testing
             try context.save()
         }
         #expect(context.registeredObjectCount == 0)
-        #expect(try context.state(forType: Post.self).uniqueIndexes[0].count == 50)
+        #expect(try context.identity.state(forType: Post.self).uniqueIndexes[0].count == 50)
     }
 }

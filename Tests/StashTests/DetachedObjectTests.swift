@@ -232,7 +232,7 @@ import Testing
         let edition = try recipeDecoder(context).decode(Edition.self, from: json(#"{"isbn": "a", "year": 2001}"#))
         try context.save()
         #expect(detach(edition, from: context) != nil)
-        let state = context.state(for: edition.entity)
+        let state = context.identity.state(for: edition.entity)
         let entries = state.compositeIndexes.flatMap(\.values) + state.uniqueIndexes.flatMap(\.values)
         #expect(!entries.contains { if case .unsaved(let entry) = $0 { entry.object === edition } else { false } })
         #expect(!state.byRowID.objects.contains { $0 === edition })

@@ -254,7 +254,7 @@ import Testing
         let context = ManagedObjectContext(container)
         _ = try recipeDecoder(context).decode([Writer].self, from: writerJSON([30, 10, 20]))
         #expect(try context.saveChanges().isEmpty)
-        let notes = watcher.inbox.withLock { $0 }
+        let notes = watcher.merger.inbox.withLock { $0 }
         #expect(notes.allSatisfy { $0.isEmpty })
     }
 

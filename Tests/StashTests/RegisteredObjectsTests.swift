@@ -81,7 +81,7 @@ import Testing
         // Enough new objects that the first 5,000, held by no one, are let go.
         _ = try recipeDecoder(context).decode([Post].self, from: postsJSON(count: 5_000, firstID: 10_001))
         try context.save()
-        #expect(context.state(for: try EntityRegistry.shared.entity(for: Post.self)).byRowID[1] == nil)
+        #expect(context.identity.state(for: try EntityRegistry.shared.entity(for: Post.self)).byRowID[1] == nil)
         _ = try recipeDecoder(context).decode([Post].self, from: postsJSON(count: 5_000))
         #expect(try context.saveChanges().isEmpty)
         let changed = try recipeDecoder(context).decode(

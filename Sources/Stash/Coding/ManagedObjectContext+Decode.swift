@@ -68,7 +68,7 @@ extension ManagedObjectContext {
         _ body: () throws -> Result
     ) throws -> Result {
         let scope = try entering { () -> DecodingParent in
-            let state = try self.state(forType: Child.self)
+            let state = try self.identity.state(forType: Child.self)
             let description = try state.entity.relationship(for: relationship)
             guard !description.isToMany else {
                 throw StashError(

@@ -7,13 +7,13 @@ extension ManagedObjectContext {
     /// object, its stored value for an existing one. A missing required key is an error only
     /// for a new object. `null` for a non-optional attribute with a default counts as absent.
     func decodeObject(of type: ManagedObject.Type, from decoder: any Decoder) throws -> ManagedObject {
-        let state = try self.state(forType: type)
+        let state = try self.identity.state(forType: type)
         let entity = state.entity
         return try withErrorContext(entity, decoder) {
             // One container for the attributes and the relationships: making one reads the
             // object's keys (a nested object's was made already, and handed over).
             let container = try handedOver(type) ?? decoder.container(keyedBy: AttributeKey.self)
-            let firstNewID = nextTemporaryID
+            let firstNewID = identity.nextTemporaryID
             var (object, present) = try decodeAttributes(of: state, from: container)
             var decoded: [Int: ManagedObject?] = [:]
             // Children of a given parent take it in place of anything the JSON says.

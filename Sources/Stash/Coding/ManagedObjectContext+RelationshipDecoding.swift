@@ -163,7 +163,7 @@ extension ManagedObjectContext {
     private func referencedObject(of relationship: RelationshipDescription, from decoder: any Decoder) throws
         -> ManagedObject
     {
-        let state = try self.state(forType: relationship.targetType)
+        let state = try self.identity.state(forType: relationship.targetType)
         guard let unique = state.entity.uniqueAttributes.first else {
             throw StashError(
                 .decodingFailed,

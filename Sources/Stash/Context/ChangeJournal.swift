@@ -96,7 +96,7 @@ final class ChangeJournal {
         }
         context.graphGeneration &+= 1
         for (object, wasInserted) in deleted.reversed() {
-            let state = context.state(for: object.entity)
+            let state = context.identity.state(for: object.entity)
             if wasInserted {
                 object.state = .inserted
                 object.managedObjectContext = context
@@ -112,7 +112,7 @@ final class ChangeJournal {
         }
         for snapshot in snapshots.values {
             let object = snapshot.object
-            let state = context.state(for: object.entity)
+            let state = context.identity.state(for: object.entity)
             object.values = snapshot.values
             object.changedAttributes = snapshot.changedAttributes
             object.restatedAttributes = snapshot.restatedAttributes
@@ -121,7 +121,7 @@ final class ChangeJournal {
             state.index(object, in: context)
         }
         for object in registered where object.managedObjectContext === context {
-            let state = context.state(for: object.entity)
+            let state = context.identity.state(for: object.entity)
             let id = ObjectIdentifier(object)
             if let rowID = object.rowID, state.byRowID[rowID] === object { state.byRowID[rowID] = nil }
             state.updated[id] = nil

@@ -36,7 +36,7 @@ extension ManagedObjectContext {
             let detached = objects.map { object in include(object) ? prepareToLeave(object) : nil }
             let leaving = Set(detached.compactMap { $0.map { ObjectIdentifier($0.object) } })
             guard !leaving.isEmpty else { return detached }
-            for state in states {
+            for state in identity.states {
                 // Unique values name the rows from now on, not the objects.
                 for index in state.uniqueIndexes.indices {
                     Self.nameRows(in: &state.uniqueIndexes[index], insteadOf: leaving)
@@ -46,7 +46,7 @@ extension ManagedObjectContext {
                 }
             }
             for case let object? in detached.map({ $0?.object }) {
-                let state = state(for: object.entity)
+                let state = identity.state(for: object.entity)
                 if let rowID = object.rowID, state.byRowID[rowID] === object { state.byRowID[rowID] = nil }
                 object.managedObjectContext = nil
                 object.state = .transient
@@ -82,7 +82,7 @@ extension ManagedObjectContext {
         guard entity.valuesTravel, let lastSave, object.managedObjectContext === self,
             object.state == .persisted,
             let rowID = object.rowID, object.unloaded.isEmpty, !object.rowIsGone,
-            state(for: entity).updated[ObjectIdentifier(object)] == nil
+            identity.state(for: entity).updated[ObjectIdentifier(object)] == nil
         else { return nil }
         let storage = object.storage
         // Never set: the insert left the column to its default, which for an optional
@@ -124,7 +124,7 @@ extension ManagedObjectContext {
             let generation = container.saveGeneration
             if detached.contains(where: {
                 $0.savedAt.generation != generation || $0.savedAt.token != token
-                    || state(named: $0.objectID.entityName)?.inserted.isEmpty == false
+                    || identity.state(named: $0.objectID.entityName)?.inserted.isEmpty == false
             }) {
                 return try existingObjects(with: detached.map(\.objectID))
             }
@@ -132,7 +132,7 @@ extension ManagedObjectContext {
             objects.reserveCapacity(detached.count)
             for each in detached {
                 let objectID = each.objectID
-                guard let state = state(named: objectID.entityName), let rowID = objectID.rowID else {
+                guard let state = identity.state(named: objectID.entityName), let rowID = objectID.rowID else {
                     throw StashError(
                         .unknownEntity, "\(objectID) is not a saved object of this container's models",
                         entity: objectID.entityName)

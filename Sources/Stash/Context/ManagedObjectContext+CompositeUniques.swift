@@ -141,7 +141,7 @@ extension ManagedObjectContext {
         throws -> [ManagedObject]
     {
         guard let slot = inverse.slot else { return objects }
-        let state = try self.state(forType: inverse.entityType)
+        let state = try self.identity.state(forType: inverse.entityType)
         guard state.compositeUniques.contains(where: { $0.contains(slot) }) else { return objects }
         return try objects.map { object in
             guard object.state == .inserted, case .none = RelationshipTarget(slotValue: object.values[slot]),

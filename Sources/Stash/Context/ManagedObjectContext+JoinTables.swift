@@ -48,7 +48,7 @@ extension ManagedObjectContext {
     func loadJoinedObjects(of object: ManagedObject, _ relationship: RelationshipDescription, _ join: JoinTable)
         throws -> [ManagedObject]
     {
-        let targetState = try state(forType: relationship.targetType)
+        let targetState = try identity.state(forType: relationship.targetType)
         var rowIDs: [Int64] = []
         if let rowID = object.rowID, object.state != .inserted {
             var query = StoreQuery(join.schema, columns: [join.relatedColumn])

@@ -22,7 +22,7 @@ extension ManagedObjectContext {
         let defaults = object.changedAttributes.subtracting(given)
         if !defaults.isEmpty { awokenDefaults[ObjectIdentifier(object)] = defaults }
         if entity.uniqueAttributes.contains(where: { given.contains($0.index) }) {
-            state(for: entity).index(object, in: self)
+            identity.state(for: entity).index(object, in: self)
         }
     }
 
@@ -41,10 +41,10 @@ extension ManagedObjectContext {
     /// 20,000-object import (stash-bench under callgrind), for models that mostly override
     /// no hook.
     func callWillSave() {
-        let count = pendingChangeCount
+        let count = identity.pendingChangeCount
         var walked: [PendingLists] = []
-        walked.reserveCapacity(states.count)
-        for state in states {
+        walked.reserveCapacity(identity.states.count)
+        for state in identity.states {
             let inserted = state.inserted
             for object in inserted where isOwnNew(object) { object.willSave() }
             let updated = state.updated
@@ -54,7 +54,7 @@ extension ManagedObjectContext {
             for (id, object) in deleted where updated[id] == nil { object.willSave() }
             walked.append(PendingLists(inserted: inserted, updated: updated, deleted: deleted))
         }
-        guard pendingChangeCount != count else { return }
+        guard identity.pendingChangeCount != count else { return }
         var called = Set<ObjectIdentifier>()
         for lists in walked {
             for object in lists.inserted where isOwnNew(object) { called.insert(ObjectIdentifier(object)) }
@@ -65,13 +65,13 @@ extension ManagedObjectContext {
         var again = 0
         repeat {
             // Again only when a hook inserted, changed or deleted other objects.
-            again = pendingChangeCount
-            for state in states {
+            again = identity.pendingChangeCount
+            for state in identity.states {
                 for object in state.inserted where isOwnNew(object) { call(object, &called) }
                 for saved in state.updated.values { call(saved.object, &called) }
                 for object in state.deleted.values { call(object, &called) }
             }
-        } while pendingChangeCount != again
+        } while identity.pendingChangeCount != again
     }
 
     /// `EntityState.isLive`, without loading the state's unowned reference to the context for
@@ -91,11 +91,6 @@ extension ManagedObjectContext {
     /// `willSave()` on `object`, once a save.
     private func call(_ object: ManagedObject, _ called: inout Set<ObjectIdentifier>) {
         if called.insert(ObjectIdentifier(object)).inserted { object.willSave() }
-    }
-
-    /// How many objects wait to be saved, to see whether a hook added any.
-    private var pendingChangeCount: Int {
-        states.reduce(0) { $0 + $1.inserted.count + $1.updated.count + $1.deleted.count }
     }
 
     /// `validateForInsert()` and `validateForUpdate()`: a throw fails the save, naming the

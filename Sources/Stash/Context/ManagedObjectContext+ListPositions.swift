@@ -38,7 +38,7 @@ extension ManagedObjectContext {
                 let relationship = owner.entity.toManyRelationships[index]
                 guard (try? relationship.joinTable()) == nil, let inverse = try? relationship.inverse(),
                     let slot = inverse.slot, let column = try? inverse.positionColumn(),
-                    let table = try? state(forType: inverse.entityType).entity.schema
+                    let table = try? identity.state(forType: inverse.entityType).entity.schema
                 else { continue }
                 let members = (owner.loadedList(index)?.objects ?? []).filter { member in
                     member.managedObjectContext === self && (member.state == .inserted || member.state == .persisted)
@@ -83,7 +83,7 @@ extension ManagedObjectContext {
                         return places
                     }))
         }
-        for (position, state) in states.enumerated() where !updated[position].isEmpty {
+        for (position, state) in identity.states.enumerated() where !updated[position].isEmpty {
             for relationship in state.entity.relationships {
                 guard let slot = relationship.slot, let column = try? relationship.positionColumn() else { continue }
                 let moved = updated[position].filter { object in

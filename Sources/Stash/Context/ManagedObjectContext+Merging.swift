@@ -1,14 +1,9 @@
 extension ManagedObjectContext {
-    /// Takes another context's save: kept until this context merges it, at its next entry or,
-    /// for the main context and background contexts, on their executor right away.
+    /// Takes another context's save: kept by the merger until this context merges it, at its
+    /// next entry or, for the main context and background contexts, on their executor right
+    /// away.
     func receive(_ note: SaveNote) {
-        inbox.withLock { notes in
-            notes.append(note)
-            // An idle context (one nobody calls into) would keep every save's note: past a
-            // few, they are folded into one, which names each changed row once.
-            if notes.count > Self.inboxFoldThreshold { notes = [SaveNote(folding: notes)] }
-        }
-        hasMail.store(true, ordering: .releasing)
+        merger.keep(note)
         switch confinement {
         case .main:
             Task { @MainActor [weak self] in self?.mergeNow() }
@@ -29,132 +24,8 @@ extension ManagedObjectContext {
         }
     }
 
-    /// How many saves' notes wait for a context before they are folded into one.
-    static let inboxFoldThreshold = 32
-
     /// Merges what other contexts saved, on this context's executor.
     private func mergeNow() {
         entering {}
-    }
-
-    /// Applies the saves of other contexts (and, on PostgreSQL, other processes) received
-    /// since the last merge. Deleted rows leave the context. Registered objects of updated
-    /// rows take the stored values, keeping their own unsaved changes; where both changed an
-    /// attribute, the merge policy decides:
-    /// `.incomingWins` keeps this context's value (its save will write it), `.storedWins`
-    /// takes the stored one, `.fail` keeps this context's and lets its next save fail.
-    func mergeInbox() {
-        hasMail.store(false, ordering: .relaxed)
-        let notes = inbox.withLock { notes in
-            defer { notes.removeAll() }
-            return notes
-        }
-        guard mergesChanges else { return }
-        // Rows may have joined or left the to-many lists: they are read again when asked for.
-        if !notes.isEmpty { graphGeneration &+= 1 }
-        for note in notes {
-            for (position, (state, changes)) in zip(states, note.entities).enumerated()
-            where !changes.isEmpty || note.unlisted.contains(position) {
-                for rowID in changes.deleted {
-                    guard let object = state.byRowID[rowID] else { continue }
-                    detachDeletedElsewhere(object, in: state)
-                }
-                // An entity changed in rows not listed (another process's large save, or saves
-                // missed): every object of it is read again; those whose row is gone leave.
-                let registered =
-                    note.unlisted.contains(position)
-                    ? state.byRowID.objects : changes.updated.compactMap { state.byRowID[$0] }
-                guard !registered.isEmpty else { continue }
-                // A store that cannot be read now leaves the objects as they are (a later
-                // fetch or refresh reads the rows again), and the next throwing call says so.
-                do {
-                    try refreshFromStore(registered, in: state, keepingChanges: true)
-                } catch {
-                    noteLoadFailure(
-                        error, reading: "another context's changes to \(registered.count) objects",
-                        entity: state.entity.name)
-                }
-            }
-        }
-        notifyObservers(of: notes)
-    }
-
-    /// An object whose row another context deleted: it leaves this context's identity map,
-    /// unique index and fetches. It keeps its context, so that a change made to it is not
-    /// lost without a word: the save that would write it fails with `rowMissing`.
-    func detachDeletedElsewhere(_ object: ManagedObject, in state: EntityState) {
-        if let rowID = object.rowID, state.byRowID[rowID] === object { state.byRowID[rowID] = nil }
-        object.rowIsGone = true
-        if object.state == .deleted { state.deleted[ObjectIdentifier(object)] = nil }
-    }
-
-    /// Reads the rows of `objects` and gives each the stored values. With `keepingChanges`,
-    /// attributes changed here keep their values, as the merge policy says (see
-    /// `mergeInbox`); without, every change is dropped. Objects whose row is gone leave the
-    /// context.
-    func refreshFromStore(_ objects: [ManagedObject], in state: EntityState, keepingChanges: Bool) throws {
-        var pending = Dictionary(objects.compactMap { object in object.rowID.map { ($0, object) } }) { first, _ in first
-        }
-        guard !pending.isEmpty else { return }
-        try container.store.fetch(StoreQuery(state.entity.schema, filter: .rowIDs(pending.keys.sorted()))) { row in
-            guard let object = pending.removeValue(forKey: row.rowID) else { return }
-            try take(row, into: object, in: state, keepingChanges: keepingChanges)
-        }
-        for object in pending.values {
-            detachDeletedElsewhere(object, in: state)
-        }
-    }
-
-    func take(_ row: any StoreRow, into object: ManagedObject, in state: EntityState, keepingChanges: Bool)
-        throws
-    {
-        let id = ObjectIdentifier(object)
-        var saved = state.updated[id]
-        var uniqueChanged = false
-        for attribute in state.entity.attributes {
-            let index = attribute.index
-            let stored = try inPlace(state.entity, attribute) { try attribute.codec.read(row, column: index) }
-            if keepingChanges, object.restatedAttributes.contains(index), !object.holds(stored, for: attribute) {
-                // Set to what the context saw, which the store no longer holds: a change
-                // now, unless the stored value wins.
-                object.restatedAttributes.remove(index)
-                if mergePolicy.kind != .storedWins { object.changedAttributes.insert(index) }
-            }
-            let changedHere = keepingChanges && object.changedAttributes.contains(index)
-            if changedHere {
-                switch mergePolicy.kind {
-                case .incomingWins:
-                    // This context's value stays; the store's is what it last saw now.
-                    saved?.values?[index] = stored
-                    saved?.unverified.remove(index)
-                    saved?.unloaded.remove(index)
-                    continue
-                case .fail:
-                    continue
-                case .storedWins:
-                    object.changedAttributes.remove(index)
-                }
-            }
-            // What a rollback puts back is what the object sees now.
-            if saved?.values != nil {
-                saved?.values?[index] = stored
-                saved?.unloaded.remove(index)
-            }
-            if !object.unloaded.contains(index), object.holds(stored, for: attribute) { continue }
-            object.observedChange(atSlot: index) { object.setPrimitiveValue(stored, of: attribute) }
-            object.unloaded.remove(index)
-            if attribute.isUnique { uniqueChanged = true }
-        }
-        if !keepingChanges {
-            object.changedAttributes.removeAll()
-            object.restatedAttributes.removeAll()
-            saved = nil
-        }
-        if object.changedAttributes.isEmpty && object.restatedAttributes.isEmpty {
-            state.updated[id] = nil
-        } else if let saved {
-            state.updated[id] = saved
-        }
-        if uniqueChanged { state.index(object, in: self) }
     }
 }

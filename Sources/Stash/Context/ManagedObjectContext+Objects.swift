@@ -6,14 +6,7 @@ extension ManagedObjectContext {
     /// let article = container.mainContext.registeredObject(for: id) as? Article
     /// ```
     public func registeredObject(for objectID: ObjectID) -> ManagedObject? {
-        entering {
-            guard let state = state(named: objectID.entityName) else { return nil }
-            guard let rowID = objectID.rowID else {
-                return state.inserted.first { state.isLive($0) && $0.temporaryID == objectID.temporaryID }
-            }
-            guard let object = state.byRowID[rowID], !object.rowIsGone else { return nil }
-            return object
-        }
+        entering { identity.registeredObject(for: objectID) }
     }
 
     /// This context's object for `objectID`: the one it holds, or one loaded from the row.
@@ -28,7 +21,7 @@ extension ManagedObjectContext {
     public func existingObject(with objectID: ObjectID) throws -> ManagedObject {
         try entering {
             try throwPendingLoadError()
-            guard let state = state(named: objectID.entityName) else {
+            guard let state = identity.state(named: objectID.entityName) else {
                 throw StashError(
                     .unknownEntity, "\(objectID) is not an object of this container's models",
                     entity: objectID.entityName)
@@ -69,7 +62,7 @@ extension ManagedObjectContext {
             }
             var loaded: [String: [Int64: ManagedObject]] = [:]
             for (name, rowIDs) in rowsByEntity {
-                guard let state = state(named: name) else {
+                guard let state = identity.state(named: name) else {
                     throw StashError(
                         .unknownEntity, "\(name) is not one of this container's models", entity: name)
                 }
@@ -94,12 +87,12 @@ extension ManagedObjectContext {
             guard object.managedObjectContext === self, object.state == .persisted || object.state == .deleted else {
                 return
             }
-            let state = self.state(for: object.entity)
+            let state = self.identity.state(for: object.entity)
             if !mergeChanges, object.state == .deleted {
                 object.state = .persisted
                 state.deleted[ObjectIdentifier(object)] = nil
             }
-            try? refreshFromStore([object], in: state, keepingChanges: mergeChanges)
+            try? merger.refresh([object], in: state, keepingChanges: mergeChanges)
         }
     }
 
@@ -114,16 +107,11 @@ extension ManagedObjectContext {
                 rowsByEntity[objectID.entityName, default: []].insert(rowID)
             }
             for (name, rowIDs) in rowsByEntity {
-                guard let state = state(named: name) else { return false }
+                guard let state = identity.state(named: name) else { return false }
                 let query = StoreQuery(state.entity.schema, filter: .rowIDs(rowIDs.sorted()))
                 guard try container.store.count(query) == rowIDs.count else { return false }
             }
             return true
         }
-    }
-
-    /// The state of the entity named `name`, if the container has it.
-    func state(named name: String) -> EntityState? {
-        states.first { $0.entity.name == name }
     }
 }

@@ -19,8 +19,7 @@ extension ManagedObjectContext {
         entering {
             let entity: Int
             do {
-                let state = try state(forType: T.self)
-                entity = states.firstIndex { $0 === state }!
+                entity = identity.position(of: try identity.state(forType: T.self))
             } catch {
                 continuation.finish(throwing: error)
                 return

@@ -19,9 +19,9 @@ extension ManagedObjectContext {
         var inserts: [OutboxWrite.Record] = []
         var updates: [OutboxWrite.Record] = []
         var deletes: [OutboxWrite.Record] = []
-        let order = insertOrder.isEmpty ? Array(states.indices) : insertOrder
+        let order = insertOrder.isEmpty ? Array(identity.states.indices) : insertOrder
         for position in order {
-            let entity = states[position].entity
+            let entity = identity.states[position].entity
             guard let remote = entity.type as? any RemoteModel.Type else { continue }
             let changed =
                 !plan.inserted[position].isEmpty || !plan.updated[position].isEmpty || !plan.deleted[position].isEmpty

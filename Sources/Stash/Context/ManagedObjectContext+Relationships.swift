@@ -4,7 +4,7 @@ extension ManagedObjectContext {
     /// read (the error is thrown by the next throwing call: `noteLoadFailure`).
     func relatedObject(forRow rowID: Int64, of relationship: RelationshipDescription) -> ManagedObject? {
         entering {
-            guard let state = try? state(forType: relationship.targetType) else { return nil }
+            guard let state = try? identity.state(forType: relationship.targetType) else { return nil }
             if let object = state.byRowID[rowID] { return object.rowIsGone ? nil : object }
             do {
                 var found: ManagedObject?
@@ -34,7 +34,7 @@ extension ManagedObjectContext {
     /// Records that a changed attribute of a partly loaded object is to be compared with its
     /// row before it counts as a change (see `fill`).
     func markUnverified(_ object: ManagedObject, _ slot: Int) {
-        let state = self.state(for: object.entity)
+        let state = self.identity.state(for: object.entity)
         let id = ObjectIdentifier(object)
         if state.updated[id] == nil {
             state.updated[id] = SavedState(object: object, values: object.values, unloaded: object.unloaded)
@@ -44,7 +44,8 @@ extension ManagedObjectContext {
 
     /// The registered object of `type` for `rowID`, if any; nothing is read.
     func registeredObject(forRow rowID: Int64, of type: ManagedObject.Type) -> ManagedObject? {
-        guard let state = try? state(forType: type), let object = state.byRowID[rowID], !object.rowIsGone else {
+        guard let state = try? identity.state(forType: type), let object = state.byRowID[rowID], !object.rowIsGone
+        else {
             return nil
         }
         return object
@@ -149,7 +150,7 @@ extension ManagedObjectContext {
                 continue
             }
             guard let inverse, case .toMany(let inverseIndex) = inverse.kind else { continue }
-            let targetState = try state(forType: relationship.targetType)
+            let targetState = try identity.state(forType: relationship.targetType)
             let kept = Set(list.compactMap(\.rowID))
             for rowID in stored where !kept.contains(rowID) {
                 guard let target = targetState.byRowID[rowID] else { continue }
@@ -267,7 +268,7 @@ extension ManagedObjectContext {
         -> [[ManagedObject]]
     {
         guard let slot = incoming.slot else { return owners.map { _ in [] } }
-        let state = try state(forType: incoming.entityType)
+        let state = try identity.state(forType: incoming.entityType)
         let pending = pendingObjects(in: state)
         let positionColumn = try incoming.positionColumn()
         let stored = owners.filter { $0.state != .inserted }

@@ -17,14 +17,14 @@ extension ManagedObjectContext {
     public func saveChanges() throws -> ChangeSet {
         try entering {
             try throwPendingLoadError()
-            guard !listOwners.isEmpty || states.contains(where: \.hasPendingWrites) else { return ChangeSet() }
+            guard !listOwners.isEmpty || identity.states.contains(where: \.hasPendingWrites) else { return ChangeSet() }
             // Merging duplicates changes objects before anything is written: if the save
             // fails, `undo` puts them back, so the context is left as it was.
             var undo: [() -> Void] = []
             do {
                 callWillSave()
                 try reconcileLists()
-                for state in states {
+                for state in identity.states {
                     try resolveCompositeKeys(in: state, undo: &undo)
                     try mergeDuplicateInserts(in: state, undo: &undo)
                     try validateRequiredValues(in: state)
@@ -42,8 +42,8 @@ extension ManagedObjectContext {
                 let generation = container.noteSave()
                 let note = makeNote(result, plan)
                 // Before `apply` forgets which attributes changed.
-                let movedKeys = states.indices.map { position in
-                    states[position].entity.uniqueAttributes.map { unique in
+                let movedKeys = identity.states.indices.map { position in
+                    identity.states[position].entity.uniqueAttributes.map { unique in
                         plan.updated[position].contains { $0.changedAttributes.contains(unique.index) }
                     }
                 }
@@ -54,7 +54,7 @@ extension ManagedObjectContext {
                 let token = (try? container.store.changeToken()) ?? 0
                 container.externalCommits.withLock { $0.ownCommit(before: result.tokenBeforeCommit, after: token) }
                 lastSave = (generation.before, generation.after, token)
-                for (position, state) in states.enumerated() {
+                for (position, state) in identity.states.enumerated() {
                     let deleted = plan.deleted[position].compactMap(\.rowID)
                     let inserted =
                         state.storedKeys.contains(where: \.holdsWholeColumn)
@@ -65,7 +65,7 @@ extension ManagedObjectContext {
                             generationBefore: generation.before, after: generation.after, token: token)
                     }
                 }
-                return note.changeSet(states.map(\.entity))
+                return note.changeSet(identity.states.map(\.entity))
             } catch {
                 for step in undo.reversed() { step() }
                 throw error
@@ -178,7 +178,7 @@ extension ManagedObjectContext {
             case .fail: .fail
             }
         let lists = listPlaces()
-        for state in states {
+        for state in identity.states {
             let entity = state.entity
             var entityChanges = EntityChanges(entity: entity.schema)
             entityChanges.onStoredMatch = rule
@@ -272,10 +272,10 @@ extension ManagedObjectContext {
         var visiting = Set<Int>()
         var done = Set<Int>()
         let positions = Dictionary(
-            uniqueKeysWithValues: states.enumerated().map { (ObjectIdentifier($1.entity.type), $0) })
+            uniqueKeysWithValues: identity.states.enumerated().map { (ObjectIdentifier($1.entity.type), $0) })
         func visit(_ position: Int) {
             guard !done.contains(position), visiting.insert(position).inserted else { return }
-            for relationship in states[position].entity.relationships where !relationship.isToMany {
+            for relationship in identity.states[position].entity.relationships where !relationship.isToMany {
                 if let target = positions[ObjectIdentifier(relationship.targetType)], target != position {
                     visit(target)
                 }
@@ -283,7 +283,7 @@ extension ManagedObjectContext {
             done.insert(position)
             order.append(position)
         }
-        for position in states.indices { visit(position) }
+        for position in identity.states.indices { visit(position) }
         return order
     }
 
@@ -330,7 +330,7 @@ extension ManagedObjectContext {
     /// What the save changed, by row id, for the other contexts.
     private func makeNote(_ result: SaveResult, _ plan: SavePlan) -> SaveNote {
         var note = SaveNote(entities: [])
-        for position in states.indices {
+        for position in identity.states.indices {
             var entity = SaveNote.Entity()
             entity.deleted = plan.deleted[position].compactMap(\.rowID)
             let unwritten = position < result.entities.count ? result.entities[position].unwrittenUpdates : []
@@ -339,7 +339,7 @@ extension ManagedObjectContext {
             }
             // An object whose many-to-many list changed: its relationships changed.
             for owner in listOwners.values
-            where owner.state == .persisted && owner.entity === states[position].entity {
+            where owner.state == .persisted && owner.entity === identity.states[position].entity {
                 if let rowID = owner.rowID, !entity.updated.contains(rowID) { entity.updated.append(rowID) }
             }
             if position < result.entities.count {
@@ -362,7 +362,7 @@ extension ManagedObjectContext {
     private func apply(_ result: SaveResult, _ plan: SavePlan) {
         forgetChangedLists()
         awokenDefaults.removeAll()
-        for (position, state) in states.enumerated() {
+        for (position, state) in identity.states.enumerated() {
             for object in plan.deleted[position] {
                 if let rowID = object.rowID { state.byRowID[rowID] = nil }
                 object.state = .transient
@@ -413,7 +413,7 @@ extension ManagedObjectContext {
                 if match != nil { state.index(object, in: self) }
             }
         }
-        for state in states {
+        for state in identity.states {
             state.clearInserted()
             state.updated.removeAll()
             state.deleted.removeAll()

@@ -43,9 +43,10 @@ public final class ManagedObjectContext: @unchecked Sendable {
         /// race from ThreadSanitizer).
         let occupant = Atomic<UInt>(0)
     #endif
-    /// Saves of other contexts not merged yet (see `mergeInbox`).
-    let inbox = Locked<[SaveNote]>([])
-    let hasMail = Atomic<Bool>(false)
+    /// Takes in what other contexts saved.
+    let merger = Merger()
+    /// Loads what partly loaded objects lack.
+    let faults = FaultLoader()
     /// Raised when most of an entity's registered objects were freed (see `DepartureSignal`).
     let departures: DepartureSignal
     /// How deep in entry points the context is: merges happen only at the outermost one.
@@ -55,10 +56,9 @@ public final class ManagedObjectContext: @unchecked Sendable {
     /// as soon as the save commits. With `false`, objects keep what they last loaded (and a
     /// save under `.storedWins` or `.fail` catches what changed since).
     public var automaticallyMergesChanges: Bool {
-        get { entering { mergesChanges } }
-        set { entering { mergesChanges = newValue } }
+        get { entering { merger.isOn } }
+        set { entering { merger.isOn = newValue } }
     }
-    var mergesChanges = true
     /// The fetches `observe` delivers again after saves.
     let observers = ObserverList()
 
@@ -72,7 +72,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
         set {
             entering {
                 reportsToObservation = newValue
-                for state in states {
+                for state in identity.states {
                     for object in state.byRowID.objects { object.setObserved(newValue) }
                     for object in state.inserted where state.isLive(object) { object.setObserved(newValue) }
                 }
@@ -80,11 +80,8 @@ public final class ManagedObjectContext: @unchecked Sendable {
         }
     }
     var reportsToObservation = false
-    /// Per entity, in the container's order; the order `save()` writes in.
-    let states: [EntityState]
-    /// Each entity's position in `states`, by its class.
-    private let stateIndex: [ObjectIdentifier: Int]
-    private(set) var nextTemporaryID: UInt64 = 1
+    /// Which objects the context holds, by entity and row.
+    let identity: IdentityMap
     private var policy = MergePolicy.incomingWins
     // Unchecked, these fields that every decoded or edited object reads: the context is
     // used from one isolation at a time (see `Confinement`), and the runtime's check costs
@@ -144,10 +141,10 @@ public final class ManagedObjectContext: @unchecked Sendable {
         self.name = name ?? container.nextContextName(confinement)
         let departures = DepartureSignal()
         self.departures = departures
-        states = container.entities.map { EntityState(entity: $0, departures: departures) }
-        stateIndex = Dictionary(
-            uniqueKeysWithValues: container.entities.enumerated().map { (ObjectIdentifier($1.type), $0) })
-        for state in states { state.context = self }
+        identity = IdentityMap(container.entities, departures: departures)
+        for state in identity.states { state.context = self }
+        merger.context = self
+        faults.context = self
         container.register(self)
     }
 
@@ -161,12 +158,12 @@ public final class ManagedObjectContext: @unchecked Sendable {
     /// How many objects of stored rows the context holds now, alive (see
     /// `RegisteredObjects`).
     var registeredObjectCount: Int {
-        entering { states.reduce(0) { $0 + $1.byRowID.count } }
+        entering { identity.registeredObjectCount }
     }
 
     /// `true` if anything was inserted, changed or deleted since the last save.
     public var hasChanges: Bool {
-        entering { !listOwners.isEmpty || states.contains(where: \.hasChanges) }
+        entering { !listOwners.isEmpty || identity.states.contains(where: \.hasChanges) }
     }
 
     // MARK: Inserting and deleting
@@ -230,7 +227,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
             let object = object.resolved
             guard object.managedObjectContext === self, object.state == .inserted || object.state == .persisted
             else { return }
-            let state = self.state(for: object.entity)
+            let state = self.identity.state(for: object.entity)
             let wasInserted = object.state == .inserted
             activeJournal?.recordDelete(object)
             object.prepareForDeletion()
@@ -256,7 +253,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
             forgetChangedLists()
             // After new objects left: they keep their lists, as objects in no context do.
             defer { dropListsSetSinceSave() }
-            for state in states {
+            for state in identity.states {
                 for object in state.inserted where state.isLive(object) {
                     object.state = .transient
                     object.managedObjectContext = nil
@@ -300,7 +297,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
         entering {
             graphGeneration &+= 1
             rollback()
-            for state in states {
+            for state in identity.states {
                 for object in state.byRowID.objects {
                     object.managedObjectContext = nil
                     object.state = .transient
@@ -350,9 +347,9 @@ public final class ManagedObjectContext: @unchecked Sendable {
         depth += 1
         defer { depth -= 1 }
         if depth == 1, activeJournal == nil {
-            if hasMail.load(ordering: .relaxed) { mergeInbox() }
+            if merger.hasMail.load(ordering: .relaxed) { merger.mergeInbox() }
             if departures.take() {
-                for state in states { state.releaseDeparted() }
+                for state in identity.states { state.releaseDeparted() }
             }
         }
         return try body()
@@ -378,25 +375,11 @@ public final class ManagedObjectContext: @unchecked Sendable {
                 + "container.newBackgroundContext() and perform { … }.")
     }
 
-    func state(for entity: EntityDescription) -> EntityState {
-        states[stateIndex[ObjectIdentifier(entity.type)]!]
-    }
-
-    /// The state of `type`'s entity, or an error if the container does not store it. One
-    /// look-up by type: every fetch and every read of a related object not held asks.
-    func state(forType type: ManagedObject.Type) throws -> EntityState {
-        guard let index = stateIndex[ObjectIdentifier(type)] else {
-            _ = try container.entity(for: type)  // throws the error that names the models
-            preconditionFailure("\(type) is one of the container's models but has no state")
-        }
-        return states[index]
-    }
-
     /// For `insert`, which cannot throw: using a class the container does not store is a
     /// programming error.
     private func state(forObjectOf type: ManagedObject.Type) -> EntityState {
         do {
-            return try state(forType: type)
+            return try identity.state(forType: type)
         } catch {
             fatalError("Stash: \(error)")
         }
@@ -406,8 +389,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
     func register(_ object: ManagedObject, in state: EntityState) {
         object.managedObjectContext = self
         object.state = .inserted
-        object.temporaryID = nextTemporaryID
-        nextTemporaryID += 1
+        object.temporaryID = identity.takeTemporaryID()
         if reportsToObservation { object.setObserved(true) }
         state.enqueueInsert(object)
         activeJournal?.recordInsert(object)
@@ -435,7 +417,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
     }
 
     private func undelete(_ object: ManagedObject) {
-        let state = self.state(for: object.entity)
+        let state = self.identity.state(for: object.entity)
         object.state = .persisted
         state.deleted[ObjectIdentifier(object)] = nil
         state.index(object, in: self)
@@ -445,7 +427,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
     /// values for `rollback()`), and before any change while a journal is active.
     func objectWillChange(_ object: ManagedObject) {
         entering {
-            let state = self.state(for: object.entity)
+            let state = self.identity.state(for: object.entity)
             activeJournal?.recordChange(object, in: state)
             guard object.state == .persisted || object.state == .deleted else { return }
             let id = ObjectIdentifier(object)
@@ -460,8 +442,8 @@ public final class ManagedObjectContext: @unchecked Sendable {
     func uniqueValueDidChange(_ object: ManagedObject) {
         entering {
             switch object.state {
-            case .inserted: resolveUniqueValues(of: object, in: state(for: object.entity))
-            case .persisted: state(for: object.entity).index(object, in: self)
+            case .inserted: resolveUniqueValues(of: object, in: identity.state(for: object.entity))
+            case .persisted: identity.state(for: object.entity).index(object, in: self)
             case .transient, .deleted, .standIn: break
             }
         }

@@ -225,10 +225,7 @@ public final class PersistentContainer: Sendable {
     /// The description of `type`, or an error naming it if it is not one of the models.
     func entity(for type: ManagedObject.Type) throws -> EntityDescription {
         guard let entity = entitiesByType[ObjectIdentifier(type)] else {
-            throw StashError(
-                .unknownEntity,
-                "\(type) is not one of this container's models (\(entityNames.joined(separator: ", ")))",
-                entity: String(describing: type))
+            throw StashError.notAModel(type, of: entityNames)
         }
         return entity
     }

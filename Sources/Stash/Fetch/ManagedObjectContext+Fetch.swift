@@ -20,7 +20,7 @@ extension ManagedObjectContext {
     public func fetch<T: ManagedObject>(_ descriptor: FetchDescriptor<T>) throws -> [T] {
         try entering {
             try throwPendingLoadError()
-            let state = try self.state(forType: T.self)
+            let state = try self.identity.state(forType: T.self)
             var query = try descriptor.storeQuery(for: state.entity)
             try lookForExternalCommits()
             let pending = pendingObjects(in: state)
@@ -67,7 +67,7 @@ extension ManagedObjectContext {
         try container.store.fetch(StoreQuery(state.entity.schema, filter: .rowIDs(stale.sorted()))) { row in
             guard let object = state.byRowID[row.rowID] else { return }
             object.externalCommitsSeen = externalCommitsSeen
-            try take(row, into: object, in: state, keepingChanges: true)
+            try merger.take(row, into: object, in: state, keepingChanges: true)
         }
     }
 
@@ -128,7 +128,7 @@ extension ManagedObjectContext {
     public func fetchCount<T: ManagedObject>(_ descriptor: FetchDescriptor<T>) throws -> Int {
         try entering {
             try throwPendingLoadError()
-            let state = try self.state(forType: T.self)
+            let state = try self.identity.state(forType: T.self)
             var query = try descriptor.storeQuery(for: state.entity)
             let pending = pendingObjects(in: state)
             if pending.isEmpty { return try container.store.count(query) }
@@ -210,14 +210,14 @@ extension ManagedObjectContext {
         if let object = state.byRowID[rowID] {
             // An object decoded for this row may not have loaded it yet: the row is here.
             if !object.unloaded.isEmpty || state.updated[ObjectIdentifier(object)]?.unverified.isEmpty == false {
-                try fill(object, from: row, in: state)
+                try faults.fill(object, from: row, in: state)
             }
             if object.externalCommitsSeen != externalCommitsSeen {
                 // Another process committed since the object was loaded: the row is what
                 // the store holds now, merged in as another context's save would be,
                 // keeping this context's unsaved changes.
                 object.externalCommitsSeen = externalCommitsSeen
-                try take(row, into: object, in: state, keepingChanges: true)
+                try merger.take(row, into: object, in: state, keepingChanges: true)
             }
             return object
         }

@@ -11,7 +11,7 @@ extension ManagedObjectContext {
         guard !objects.isEmpty else { return }
         for keyPath in keyPaths {
             let relationship = try state.entity.relationship(for: keyPath.keyPath)
-            let targetState = try self.state(forType: relationship.targetType)
+            let targetState = try self.identity.state(forType: relationship.targetType)
             switch relationship.kind {
             case .toOne(let slot):
                 try prefetchTargets(of: objects, slot, relationship, in: targetState)

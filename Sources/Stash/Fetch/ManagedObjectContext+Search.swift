@@ -26,7 +26,7 @@ extension ManagedObjectContext {
     ) throws -> [SearchHit<T>] {
         try entering {
             try throwPendingLoadError()
-            let state = try self.state(forType: T.self)
+            let state = try self.identity.state(forType: T.self)
             guard !state.entity.schema.searchableColumns.isEmpty else {
                 throw StashError(
                     .unsupportedQuery, "search needs an attribute declared @Attribute(.searchable)",

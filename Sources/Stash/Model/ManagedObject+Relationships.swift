@@ -10,7 +10,7 @@ extension ManagedObject {
         }
         let object = resolved
         if object.storage.isObserved { object.observeAccess(atSlot: slot) }
-        if object.unloaded.contains(slot) { object.managedObjectContext?.fulfill(object) }
+        if object.unloaded.contains(slot) { object.managedObjectContext?.faults.fulfill(object) }
         switch RelationshipTarget(in: object.storage, atSlot: slot) {
         case .none:
             return nil

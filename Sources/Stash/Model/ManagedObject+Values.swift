@@ -15,7 +15,7 @@ extension ManagedObject {
 
     /// The value of `attribute`, loading it first if the object has not (see `unloaded`).
     final func loadedValue(of attribute: AttributeDescription) -> Any? {
-        if unloaded.contains(attribute.index) { managedObjectContext?.fulfill(self) }
+        if unloaded.contains(attribute.index) { managedObjectContext?.faults.fulfill(self) }
         return storage.values[attribute.index]
     }
 
@@ -141,7 +141,7 @@ extension ManagedObject {
                     "\(entity.name).\(attribute.name) of \(objectID) was never loaded and the object left its context (reset or deleted): fetch it again"
                 )
             }
-            context.fulfill(self)
+            context.faults.fulfill(self)
             if let value = storage.values[slot] { return value }
             // Its row is gone or could not be read: the world changed, which is no
             // programming error. It reads as its type's empty value (`isRowDeleted` says

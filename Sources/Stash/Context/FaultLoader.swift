@@ -1,4 +1,12 @@
-extension ManagedObjectContext {
+/// The context's part that loads what partly loaded objects have not loaded yet: an object
+/// made from a decoded row (`adoptRow`) holds only the JSON's values until an attribute it
+/// lacks is read. Loads are batched per entity, one query per 500 rows, and compare decoded
+/// values with the row's, so a re-import of unchanged data leaves nothing to save.
+final class FaultLoader {
+    /// The context whose objects are loaded, set as the context is made. `unowned`: the
+    /// context owns its parts and outlives them.
+    unowned var context: ManagedObjectContext!
+
     /// Loads the stored values of the attributes `object` has not loaded, and those of every
     /// other partly loaded object of its entity: one query per 500 rows, whichever object
     /// is read first. Called when an attribute that is not loaded is read.
@@ -8,8 +16,8 @@ extension ManagedObjectContext {
     /// (`noteLoadFailure`). A row that another context or process deleted in the meantime
     /// marks its object gone (`isRowDeleted`).
     func fulfill(_ object: ManagedObject) {
-        entering {
-            let state = self.state(for: object.entity)
+        context.entering {
+            let state = context.identity.state(for: object.entity)
             do {
                 state.partial.removeAll { state.byRowID[$0]?.unloaded.isEmpty ?? true }
                 if let rowID = object.rowID, state.byRowID[rowID] === object, !state.partial.contains(rowID) {
@@ -18,7 +26,8 @@ extension ManagedObjectContext {
                 try fulfill(state.partial.compactMap { state.byRowID[$0] }, in: state)
                 state.partial.removeAll { state.byRowID[$0]?.unloaded.isEmpty ?? true }
             } catch {
-                noteLoadFailure(error, reading: "the stored values of \(object.objectID)", entity: object.entity.name)
+                context.noteLoadFailure(
+                    error, reading: "the stored values of \(object.objectID)", entity: object.entity.name)
             }
         }
     }
@@ -26,16 +35,17 @@ extension ManagedObjectContext {
     /// Loads the stored values of these objects' unloaded attributes (see `fill`). Objects
     /// whose row is gone stay as they are.
     func fulfill(_ objects: [ManagedObject], in state: EntityState) throws {
-        let rowIDs = Set(objects.compactMap { $0.managedObjectContext === self ? $0.rowID : nil })
+        let context = self.context!
+        let rowIDs = Set(objects.compactMap { $0.managedObjectContext === context ? $0.rowID : nil })
         guard !rowIDs.isEmpty else { return }
         var found = Set<Int64>()
-        try container.store.fetch(StoreQuery(state.entity.schema, filter: .rowIDs(rowIDs.sorted()))) { row in
+        try context.container.store.fetch(StoreQuery(state.entity.schema, filter: .rowIDs(rowIDs.sorted()))) { row in
             found.insert(row.rowID)
             guard let object = state.byRowID[row.rowID] else { return }
             try fill(object, from: row, in: state)
         }
         // Rows another context or process deleted: their objects know it now.
-        for object in objects where object.managedObjectContext === self && object.state == .persisted {
+        for object in objects where object.managedObjectContext === context && object.state == .persisted {
             if let rowID = object.rowID, !found.contains(rowID) { object.rowIsGone = true }
         }
     }

@@ -1,0 +1,73 @@
+/// The context's part that knows which objects it holds: one `EntityState` per entity of the
+/// container (each with its objects by row, its new objects and its unique index), found by
+/// class in one look-up, and the numbering of new objects' temporary IDs.
+///
+/// It keeps no rule of its own about changes or saves; the context and its other parts ask it
+/// which state an object belongs to. One per context, used from the context's isolation only.
+final class IdentityMap {
+    /// Per entity, in the container's order: the order `save()` writes in.
+    let states: [EntityState]
+    /// Each entity's position in `states`, by its class.
+    private let positions: [ObjectIdentifier: Int]
+    /// The temporary ID the next new object takes (its `ObjectID` until its first save);
+    /// numbers are never reused within a context.
+    private(set) var nextTemporaryID: UInt64 = 1
+
+    init(_ entities: [EntityDescription], departures: DepartureSignal) {
+        states = entities.map { EntityState(entity: $0, departures: departures) }
+        positions = Dictionary(uniqueKeysWithValues: entities.enumerated().map { (ObjectIdentifier($1.type), $0) })
+    }
+
+    /// The state of one of the container's entities.
+    func state(for entity: EntityDescription) -> EntityState {
+        states[positions[ObjectIdentifier(entity.type)]!]
+    }
+
+    /// The state of `type`'s entity, or `unknownEntity` if the container does not store it.
+    /// One look-up by class: every fetch and every read of a related object not held asks.
+    func state(forType type: ManagedObject.Type) throws -> EntityState {
+        guard let position = positions[ObjectIdentifier(type)] else {
+            throw StashError.notAModel(type, of: states.map(\.entity.name))
+        }
+        return states[position]
+    }
+
+    /// The state of the entity named `name`, if the container has it.
+    func state(named name: String) -> EntityState? {
+        states.first { $0.entity.name == name }
+    }
+
+    /// Where `state` stands in `states` (and in a `SaveNote`'s entities).
+    func position(of state: EntityState) -> Int {
+        positions[ObjectIdentifier(state.entity.type)]!
+    }
+
+    /// A temporary ID no object of this context had.
+    func takeTemporaryID() -> UInt64 {
+        defer { nextTemporaryID += 1 }
+        return nextTemporaryID
+    }
+
+    /// The object held for `objectID`: a live new object by its temporary ID, or the object of
+    /// its row unless the row is gone. Nothing is read from the store.
+    func registeredObject(for objectID: ObjectID) -> ManagedObject? {
+        guard let state = state(named: objectID.entityName) else { return nil }
+        guard let rowID = objectID.rowID else {
+            return state.inserted.first { state.isLive($0) && $0.temporaryID == objectID.temporaryID }
+        }
+        guard let object = state.byRowID[rowID], !object.rowIsGone else { return nil }
+        return object
+    }
+
+    /// How many objects of stored rows are held now, alive (see `RegisteredObjects`).
+    var registeredObjectCount: Int {
+        states.reduce(0) { $0 + $1.byRowID.count }
+    }
+
+    /// How many entries the queues of unsaved inserts, changes and deletes hold (a new object
+    /// deleted before its save stays queued until then): compared before and after the
+    /// `willSave()` hooks, to see whether one changed anything.
+    var pendingChangeCount: Int {
+        states.reduce(0) { $0 + $1.inserted.count + $1.updated.count + $1.deleted.count }
+    }
+}

@@ -1,0 +1,69 @@
+import Foundation
+import Testing
+
+@testable import Stash
+
+/// The context's identity map, alone and inside a context: which state an entity has, the
+/// error for a class the container does not store, temporary IDs, and the object an ID names.
+@Suite struct IdentityMapTests {
+    @Test func findsEachEntitysStateByClassAndName() throws {
+        let entities = try [Post.self, Note.self].map { try EntityRegistry.shared.entity(for: $0) }
+        let map = IdentityMap(entities, departures: DepartureSignal())
+        #expect(map.states.map(\.entity.name) == ["Post", "Note"])
+        let note = try map.state(forType: Note.self)
+        #expect(note === map.states[1])
+        #expect(map.state(for: entities[0]) === map.states[0])
+        #expect(map.state(named: "Note") === note)
+        #expect(map.state(named: "note") == nil)
+        #expect(map.position(of: note) == 1)
+    }
+
+    @Test func aClassTheContainerDoesNotStoreIsAnErrorThatNamesTheModels() throws {
+        let map = IdentityMap([try EntityRegistry.shared.entity(for: Note.self)], departures: DepartureSignal())
+        let error = #expect(throws: StashError.self) { try map.state(forType: Post.self) }
+        #expect(error?.code == .unknownEntity)
+        #expect(error?.entity == "Post")
+        #expect(error?.message.contains("(Note)") == true)
+    }
+
+    @Test func temporaryIDsAreNeverReused() throws {
+        let map = IdentityMap([], departures: DepartureSignal())
+        let taken = (0..<5).map { _ in map.takeTemporaryID() }
+        #expect(taken == [1, 2, 3, 4, 5])
+        #expect(map.nextTemporaryID == 6)
+    }
+
+    @Test func anIDNamesTheLiveObjectItWasGiven() throws {
+        let context = ManagedObjectContext(try testContainer(for: Post.self, inMemory: true))
+        let first = post(1)
+        let second = post(2)
+        context.insert(first)
+        context.insert(second)
+        let temporary = first.objectID
+        #expect(context.identity.registeredObject(for: temporary) === first)
+        #expect(context.identity.registeredObject(for: second.objectID) === second)
+        // Deleted before its first save, a new object leaves: its temporary ID names nothing.
+        context.delete(second)
+        #expect(context.identity.registeredObject(for: second.objectID) == nil)
+        #expect(context.identity.pendingChangeCount == 2)  // the queue keeps it until the save
+        try context.save()
+        #expect(context.identity.registeredObject(for: first.objectID) === first)
+        #expect(context.identity.registeredObject(for: temporary) == nil)
+        #expect(context.identity.registeredObjectCount == 1)
+        #expect(context.identity.pendingChangeCount == 0)
+        // A row another context deleted names no object here once merged.
+        let other = ManagedObjectContext(context.container)
+        other.delete(try other.existingObject(with: first.objectID))
+        try other.save()
+        #expect(context.registeredObject(for: first.objectID) == nil)
+    }
+
+    private func post(_ id: Int) -> Post {
+        let post = Post()
+        post.id = id
+        post.userId = 1
+        post.title = "Post \(id)"
+        post.body = ""
+        return post
+    }
+}
