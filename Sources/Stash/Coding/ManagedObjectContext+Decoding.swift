@@ -24,10 +24,10 @@ extension ManagedObjectContext {
                 let slots = Set(state.compositeUniques.joined()).subtracting(decoded.keys)
                 decoded.merge(try decodeTargets(in: slots, of: state, from: container)) { own, _ in own }
                 if let (holder, constraint) = try entering({
-                    try compositeHolder(for: object, in: state, targets: decoded.compactMapValues { $0 })
+                    try resolver.compositeHolder(for: object, in: state, targets: decoded.compactMapValues { $0 })
                 }) {
-                    if mergePolicy.kind == .fail { throw compositeConflict(state, constraint) }
-                    entering { standIn(object, for: holder, in: state) }
+                    if mergePolicy.kind == .fail { throw UniqueResolver.compositeConflict(state, constraint) }
+                    entering { resolver.standIn(object, for: holder, in: state) }
                     object = holder
                 }
             }
@@ -77,7 +77,7 @@ extension ManagedObjectContext {
             for (index, key) in keys {
                 guard let existing = state.lookup(index, key, in: self) else { continue }
                 if mergePolicy.kind == .fail {
-                    throw uniqueConflict(entity, entity.uniqueAttributes[index], key)
+                    throw UniqueResolver.conflict(entity, entity.uniqueAttributes[index], key)
                 }
                 let present = try update(
                     existing, from: container, uniqueValues: uniqueValues, foundBy: entity.uniqueAttributes[index],
@@ -105,7 +105,8 @@ extension ManagedObjectContext {
                     return (registered, present)
                 }
                 if mergePolicy.kind == .fail {
-                    throw uniqueConflict(entity, unique, key, "is already stored and the merge policy is .fail")
+                    throw UniqueResolver.conflict(
+                        entity, unique, key, "is already stored and the merge policy is .fail")
                 }
                 let present = try adoptStoredRow(
                     rowID, as: object, matchedBy: unique, key: key, at: index, decoded: changed, from: container,
@@ -150,7 +151,8 @@ extension ManagedObjectContext {
         } else {
             changed = AttributeSet()
         }
-        adoptRow(rowID, as: object, matchedBy: unique, key: key, at: matchedIndex, changing: changed, in: state)
+        resolver.adoptRow(
+            rowID, as: object, matchedBy: unique, key: key, at: matchedIndex, changing: changed, in: state)
         return changed
     }
 

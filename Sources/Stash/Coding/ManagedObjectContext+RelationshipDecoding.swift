@@ -35,7 +35,7 @@ extension ManagedObjectContext {
                 if relationship.isToMany {
                     var targets = try decodeTargets(of: relationship, forKey: key, in: container)
                     if let inverse = try relationship.inverse(), inverse.slot != nil {
-                        targets = try entering { try resolveNested(targets, in: object, through: inverse) }
+                        targets = try entering { try resolver.resolveNested(targets, in: object, through: inverse) }
                     }
                     if relationship.decoding == .merge {
                         mergeObjects(targets, into: relationship, of: object)
@@ -172,7 +172,7 @@ extension ManagedObjectContext {
         let value = try unique.codec.value(from: Self.primitive(from: decoder))
         let key = try unique.codec.storedValue(for: value)
         if let object = state.lookup(0, key, in: self) { return object }
-        if let object = try storedObject(for: key, unique: 0, in: state) { return object }
+        if let object = try resolver.storedObject(for: key, unique: 0, in: state) { return object }
         let placeholder = state.entity.type.init()
         placeholder.cachedEntity = state.entity
         placeholder.setValue(value, of: unique)

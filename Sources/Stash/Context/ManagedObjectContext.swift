@@ -47,6 +47,10 @@ public final class ManagedObjectContext: @unchecked Sendable {
     let merger = Merger()
     /// Loads what partly loaded objects lack.
     let faults = FaultLoader()
+    /// Turns the pending changes into a store change set.
+    let planner = SavePlanner()
+    /// Keeps one object per unique value.
+    let resolver = UniqueResolver()
     /// Raised when most of an entity's registered objects were freed (see `DepartureSignal`).
     let departures: DepartureSignal
     /// How deep in entry points the context is: merges happen only at the outermost one.
@@ -145,6 +149,8 @@ public final class ManagedObjectContext: @unchecked Sendable {
         for state in identity.states { state.context = self }
         merger.context = self
         faults.context = self
+        planner.context = self
+        resolver.context = self
         container.register(self)
     }
 
@@ -202,7 +208,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
                 if match != nil { state.hasExplicitMatches = true }
                 register(object, in: state)
                 takeDecodingParent(object, in: state)
-                resolveUniqueValues(of: object, in: state)
+                resolver.resolveUniqueValues(of: object, in: state)
                 if object.state == .inserted { awaken(object) }
             case .standIn:
                 break
@@ -442,7 +448,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
     func uniqueValueDidChange(_ object: ManagedObject) {
         entering {
             switch object.state {
-            case .inserted: resolveUniqueValues(of: object, in: identity.state(for: object.entity))
+            case .inserted: resolver.resolveUniqueValues(of: object, in: identity.state(for: object.entity))
             case .persisted: identity.state(for: object.entity).index(object, in: self)
             case .transient, .deleted, .standIn: break
             }

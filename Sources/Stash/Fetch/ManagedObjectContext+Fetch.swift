@@ -261,7 +261,7 @@ extension ManagedObjectContext {
         _ row: StoredRow, as object: ManagedObject, state: EntityState, unique: AttributeDescription, key: StoredValue
     ) throws {
         let policy = mergePolicy.kind
-        if policy == .fail { throw uniqueConflict(state.entity, unique, key) }
+        if policy == .fail { throw UniqueResolver.conflict(state.entity, unique, key) }
         var saved = object.values
         for attribute in state.entity.attributes {
             let stored = try row.value(of: attribute, in: state.entity)

@@ -1,7 +1,7 @@
 /// Composite unique constraints (`CompositeUniqueModel`): an object whose values together
 /// match another object's, in the context or in the store, becomes a stand-in for it, as an
 /// object with another's `.unique` value does.
-extension ManagedObjectContext {
+extension UniqueResolver {
     /// The object of the context or the store that holds `object`'s values of a composite
     /// unique constraint, if another does; otherwise `object` becomes their holder.
     /// `targets` gives, by slot, related objects decoded but not yet set.
@@ -76,7 +76,8 @@ extension ManagedObjectContext {
         case .unsaved(let entry): object = entry.object
         case .row(let rowID): object = state.byRowID[rowID]
         }
-        guard let object, object.managedObjectContext === self, object.state == .inserted || object.state == .persisted,
+        guard let object, object.managedObjectContext === context,
+            object.state == .inserted || object.state == .persisted,
             !object.rowIsGone
         else { return nil }
         return object
@@ -94,7 +95,7 @@ extension ManagedObjectContext {
         query.predicate = .and(conditions)
         query.limit = 1
         var found: ManagedObject?
-        try container.store.fetch(query) { row in found = try materialize(row, in: state) }
+        try context.container.store.fetch(query) { row in found = try context.materialize(row, in: state) }
         guard let found, found.state == .persisted, !found.rowIsGone else { return nil }
         return found
     }
@@ -112,10 +113,12 @@ extension ManagedObjectContext {
             guard let (holder, constraint) = try compositeHolder(for: object, in: state, askingTheStore: true) else {
                 continue
             }
-            if object.uniqueMatch == nil, mergePolicy.kind == .fail { throw compositeConflict(state, constraint) }
+            if object.uniqueMatch == nil, context.mergePolicy.kind == .fail {
+                throw Self.compositeConflict(state, constraint)
+            }
             standIn(object, for: holder, in: state, undo: &undo)
             // The lists that held the new object hold its holder now, in its place.
-            let editor = RelationshipEditor(context: self)
+            let editor = RelationshipEditor(context: context)
             for relationship in state.entity.relationships where !relationship.isToMany {
                 guard let inverse = try? relationship.inverse(), case .toMany(let index) = inverse.kind,
                     let target = editor.registered(
@@ -141,34 +144,23 @@ extension ManagedObjectContext {
         throws -> [ManagedObject]
     {
         guard let slot = inverse.slot else { return objects }
-        let state = try self.identity.state(forType: inverse.entityType)
+        let state = try context.identity.state(forType: inverse.entityType)
         guard state.compositeUniques.contains(where: { $0.contains(slot) }) else { return objects }
         return try objects.map { object in
             guard object.state == .inserted, case .none = RelationshipTarget(slotValue: object.values[slot]),
                 let (holder, constraint) = try compositeHolder(for: object, in: state, targets: [slot: owner])
             else { return object }
-            if mergePolicy.kind == .fail { throw compositeConflict(state, constraint) }
+            if context.mergePolicy.kind == .fail { throw Self.compositeConflict(state, constraint) }
             standIn(object, for: holder, in: state)
             return holder
         }
     }
 
-    func compositeConflict(_ state: EntityState, _ constraint: Int) -> StashError {
+    static func compositeConflict(_ state: EntityState, _ constraint: Int) -> StashError {
         let names = state.compositeUniques[constraint].map { state.entity.attributes[$0].name }
         return StashError(
             .uniqueConflict,
             "(\(names.joined(separator: ", "))) together are already taken and the merge policy is .fail",
             entity: state.entity.name, attribute: names[0])
     }
-}
-
-/// The values of a composite unique constraint, as `compositeHolder` compares them.
-struct CompositeKey: Hashable {
-    enum Part: Hashable {
-        case value(StoredValue)
-        /// A related object not saved yet.
-        case object(ObjectIdentifier)
-    }
-
-    let parts: [Part]
 }
