@@ -108,13 +108,13 @@ extension ManagedObjectContext {
     /// both.
     private func withJournal<Result>(_ body: () throws -> Result) throws -> Result {
         let (journal, isOutermost) = try entering { () -> (ChangeJournal, Bool) in
-            if let active = activeJournal { return (active, false) }
+            if let active = tracker.journal { return (active, false) }
             try throwPendingLoadError()
             let journal = ChangeJournal(unreconciled: unreconciledLists.count)
-            activeJournal = journal
+            tracker.journal = journal
             return (journal, true)
         }
-        defer { if isOutermost { entering { activeJournal = nil } } }
+        defer { if isOutermost { entering { tracker.journal = nil } } }
         do {
             return try body()
         } catch {

@@ -36,7 +36,7 @@ extension ManagedObjectContext {
                 present = present.union(related)
             }
             // Made by this decode, and not found to stand for another: a new object.
-            if object.state == .inserted, object.temporaryID >= firstNewID { entering { awaken(object) } }
+            if object.state == .inserted, object.temporaryID >= firstNewID { entering { tracker.awaken(object) } }
             if let record = decodedValues { record.note(object, of: entity, setting: present) }
             return object
         }

@@ -22,20 +22,20 @@ extension ManagedObjectContext {
             // fails, `undo` puts them back, so the context is left as it was.
             var undo: [() -> Void] = []
             do {
-                callWillSave()
+                tracker.callWillSave()
                 try reconcileLists()
                 for state in identity.states {
                     try resolver.resolveCompositeKeys(in: state, undo: &undo)
                     try resolver.mergeDuplicateInserts(in: state, undo: &undo)
                     try planner.checkRequiredValues(in: state)
-                    try callValidation(in: state)
+                    try tracker.callValidation(in: state)
                     try checkDeniedDeletes(in: state)
                 }
                 try throwPendingLoadError()
                 var (changes, plan) = try planner.storeChanges()
                 changes.outbox = try outboxWrite(plan, insertOrder: changes.insertOrder)
                 guard !changes.isEmpty else {
-                    apply(SaveResult(), plan)
+                    tracker.apply(SaveResult(), plan)
                     return ChangeSet()
                 }
                 let result = try container.store.save(changes)
@@ -47,7 +47,7 @@ extension ManagedObjectContext {
                         plan.updated[position].contains { $0.changedAttributes.contains(unique.index) }
                     }
                 }
-                apply(result, plan)
+                tracker.apply(result, plan)
                 noteJoinWrites(plan.joinLists, revised: result.revisedJoins)
                 container.broadcast(note, from: self)
                 notifyObservers(of: [note])
@@ -77,69 +77,6 @@ extension ManagedObjectContext {
 
     // MARK: After the commit
 
-    /// Applies what the store did to the objects, once the transaction has committed, so a
-    /// failed save leaves every object as it was.
-    private func apply(_ result: SaveResult, _ plan: SavePlan) {
-        forgetChangedLists()
-        awokenDefaults.removeAll()
-        for (position, state) in identity.states.enumerated() {
-            for object in plan.deleted[position] {
-                if let rowID = object.rowID { state.byRowID[rowID] = nil }
-                object.state = .transient
-                object.managedObjectContext = nil
-                object.changedAttributes.removeAll()
-                object.restatedAttributes.removeAll()
-            }
-            let entityResult = position < result.entities.count ? result.entities[position] : EntitySaveResult()
-            for (offset, object) in plan.updated[position].enumerated() {
-                object.changedAttributes.removeAll()
-                object.restatedAttributes.removeAll()
-                // The row as the transaction read it: what the object had not loaded.
-                if !object.unloaded.isEmpty, let stored = entityResult.storedRows[offset] {
-                    for attribute in state.entity.attributes where object.unloaded.contains(attribute.index) {
-                        if let value = try? attribute.codec.value(from: stored[attribute.index]) {
-                            object.setPrimitiveValue(value, of: attribute)
-                            object.unloaded.remove(attribute.index)
-                        }
-                    }
-                }
-                // Under .storedWins, what the store kept instead of this context's values.
-                for (column, stored) in entityResult.keptStored[offset] ?? [:] {
-                    let attribute = state.entity.attributes[column]
-                    if let value = try? attribute.codec.value(from: stored) {
-                        object.setPrimitiveValue(value, of: attribute)
-                    }
-                }
-            }
-            let inserted = plan.inserted[position]
-            guard !inserted.isEmpty else { continue }
-            state.byRowID.reserveCapacity(state.byRowID.count + inserted.count)
-            for (offset, object) in inserted.enumerated() {
-                let rowID = entityResult.insertedRowIDs[offset]
-                let match = entityResult.matches[offset]
-                if let stored = match, !stored.isEmpty {
-                    for attribute in state.entity.attributes {
-                        guard let value = stored[attribute.index] else { continue }
-                        // The store read these values from a row written by a codec.
-                        if let decoded = try? attribute.codec.value(from: value) {
-                            object.setPrimitiveValue(decoded, of: attribute)
-                        }
-                    }
-                }
-                object.rowID = rowID
-                object.state = .persisted
-                object.changedAttributes.removeAll()
-                state.register(object, rowID: rowID)
-                if match != nil { state.index(object, in: self) }
-            }
-        }
-        for state in identity.states {
-            state.clearInserted()
-            state.updated.removeAll()
-            state.deleted.removeAll()
-        }
-        dropListsSetSinceSave()
-    }
 }
 
 /// Where each new object of a save is among its inserts, filled once the change set is made,

@@ -51,6 +51,8 @@ public final class ManagedObjectContext: @unchecked Sendable {
     let planner = SavePlanner()
     /// Keeps one object per unique value.
     let resolver = UniqueResolver()
+    /// Records what changes, for rollback, undo and the save.
+    let tracker = ChangeTracker()
     /// Raised when most of an entity's registered objects were freed (see `DepartureSignal`).
     let departures: DepartureSignal
     /// How deep in entry points the context is: merges happen only at the outermost one.
@@ -87,16 +89,12 @@ public final class ManagedObjectContext: @unchecked Sendable {
     /// Which objects the context holds, by entity and row.
     let identity: IdentityMap
     private var policy = MergePolicy.incomingWins
-    // Unchecked, these fields that every decoded or edited object reads: the context is
-    // used from one isolation at a time (see `Confinement`), and the runtime's check costs
-    // about 85 instructions an access (see `ManagedObject.state` for the figure).
-    /// Set while `decode(_:from:using:)` runs, so a failure can undo what it did.
-    @exclusivity(unchecked) var activeJournal: ChangeJournal?
     /// A load that failed inside a property read, for the next throwing call
     /// (`ManagedObjectContext+LoadErrors`).
     var pendingLoadError: StashError?
-    /// Attributes that only `awakeFromInsert()` set, by new object (see `awaken`).
-    @exclusivity(unchecked) var awokenDefaults: [ObjectIdentifier: AttributeSet] = [:]
+    // Unchecked, these fields that every decoded object reads: the context is used from one
+    // isolation at a time (see `Confinement`), and the runtime's check costs about 85
+    // instructions an access (see `ManagedObject.state` for the figure).
     /// Set while `decode(_:from:using:parent:via:)` runs: the children's parent.
     @exclusivity(unchecked) var decodingParent: DecodingParent?
     /// Set while `recordingDecodedValues(into:_:)` runs: what each decoded object was given.
@@ -151,6 +149,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
         faults.context = self
         planner.context = self
         resolver.context = self
+        tracker.context = self
         container.register(self)
     }
 
@@ -209,7 +208,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
                 register(object, in: state)
                 takeDecodingParent(object, in: state)
                 resolver.resolveUniqueValues(of: object, in: state)
-                if object.state == .inserted { awaken(object) }
+                if object.state == .inserted { tracker.awaken(object) }
             case .standIn:
                 break
             case .deleted where object.managedObjectContext === self:
@@ -235,7 +234,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
             else { return }
             let state = self.identity.state(for: object.entity)
             let wasInserted = object.state == .inserted
-            activeJournal?.recordDelete(object)
+            tracker.journal?.recordDelete(object)
             object.prepareForDeletion()
             guard object.state == .inserted || object.state == .persisted else { return }
             // Deleted first, so that a cascade that comes back to it stops here.
@@ -254,44 +253,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
     /// their saved values back, deleted objects come back.
     public func rollback() {
         entering {
-            graphGeneration &+= 1
-            awokenDefaults.removeAll()
-            forgetChangedLists()
-            // After new objects left: they keep their lists, as objects in no context do.
-            defer { dropListsSetSinceSave() }
-            for state in identity.states {
-                for object in state.inserted where state.isLive(object) {
-                    object.state = .transient
-                    object.managedObjectContext = nil
-                }
-                state.clearInserted()
-                for saved in state.updated.values {
-                    let object = saved.object
-                    if let values = saved.values {
-                        object.values = values
-                    } else {
-                        for attribute in state.entity.attributes
-                        where object.changedAttributes.contains(attribute.index) {
-                            object.setPrimitiveValue(nil, of: attribute)
-                        }
-                    }
-                    object.changedAttributes.removeAll()
-                    object.restatedAttributes.removeAll()
-                    if !saved.unloaded.isEmpty {
-                        object.unloaded = object.unloaded.union(saved.unloaded)
-                        if let rowID = object.rowID { state.partial.append(rowID) }
-                    }
-                }
-                for object in state.deleted.values {
-                    object.state = .persisted
-                }
-                for object in Array(state.updated.values.map(\.object)) + Array(state.deleted.values) {
-                    state.index(object, in: self)
-                }
-                state.updated.removeAll()
-                state.deleted.removeAll()
-                state.mayHoldDuplicates = false
-            }
+            tracker.rollback()
         }
     }
 
@@ -352,7 +314,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
     private func inside<Result>(_ body: () throws -> Result) rethrows -> Result {
         depth += 1
         defer { depth -= 1 }
-        if depth == 1, activeJournal == nil {
+        if depth == 1, tracker.journal == nil {
             if merger.hasMail.load(ordering: .relaxed) { merger.mergeInbox() }
             if departures.take() {
                 for state in identity.states { state.releaseDeparted() }
@@ -398,7 +360,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
         object.temporaryID = identity.takeTemporaryID()
         if reportsToObservation { object.setObserved(true) }
         state.enqueueInsert(object)
-        activeJournal?.recordInsert(object)
+        tracker.journal?.recordInsert(object)
         // A new object has no related rows yet: its to-many lists start empty and loaded, so
         // objects that point at it join them as they do, with no query. A list set while it
         // was in no context is set again, now that there is one to track it.
@@ -419,7 +381,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
         state.register(object, rowID: rowID)
         if reportsToObservation { object.setObserved(true) }
         if indexed, !state.entity.uniqueAttributes.isEmpty { state.unindexed.append(rowID) }
-        activeJournal?.recordRegistration(object)
+        tracker.journal?.recordRegistration(object)
     }
 
     private func undelete(_ object: ManagedObject) {
@@ -427,20 +389,6 @@ public final class ManagedObjectContext: @unchecked Sendable {
         object.state = .persisted
         state.deleted[ObjectIdentifier(object)] = nil
         state.index(object, in: self)
-    }
-
-    /// Called before a saved object's first change since its last save (keeps its saved
-    /// values for `rollback()`), and before any change while a journal is active.
-    func objectWillChange(_ object: ManagedObject) {
-        entering {
-            let state = self.identity.state(for: object.entity)
-            activeJournal?.recordChange(object, in: state)
-            guard object.state == .persisted || object.state == .deleted else { return }
-            let id = ObjectIdentifier(object)
-            if state.updated[id] == nil {
-                state.updated[id] = SavedState(object: object, values: object.values, unloaded: object.unloaded)
-            }
-        }
     }
 
     /// Called after a unique attribute changed, to keep the unique index current; a new

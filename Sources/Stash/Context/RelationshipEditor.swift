@@ -158,7 +158,7 @@ struct RelationshipEditor {
 
     /// Before a list of `owner` changes: a decode that fails puts it back (`ChangeJournal`).
     private func journal(_ owner: ManagedObject, _ index: Int) {
-        guard let context, let journal = context.activeJournal else { return }
+        guard let context, let journal = context.tracker.journal else { return }
         journal.recordList(owner, index, in: context)
     }
 

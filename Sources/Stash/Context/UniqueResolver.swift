@@ -47,7 +47,7 @@ final class UniqueResolver {
         object.standIn = holder
         if upsertsGivenValues(of: object) {
             // Defaults `awakeFromInsert()` set are for a new object, not a change of the holder.
-            let given = object.changedAttributes.subtracting(context.defaultsFromAwake(of: object))
+            let given = object.changedAttributes.subtracting(context.tracker.defaultsFromAwake(of: object))
             for attribute in state.entity.attributes where given.contains(attribute.index) {
                 guard let value = object.value(of: attribute) else { continue }
                 if holder.holds(value, for: attribute) {

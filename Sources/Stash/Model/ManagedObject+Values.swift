@@ -50,15 +50,15 @@ extension ManagedObject {
                 observedChange(atSlot: index) { storage.values[index] = value }
                 return restate(attribute, in: context)
             }
-            if (state != .inserted && changedAttributes.isEmpty) || context.activeJournal != nil {
-                context.objectWillChange(self)
+            if (state != .inserted && changedAttributes.isEmpty) || context.tracker.journal != nil {
+                context.tracker.objectWillChange(self)
             }
             observedChange(atSlot: index) { storage.values[index] = value }
             changedAttributes.insert(index)
             if !restatedAttributes.isEmpty { restatedAttributes.remove(index) }
-            if !context.awokenDefaults.isEmpty {
+            if !context.tracker.awokenDefaults.isEmpty {
                 // Set again after `awakeFromInsert()`: given, no longer a default.
-                context.awokenDefaults[ObjectIdentifier(self)]?.remove(index)
+                context.tracker.awokenDefaults[ObjectIdentifier(self)]?.remove(index)
             }
             if unloaded.contains(index) {
                 // Its saved value was never read: the save compares it with the row.
@@ -80,7 +80,7 @@ extension ManagedObject {
         guard state == .persisted, !changedAttributes.contains(index), !restatedAttributes.contains(index) else {
             return
         }
-        context.objectWillChange(self)
+        context.tracker.objectWillChange(self)
         restatedAttributes.insert(index)
     }
 

@@ -1,6 +1,6 @@
 /// Where the context calls a model's life-cycle hooks (`ManagedObject.awakeFromInsert()` and
 /// the others), at Core Data's moments.
-extension ManagedObjectContext {
+extension ChangeTracker {
     /// Calls `awakeFromInsert()` on a new object that has just joined the context. What the
     /// object was given before (decoded, or set before `insert`) wins over what the hook sets,
     /// as if the hook had run first; what the hook sets alone is a default, which an object
@@ -13,7 +13,7 @@ extension ManagedObjectContext {
         let unchanged = before.withUnsafeBufferPointer { old in
             object.values.withUnsafeBufferPointer { new in old.baseAddress == new.baseAddress }
         }
-        guard !unchanged, object.state == .inserted, object.managedObjectContext === self else { return }
+        guard !unchanged, object.state == .inserted, object.managedObjectContext === context else { return }
         let entity = object.entity
         for attribute in entity.attributes
         where !attribute.isRelationship && given.contains(attribute.index) {
@@ -22,7 +22,7 @@ extension ManagedObjectContext {
         let defaults = object.changedAttributes.subtracting(given)
         if !defaults.isEmpty { awokenDefaults[ObjectIdentifier(object)] = defaults }
         if entity.uniqueAttributes.contains(where: { given.contains($0.index) }) {
-            identity.state(for: entity).index(object, in: self)
+            context.identity.state(for: entity).index(object, in: context)
         }
     }
 
@@ -41,10 +41,10 @@ extension ManagedObjectContext {
     /// 20,000-object import (stash-bench under callgrind), for models that mostly override
     /// no hook.
     func callWillSave() {
-        let count = identity.pendingChangeCount
+        let count = context.identity.pendingChangeCount
         var walked: [PendingLists] = []
-        walked.reserveCapacity(identity.states.count)
-        for state in identity.states {
+        walked.reserveCapacity(context.identity.states.count)
+        for state in context.identity.states {
             let inserted = state.inserted
             for object in inserted where isOwnNew(object) { object.willSave() }
             let updated = state.updated
@@ -54,7 +54,7 @@ extension ManagedObjectContext {
             for (id, object) in deleted where updated[id] == nil { object.willSave() }
             walked.append(PendingLists(inserted: inserted, updated: updated, deleted: deleted))
         }
-        guard identity.pendingChangeCount != count else { return }
+        guard context.identity.pendingChangeCount != count else { return }
         var called = Set<ObjectIdentifier>()
         for lists in walked {
             for object in lists.inserted where isOwnNew(object) { called.insert(ObjectIdentifier(object)) }
@@ -65,20 +65,20 @@ extension ManagedObjectContext {
         var again = 0
         repeat {
             // Again only when a hook inserted, changed or deleted other objects.
-            again = identity.pendingChangeCount
-            for state in identity.states {
+            again = context.identity.pendingChangeCount
+            for state in context.identity.states {
                 for object in state.inserted where isOwnNew(object) { call(object, &called) }
                 for saved in state.updated.values { call(saved.object, &called) }
                 for object in state.deleted.values { call(object, &called) }
             }
-        } while identity.pendingChangeCount != again
+        } while context.identity.pendingChangeCount != again
     }
 
     /// `EntityState.isLive`, without loading the state's unowned reference to the context for
     /// each object.
     @inline(__always)
     private func isOwnNew(_ object: ManagedObject) -> Bool {
-        object.state == .inserted && object.managedObjectContext === self
+        object.state == .inserted && object.managedObjectContext === context
     }
 
     /// An entity's pending lists as the first `willSave()` walk saw them.

@@ -1,0 +1,61 @@
+import Foundation
+import Testing
+
+@testable import Stash
+
+/// The context's change tracker alone: the values it keeps of a saved object before its
+/// first change, what a rollback puts back, and what its journal undoes.
+@Suite struct ChangeTrackerTests {
+    @Test func aSavedObjectsValuesAreKeptOnceBeforeItsFirstChange() throws {
+        let (_, context) = try savedPosts(1)
+        let post = try ManagedObjectContext(context.container).fetch(FetchDescriptor<Post>())[0]
+        let tracked = try #require(post.managedObjectContext)
+        let state = try tracked.identity.state(forType: Post.self)
+        let title = try #require(state.entity.attribute(named: "title")).index
+        #expect(state.updated.isEmpty)
+        post.title = "first"
+        post.title = "second"
+        let saved = try #require(state.updated[ObjectIdentifier(post)])
+        #expect(saved.values?[title] as? String == "Title 1")
+        tracked.tracker.rollback()
+        #expect(post.title == "Title 1" && !tracked.hasChanges && state.updated.isEmpty)
+    }
+
+    @Test func aRollbackSendsNewObjectsAwayAndBringsDeletedOnesBack() throws {
+        let (_, context) = try savedPosts(2)
+        let posts = try context.fetch(FetchDescriptor<Post>(sortBy: [SortDescriptor(\.id)]))
+        context.delete(posts[0])
+        let added = Post(context: context)
+        added.id = 3
+        #expect(posts[0].state == .deleted && added.state == .inserted)
+        context.tracker.rollback()
+        #expect(posts[0].state == .persisted && added.state == .transient && added.managedObjectContext == nil)
+        #expect(!context.hasChanges)
+        // The unique index names the object that came back, not the one that left.
+        let state = try context.identity.state(forType: Post.self)
+        #expect(state.lookup(0, .integer(1), in: context) === posts[0])
+        #expect(state.lookup(0, .integer(3), in: context) == nil)
+    }
+
+    @Test func theJournalUndoesExactlyWhatHappenedWhileItWasActive() throws {
+        let (_, context) = try savedPosts(2)
+        let posts = try context.fetch(FetchDescriptor<Post>(sortBy: [SortDescriptor(\.id)]))
+        posts[0].title = "before the journal"
+        let journal = ChangeJournal(unreconciled: 0)
+        context.tracker.journal = journal
+        posts[0].title = "in the journal"
+        posts[1].body = "in the journal"
+        let added = Post(context: context)
+        added.id = 9
+        context.tracker.journal = nil
+        journal.undo(in: context)
+        // What came before the journal stays; what it recorded is undone.
+        #expect(posts[0].title == "before the journal" && posts[1].body == "Body of post 2\nline 2")
+        #expect(added.managedObjectContext == nil)
+        #expect(context.hasChanges)
+        try context.save()
+        let reread = try ManagedObjectContext(context.container).fetch(
+            FetchDescriptor<Post>(sortBy: [SortDescriptor(\.id)]))
+        #expect(reread.map(\.title) == ["before the journal", "Title 2"])
+    }
+}
