@@ -100,7 +100,7 @@ extension ManagedObjectContext {
         guard let scope = decodingParent, scope.entity === state.entity, let slot = scope.relationship.slot,
             case .none = RelationshipTarget(slotValue: object.values[slot])
         else { return }
-        setTarget(scope.parent, of: scope.relationship, in: object)
+        graph.setTarget(scope.parent, of: scope.relationship, in: object)
     }
 
     /// Runs a decode all or nothing: a decode inside another (from a hand-written
@@ -110,7 +110,7 @@ extension ManagedObjectContext {
         let (journal, isOutermost) = try entering { () -> (ChangeJournal, Bool) in
             if let active = tracker.journal { return (active, false) }
             try throwPendingLoadError()
-            let journal = ChangeJournal(unreconciled: unreconciledLists.count)
+            let journal = ChangeJournal(unreconciled: graph.unreconciledLists.count)
             tracker.journal = journal
             return (journal, true)
         }

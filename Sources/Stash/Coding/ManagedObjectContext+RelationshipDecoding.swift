@@ -25,7 +25,7 @@ extension ManagedObjectContext {
         var set = AttributeSet()
         for relationship in state.entity.relationships {
             if let slot = relationship.slot, let target = decoded[slot] {
-                setTarget(target, of: relationship, in: object)
+                graph.setTarget(target, of: relationship, in: object)
                 set.insert(slot)
                 continue
             }
@@ -40,12 +40,12 @@ extension ManagedObjectContext {
                     if relationship.decoding == .merge {
                         mergeObjects(targets, into: relationship, of: object)
                     } else {
-                        setObjects(targets, of: relationship, in: object)
-                        markReplaced(relationship, of: object)
+                        graph.setObjects(targets, of: relationship, in: object)
+                        graph.markReplaced(relationship, of: object)
                     }
                 } else {
                     let target = try decodeTarget(of: relationship, forKey: key, reference: isReference, in: container)
-                    setTarget(target, of: relationship, in: object)
+                    graph.setTarget(target, of: relationship, in: object)
                 }
             }
         }
@@ -60,14 +60,14 @@ extension ManagedObjectContext {
     ) {
         guard !targets.isEmpty, case .toMany(let index) = relationship.kind else { return }
         if let inverse = try? relationship.inverse(), inverse.slot != nil {
-            for target in targets { setTarget(object, of: inverse, in: target) }
+            for target in targets { graph.setTarget(object, of: inverse, in: target) }
             return
         }
-        let current = relatedObjects(of: object, toMany: index)
+        let current = graph.relatedObjects(of: object, toMany: index)
         let present = Set(current.map(ObjectIdentifier.init))
         let added = targets.filter { !present.contains(ObjectIdentifier($0)) }
         guard !added.isEmpty else { return }
-        setObjects(current + added, of: relationship, in: object)
+        graph.setObjects(current + added, of: relationship, in: object)
     }
 
     /// The targets the JSON gives the to-one relationships at `slots`, by slot (nil for

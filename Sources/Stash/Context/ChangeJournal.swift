@@ -85,16 +85,16 @@ final class ChangeJournal {
                 owner.toManyLists![snapshot.index] = nil
             }
             if snapshot.wasChanged {
-                context.markListChanged(owner, snapshot.index)
+                context.graph.markListChanged(owner, snapshot.index)
             } else {
                 owner.changedLists.remove(snapshot.index)
-                if owner.changedLists.isEmpty { context.listOwners[ObjectIdentifier(owner)] = nil }
+                if owner.changedLists.isEmpty { context.graph.listOwners[ObjectIdentifier(owner)] = nil }
             }
         }
-        if context.unreconciledLists.count > unreconciled {
-            context.unreconciledLists.removeLast(context.unreconciledLists.count - unreconciled)
+        if context.graph.unreconciledLists.count > unreconciled {
+            context.graph.unreconciledLists.removeLast(context.graph.unreconciledLists.count - unreconciled)
         }
-        context.graphGeneration &+= 1
+        context.graph.generation &+= 1
         for (object, wasInserted) in deleted.reversed() {
             let state = context.identity.state(for: object.entity)
             if wasInserted {

@@ -2,10 +2,7 @@
 /// change (what `rollback()` puts back), the journal of an all-or-nothing decode, the values
 /// only `awakeFromInsert()` set, and what a committed save leaves on the objects (row ids,
 /// values the store kept or read, no pending changes).
-final class ChangeTracker {
-    /// The context whose changes are tracked, set as the context is made. `unowned`: the
-    /// context owns its parts and outlives them.
-    unowned var context: ManagedObjectContext!
+final class ChangeTracker: ContextPart {
     // Unchecked, these fields that every decoded or edited object reads: the context is
     // used from one isolation at a time (see `Confinement`), and the runtime's check costs
     // about 85 instructions an access (see `ManagedObject.state` for the figure).
@@ -31,11 +28,11 @@ final class ChangeTracker {
     /// Drops every unsaved change (the context's `rollback()`): new objects leave the
     /// context, changed objects get their saved values back, deleted objects come back.
     func rollback() {
-        context.graphGeneration &+= 1
+        context.graph.generation &+= 1
         awokenDefaults.removeAll()
-        context.forgetChangedLists()
+        context.graph.forgetChangedLists()
         // After new objects left: they keep their lists, as objects in no context do.
-        defer { context.dropListsSetSinceSave() }
+        defer { context.graph.dropListsSetSinceSave() }
         for state in context.identity.states {
             for object in state.inserted where state.isLive(object) {
                 object.state = .transient
@@ -74,7 +71,7 @@ final class ChangeTracker {
     /// Applies what the store did to the objects, once the transaction has committed, so a
     /// failed save leaves every object as it was.
     func apply(_ result: SaveResult, _ plan: SavePlan) {
-        context.forgetChangedLists()
+        context.graph.forgetChangedLists()
         awokenDefaults.removeAll()
         for (position, state) in context.identity.states.enumerated() {
             for object in plan.deleted[position] {
@@ -132,6 +129,6 @@ final class ChangeTracker {
             state.updated.removeAll()
             state.deleted.removeAll()
         }
-        context.dropListsSetSinceSave()
+        context.graph.dropListsSetSinceSave()
     }
 }

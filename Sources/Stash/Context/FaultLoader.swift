@@ -2,11 +2,7 @@
 /// made from a decoded row (`adoptRow`) holds only the JSON's values until an attribute it
 /// lacks is read. Loads are batched per entity, one query per 500 rows, and compare decoded
 /// values with the row's, so a re-import of unchanged data leaves nothing to save.
-final class FaultLoader {
-    /// The context whose objects are loaded, set as the context is made. `unowned`: the
-    /// context owns its parts and outlives them.
-    unowned var context: ManagedObjectContext!
-
+final class FaultLoader: ContextPart {
     /// Loads the stored values of the attributes `object` has not loaded, and those of every
     /// other partly loaded object of its entity: one query per 500 rows, whichever object
     /// is read first. Called when an attribute that is not loaded is read.

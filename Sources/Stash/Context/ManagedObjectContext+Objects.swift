@@ -66,7 +66,7 @@ extension ManagedObjectContext {
                     throw StashError(
                         .unknownEntity, "\(name) is not one of this container's models", entity: name)
                 }
-                let objects = try objects(forRows: rowIDs, in: state)
+                let objects = try graph.objects(forRows: rowIDs, in: state)
                 loaded[name] = Dictionary(objects.map { ($0.rowID!, $0) }) { first, _ in first }
             }
             return objectIDs.compactMap { objectID in
@@ -82,7 +82,7 @@ extension ManagedObjectContext {
     /// `rowMissing`). A store that cannot be read leaves the object as it was.
     public func refresh(_ object: ManagedObject, mergeChanges: Bool) {
         entering {
-            graphGeneration &+= 1
+            graph.generation &+= 1
             let object = object.resolved
             guard object.managedObjectContext === self, object.state == .persisted || object.state == .deleted else {
                 return

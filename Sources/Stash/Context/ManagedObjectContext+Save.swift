@@ -17,19 +17,21 @@ extension ManagedObjectContext {
     public func saveChanges() throws -> ChangeSet {
         try entering {
             try throwPendingLoadError()
-            guard !listOwners.isEmpty || identity.states.contains(where: \.hasPendingWrites) else { return ChangeSet() }
+            guard !graph.listOwners.isEmpty || identity.states.contains(where: \.hasPendingWrites) else {
+                return ChangeSet()
+            }
             // Merging duplicates changes objects before anything is written: if the save
             // fails, `undo` puts them back, so the context is left as it was.
             var undo: [() -> Void] = []
             do {
                 tracker.callWillSave()
-                try reconcileLists()
+                try graph.reconcileLists()
                 for state in identity.states {
                     try resolver.resolveCompositeKeys(in: state, undo: &undo)
                     try resolver.mergeDuplicateInserts(in: state, undo: &undo)
                     try planner.checkRequiredValues(in: state)
                     try tracker.callValidation(in: state)
-                    try checkDeniedDeletes(in: state)
+                    try graph.checkDeniedDeletes(in: state)
                 }
                 try throwPendingLoadError()
                 var (changes, plan) = try planner.storeChanges()
@@ -48,7 +50,7 @@ extension ManagedObjectContext {
                     }
                 }
                 tracker.apply(result, plan)
-                noteJoinWrites(plan.joinLists, revised: result.revisedJoins)
+                graph.noteJoinWrites(plan.joinLists, revised: result.revisedJoins)
                 container.broadcast(note, from: self)
                 notifyObservers(of: [note])
                 let token = (try? container.store.changeToken()) ?? 0

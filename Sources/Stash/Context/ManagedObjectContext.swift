@@ -53,6 +53,8 @@ public final class ManagedObjectContext: @unchecked Sendable {
     let resolver = UniqueResolver()
     /// Records what changes, for rollback, undo and the save.
     let tracker = ChangeTracker()
+    /// Keeps the object graph: related objects, lists, delete rules.
+    let graph = ObjectGraph()
     /// Raised when most of an entity's registered objects were freed (see `DepartureSignal`).
     let departures: DepartureSignal
     /// How deep in entry points the context is: merges happen only at the outermost one.
@@ -103,10 +105,6 @@ public final class ManagedObjectContext: @unchecked Sendable {
     /// and its class, compared before the container is touched (see `handingOver`).
     var handedOverContainer: KeyedDecodingContainer<AttributeKey>?
     @exclusivity(unchecked) var handedOverType: ObjectIdentifier?
-    /// Bumped when objects may have changed under the context's to-many lists (another
-    /// context's save merged, a rollback, a refresh, an undone decode): a list loaded before
-    /// is loaded again when next read (see `relatedObjects(of:toMany:)`).
-    var graphGeneration: UInt64 = 0
     /// The container's count of commits by other processes as of this context's last fetch
     /// (see `ExternalCommits`): objects loaded before it are refreshed by the rows fetches read.
     @exclusivity(unchecked) var externalCommitsSeen: UInt64 = 0
@@ -121,15 +119,6 @@ public final class ManagedObjectContext: @unchecked Sendable {
     public var recordsEdits = true
     /// A push's acknowledgements and ETags, written by the next save (see `saveAcknowledging`).
     var outboxHandOff = OutboxWrite()
-    /// The objects whose many-to-many or ordered one-to-many lists changed
-    /// (`ManagedObject.changedLists`).
-    var listOwners: [ObjectIdentifier: ManagedObject] = [:]
-    /// One-to-many lists set without being read, whose dropped members the next save finds
-    /// (`reconcileLists`).
-    var unreconciledLists: [(owner: ManagedObject, index: Int)] = []
-    /// Lists set or changed in this context since its last save, let go once it has saved
-    /// (see `dropListsSetSinceSave`).
-    var listsSetSinceSave: [(owner: ManagedObject, index: Int, list: ToManyList)] = []
 
     /// A context for the actor it is made on (see Concurrency above): `isolation` is the
     /// caller's, and is not meant to be passed.
@@ -150,6 +139,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
         planner.context = self
         resolver.context = self
         tracker.context = self
+        graph.context = self
         container.register(self)
     }
 
@@ -168,7 +158,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
 
     /// `true` if anything was inserted, changed or deleted since the last save.
     public var hasChanges: Bool {
-        entering { !listOwners.isEmpty || identity.states.contains(where: \.hasChanges) }
+        entering { !graph.listOwners.isEmpty || identity.states.contains(where: \.hasChanges) }
     }
 
     // MARK: Inserting and deleting
@@ -239,7 +229,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
             guard object.state == .inserted || object.state == .persisted else { return }
             // Deleted first, so that a cascade that comes back to it stops here.
             object.state = .deleted
-            applyDeleteRules(to: object)
+            graph.applyDeleteRules(to: object)
             if wasInserted {
                 object.state = .transient
                 object.managedObjectContext = nil
@@ -263,7 +253,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
     /// relationships read as empty (or as the object it was last set to).
     public func reset() {
         entering {
-            graphGeneration &+= 1
+            graph.generation &+= 1
             rollback()
             for state in identity.states {
                 for object in state.byRowID.objects {
@@ -366,8 +356,8 @@ public final class ManagedObjectContext: @unchecked Sendable {
         // was in no context is set again, now that there is one to track it.
         for (index, relationship) in state.entity.toManyRelationships.enumerated() {
             let preset = object.loadedList(index)?.objects ?? []
-            object.keepList(ToManyList([], generation: graphGeneration), at: index)
-            if !preset.isEmpty { setObjects(preset, of: relationship, in: object) }
+            object.keepList(ToManyList([], generation: graph.generation), at: index)
+            if !preset.isEmpty { graph.setObjects(preset, of: relationship, in: object) }
         }
     }
 

@@ -4,12 +4,9 @@ import Synchronization
 /// saved: it keeps their notes until the context's next entry point, then gives the objects
 /// the context holds the stored values, keeping their unsaved changes as the merge policy says.
 ///
-/// `receive` may be called from any thread (the container's save, PostgreSQL's listener);
+/// `keep` may be called from any thread (the container's save, PostgreSQL's listener);
 /// everything else runs in the context's isolation.
-final class Merger {
-    /// The context whose objects take the merged values, set as the context is made.
-    /// `unowned`: the context owns its merger and outlives it.
-    unowned var context: ManagedObjectContext!
+final class Merger: ContextPart {
     /// Saves of other contexts not merged yet (see `mergeInbox`).
     let inbox = Locked<[SaveNote]>([])
     /// Set when `inbox` has notes: what the context's entry points ask, without the lock.
@@ -45,7 +42,7 @@ final class Merger {
         }
         guard isOn else { return }
         // Rows may have joined or left the to-many lists: they are read again when asked for.
-        if !notes.isEmpty { context.graphGeneration &+= 1 }
+        if !notes.isEmpty { context.graph.generation &+= 1 }
         for note in notes {
             for (position, (state, changes)) in zip(context.identity.states, note.entities).enumerated()
             where !changes.isEmpty || note.unlisted.contains(position) {

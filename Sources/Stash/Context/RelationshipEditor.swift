@@ -32,7 +32,7 @@ struct RelationshipEditor {
             if let old, let list = list(of: old, index) {
                 journal(old, index)
                 list.remove(object)
-                context?.dropAfterSave(list, of: old, at: index)
+                context?.graph.dropAfterSave(list, of: old, at: index)
             }
             if let target { appendToList(of: target, index, object) }
         case .toOne(let inverseSlot):
@@ -85,9 +85,9 @@ struct RelationshipEditor {
                 setTarget(object, of: inverse, in: new)
             }
         }
-        object.keepList(ToManyList(unique, generation: context?.graphGeneration ?? 0), at: index)
+        object.keepList(ToManyList(unique, generation: context?.graph.generation ?? 0), at: index)
         // The same list again (a re-import) is no change; another order is saved as places.
-        if reordered { context?.markListChanged(object, index) }
+        if reordered { context?.graph.markListChanged(object, index) }
     }
 
     /// A many-to-many list: the owning side's list changes and is written by the next save;
@@ -106,23 +106,23 @@ struct RelationshipEditor {
         // What the store held, as the replaced list knew it: the save writes the difference.
         let storedRows = join.isOwner ? list(of: object, index)?.storedRows : nil
         object.keepList(
-            ToManyList(objects, generation: context?.graphGeneration ?? 0, storedRows: storedRows), at: index)
-        if join.isOwner { context?.markListChanged(object, index) }
+            ToManyList(objects, generation: context?.graph.generation ?? 0, storedRows: storedRows), at: index)
+        if join.isOwner { context?.graph.markListChanged(object, index) }
         guard let inverse = try? relationship.inverse(), case .toMany(let inverseIndex) = inverse.kind else { return }
         for (targets, joining) in [(removed, false), (added, true)] {
             for target in targets {
                 // The owning side's list must be loaded to change; the other side's only if it is.
                 let list: ToManyList?
                 if !join.isOwner, let context {
-                    _ = context.relatedObjects(of: target, toMany: inverseIndex)
+                    _ = context.graph.relatedObjects(of: target, toMany: inverseIndex)
                     list = target.loadedList(inverseIndex)
-                    context.markListChanged(target, inverseIndex)
+                    context.graph.markListChanged(target, inverseIndex)
                 } else {
                     list = self.list(of: target, inverseIndex)
                 }
                 if list != nil { journal(target, inverseIndex) }
                 if joining { list?.append(object) } else { list?.remove(object) }
-                if let list { context?.dropAfterSave(list, of: target, at: inverseIndex) }
+                if let list { context?.graph.dropAfterSave(list, of: target, at: inverseIndex) }
             }
         }
     }
@@ -133,8 +133,8 @@ struct RelationshipEditor {
         guard let list = list(of: owner, index), !list.contains(object) else { return }
         journal(owner, index)
         list.append(object)
-        context?.dropAfterSave(list, of: owner, at: index)
-        if owner.entity.toManyRelationships[index].isOrdered { context?.markListChanged(owner, index) }
+        context?.graph.dropAfterSave(list, of: owner, at: index)
+        if owner.entity.toManyRelationships[index].isOrdered { context?.graph.markListChanged(owner, index) }
     }
 
     /// The object `target` names, if the context holds it (nothing is loaded).
@@ -142,7 +142,7 @@ struct RelationshipEditor {
         switch target {
         case .none: nil
         case .object(let object): object.resolved
-        case .row(let rowID): context?.registeredObject(forRow: rowID, of: relationship.targetType)
+        case .row(let rowID): context?.graph.registeredObject(forRow: rowID, of: relationship.targetType)
         }
     }
 
@@ -150,7 +150,7 @@ struct RelationshipEditor {
     /// truth until saved, however stale its generation).
     func list(of object: ManagedObject, _ index: Int) -> ToManyList? {
         guard let list = object.loadedList(index) else { return nil }
-        if let context, list.generation != context.graphGeneration, !object.changedLists.contains(index) {
+        if let context, list.generation != context.graph.generation, !object.changedLists.contains(index) {
             return nil
         }
         return list

@@ -3,11 +3,7 @@
 /// time), the order entities are inserted in, the columns an update compares inside the
 /// transaction, and the note other contexts merge once it commits. It decides nothing about
 /// duplicates or conflicts, which are settled before it runs, and changes no object.
-final class SavePlanner {
-    /// The context whose changes are planned, set as the context is made. `unowned`: the
-    /// context owns its parts and outlives them.
-    unowned var context: ManagedObjectContext!
-
+final class SavePlanner: ContextPart {
     /// Fails the save if a new object of `state`'s entity lacks a required value.
     func checkRequiredValues(in state: EntityState) throws {
         let required = state.entity.attributes.filter { !$0.hasDefault }
@@ -41,7 +37,7 @@ final class SavePlanner {
             case .storedWins: .keepStored
             case .fail: .fail
             }
-        let lists = context.listPlaces()
+        let lists = context.graph.listPlaces()
         for state in context.identity.states {
             let entity = state.entity
             var entityChanges = EntityChanges(entity: entity.schema)
@@ -109,7 +105,7 @@ final class SavePlanner {
             }
             if let columns = lists.columns[entity.name] {
                 entityChanges.inserts.position = { row, column in
-                    ManagedObjectContext.insertPosition(of: inserted[row], column: column, columns, lists)
+                    ObjectGraph.insertPosition(of: inserted[row], column: column, columns, lists)
                 }
             }
             changes.entities.append(entityChanges)
@@ -123,8 +119,8 @@ final class SavePlanner {
             }
         }
         changes.insertOrder = insertOrder(plan)
-        (changes.joinWrites, plan.joinLists) = context.joinWrites(references)
-        changes.positionWrites = context.positionWrites(lists, references, updated: plan.updated)
+        (changes.joinWrites, plan.joinLists) = context.graph.joinWrites(references)
+        changes.positionWrites = context.graph.positionWrites(lists, references, updated: plan.updated)
         return (changes, plan)
     }
 
@@ -200,7 +196,7 @@ final class SavePlanner {
                 unwritten.contains(offset) ? nil : object.rowID
             }
             // An object whose many-to-many list changed: its relationships changed.
-            for owner in context.listOwners.values
+            for owner in context.graph.listOwners.values
             where owner.state == .persisted && owner.entity === context.identity.states[position].entity {
                 if let rowID = owner.rowID, !entity.updated.contains(rowID) { entity.updated.append(rowID) }
             }

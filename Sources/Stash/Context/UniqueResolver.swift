@@ -3,11 +3,7 @@
 /// object that has it, a decoded value that a stored row holds makes the new object that
 /// row's (`adoptRow`), and a save first merges new objects that share a value. What happens
 /// to the values given follows the object's `UniqueMatch`, else the merge policy.
-final class UniqueResolver {
-    /// The context whose objects are resolved, set as the context is made. `unowned`: the
-    /// context owns its parts and outlives them.
-    unowned var context: ManagedObjectContext!
-
+final class UniqueResolver: ContextPart {
     /// A new object whose unique value the context or the store already has: it becomes a
     /// stand-in for the object that has it, so a context never holds two objects for one
     /// value. Called when a new object is inserted and when a unique attribute of a new object

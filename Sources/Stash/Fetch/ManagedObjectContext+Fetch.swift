@@ -54,7 +54,7 @@ extension ManagedObjectContext {
         let count = try container.externalCommitCount()
         guard count != externalCommitsSeen else { return }
         externalCommitsSeen = count
-        graphGeneration &+= 1
+        graph.generation &+= 1
     }
 
     /// The changed objects a fetch judges in memory, refreshed from their rows first when

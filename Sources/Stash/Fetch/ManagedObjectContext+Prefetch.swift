@@ -18,7 +18,7 @@ extension ManagedObjectContext {
             case .toMany(let index):
                 let owners = objects.filter { object in
                     object.rowID != nil && object.state == .persisted
-                        && !(object.loadedList(index).map { $0.generation == graphGeneration } ?? false)
+                        && !(object.loadedList(index).map { $0.generation == graph.generation } ?? false)
                         && !object.changedLists.contains(index)
                 }
                 guard !owners.isEmpty else { continue }
@@ -67,9 +67,9 @@ extension ManagedObjectContext {
         _ owners: [ManagedObject], _ index: Int, _ relationship: RelationshipDescription, in targetState: EntityState
     ) throws {
         guard let inverse = try relationship.inverse(), inverse.slot != nil else { return }
-        let lists = try objects(pointingAt: owners, through: inverse)
+        let lists = try graph.objects(pointingAt: owners, through: inverse)
         for (owner, list) in zip(owners, lists) {
-            owner.keepList(ToManyList(list, generation: graphGeneration), at: index, loaded: true)
+            owner.keepList(ToManyList(list, generation: graph.generation), at: index, loaded: true)
             if let inverseSlot = inverse.slot {
                 for member in list { member.nameByRow(owner, inSlot: inverseSlot) }
             }
@@ -84,20 +84,21 @@ extension ManagedObjectContext {
     ) throws {
         // The other side's lists depend on the owners' unsaved lists: loaded one at a time.
         if !join.isOwner, let inverse = try relationship.inverse(), case .toMany(let ownerIndex) = inverse.kind,
-            listOwners.values.contains(where: {
+            graph.listOwners.values.contains(where: {
                 type(of: $0) == relationship.targetType && $0.changedLists.contains(ownerIndex)
             })
         {
             return
         }
-        let pairs = try storedPairs(of: owners, join)
-        let related = try objects(forRows: Array(Set(pairs.values.joined())).sorted(), in: targetState)
+        let pairs = try graph.storedPairs(of: owners, join)
+        let related = try graph.objects(forRows: Array(Set(pairs.values.joined())).sorted(), in: targetState)
         let byRow = Dictionary(related.compactMap { object in object.rowID.map { ($0, object) } }) { first, _ in first }
         for owner in owners {
             let list = (pairs[owner.rowID!] ?? []).compactMap { byRow[$0] }.filter { $0.state != .deleted }
             owner.keepList(
                 ToManyList(
-                    list, generation: graphGeneration, storedRows: join.isOwner ? Self.storedRows(of: list) : nil),
+                    list, generation: graph.generation,
+                    storedRows: join.isOwner ? ObjectGraph.storedRows(of: list) : nil),
                 at: index, loaded: true)
         }
     }

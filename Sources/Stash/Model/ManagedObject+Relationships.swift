@@ -19,7 +19,7 @@ extension ManagedObject {
         case .row(let rowID):
             guard let context = object.managedObjectContext else { return nil }
             let relationship = object.entity.relationship(atSlot: slot)!
-            guard let target = context.relatedObject(forRow: rowID, of: relationship) else { return nil }
+            guard let target = context.graph.relatedObject(forRow: rowID, of: relationship) else { return nil }
             // Kept, so the next read costs nothing; not a change.
             object.keep(target, inSlot: slot, inverseList: relationship.inverseListIndex)
             return target
@@ -61,7 +61,7 @@ extension ManagedObject {
         let object = resolved
         let relationship = object.entity.relationship(atSlot: slot)!
         if let context = object.managedObjectContext {
-            context.setTarget(target?.resolved, of: relationship, in: object)
+            context.graph.setTarget(target?.resolved, of: relationship, in: object)
         } else {
             RelationshipEditor(context: nil).setTarget(target?.resolved, of: relationship, in: object)
         }
@@ -76,7 +76,7 @@ extension ManagedObject {
         }
         let object = resolved
         let objects =
-            object.managedObjectContext?.relatedObjects(of: object, toMany: index)
+            object.managedObjectContext?.graph.relatedObjects(of: object, toMany: index)
             ?? object.toManyLists?[index]?.objects ?? []
         return objects as! Value
     }
@@ -85,7 +85,7 @@ extension ManagedObject {
         let object = resolved
         let relationship = object.entity.toManyRelationships[index]
         if let context = object.managedObjectContext {
-            context.setObjects(objects.map(\.resolved), of: relationship, in: object)
+            context.graph.setObjects(objects.map(\.resolved), of: relationship, in: object)
         } else {
             RelationshipEditor(context: nil).setObjects(
                 objects.map(\.resolved), of: relationship, in: object, current: object.loadedList(index)?.objects ?? [])
@@ -104,7 +104,7 @@ extension ManagedObject {
             toManyLists = Array(repeating: nil, count: entity.toManyRelationships.count)
         }
         toManyLists![index] = list
-        if !loaded { managedObjectContext?.dropAfterSave(list, of: self, at: index) }
+        if !loaded { managedObjectContext?.graph.dropAfterSave(list, of: self, at: index) }
     }
 }
 

@@ -1,7 +1,7 @@
 /// Ordered one-to-many lists: each member's place is kept in a column beside its foreign key
 /// (`RelationshipDescription.positionColumn()`), so a list comes back after a reopen in the
 /// order it was set or decoded in.
-extension ManagedObjectContext {
+extension ObjectGraph {
     /// The changed one-to-many lists of this save: each list's members, and each member's
     /// place by position column.
     struct ListPlaces {
@@ -32,16 +32,16 @@ extension ManagedObjectContext {
     /// The members and places of every changed one-to-many list.
     func listPlaces() -> ListPlaces {
         var result = ListPlaces()
-        for owner in listOwners.values where owner.managedObjectContext === self {
+        for owner in listOwners.values where owner.managedObjectContext === context {
             guard owner.state == .inserted || owner.state == .persisted else { continue }
             for index in owner.changedLists.sorted() {
                 let relationship = owner.entity.toManyRelationships[index]
                 guard (try? relationship.joinTable()) == nil, let inverse = try? relationship.inverse(),
                     let slot = inverse.slot, let column = try? inverse.positionColumn(),
-                    let table = try? identity.state(forType: inverse.entityType).entity.schema
+                    let table = try? context.identity.state(forType: inverse.entityType).entity.schema
                 else { continue }
                 let members = (owner.loadedList(index)?.objects ?? []).filter { member in
-                    member.managedObjectContext === self && (member.state == .inserted || member.state == .persisted)
+                    member.managedObjectContext === context && (member.state == .inserted || member.state == .persisted)
                         && Self.mayPoint(member, slot, at: owner)
                 }
                 let number: Int
@@ -83,7 +83,7 @@ extension ManagedObjectContext {
                         return places
                     }))
         }
-        for (position, state) in identity.states.enumerated() where !updated[position].isEmpty {
+        for (position, state) in context.identity.states.enumerated() where !updated[position].isEmpty {
             for relationship in state.entity.relationships {
                 guard let slot = relationship.slot, let column = try? relationship.positionColumn() else { continue }
                 let moved = updated[position].filter { object in

@@ -2,7 +2,7 @@
 /// `RelationshipDescription.joinTable()`); a list is read from it when first asked for, and
 /// the next save writes what the owning side's changed lists changed since they were read
 /// (`ToManyList.storedRows`), so two writers' changes to one list both survive.
-extension ManagedObjectContext {
+extension ObjectGraph {
     /// Records that the list of `object` at `index` changed: a many-to-many owning side's
     /// pairs, or a one-to-many list's order.
     func markListChanged(_ object: ManagedObject, _ index: Int) {
@@ -30,7 +30,7 @@ extension ManagedObjectContext {
         listsSetSinceSave = []
         for (owner, index, list) in lists {
             list.awaitsDrop = false
-            guard owner.managedObjectContext === self, owner.toManyLists?[index] === list else { continue }
+            guard owner.managedObjectContext === context, owner.toManyLists?[index] === list else { continue }
             owner.toManyLists![index] = nil
         }
     }
@@ -48,14 +48,14 @@ extension ManagedObjectContext {
     func loadJoinedObjects(of object: ManagedObject, _ relationship: RelationshipDescription, _ join: JoinTable)
         throws -> [ManagedObject]
     {
-        let targetState = try identity.state(forType: relationship.targetType)
+        let targetState = try context.identity.state(forType: relationship.targetType)
         var rowIDs: [Int64] = []
         if let rowID = object.rowID, object.state != .inserted {
             var query = StoreQuery(join.schema, columns: [join.relatedColumn])
             query.predicate = .identical(.column(join.ownColumn), .value(.integer(rowID)), .stored)
             let order = join.isOwner ? JoinTable.positionColumn : JoinTable.ownerColumn
             query.sort = [QuerySort(column: order, descending: false, ordering: .stored)]
-            try container.store.fetch(query) { row in
+            try context.container.store.fetch(query) { row in
                 if case .integer(let related) = row.value(0) { rowIDs.append(related) }
             }
         }
@@ -70,7 +70,7 @@ extension ManagedObjectContext {
                 objects.append(owner)
             }
         }
-        return objects.filter { $0.state != .deleted && $0.managedObjectContext === self }
+        return objects.filter { $0.state != .deleted && $0.managedObjectContext === context }
     }
 
     /// The context's objects for stored rows, in the order of `rowIDs`; rows that are gone
@@ -85,7 +85,8 @@ extension ManagedObjectContext {
         }
         if !missing.isEmpty {
             let query = StoreQuery(state.entity.schema, filter: .rowIDs(Array(Set(missing)).sorted()))
-            try container.store.fetch(query) { row in byRow[row.rowID] = try materialize(row, in: state) }
+            try context.container.store.fetch(query) { row in byRow[row.rowID] = try context.materialize(row, in: state)
+            }
         }
         return rowIDs.compactMap { byRow[$0] }
     }
@@ -112,14 +113,14 @@ extension ManagedObjectContext {
     func joinWrites(_ references: NewRowReferences) -> (writes: [JoinWrite], lists: [(ManagedObject, Int)]) {
         var writes: [JoinWrite] = []
         var lists: [(ManagedObject, Int)] = []
-        for owner in listOwners.values where owner.managedObjectContext === self {
+        for owner in listOwners.values where owner.managedObjectContext === context {
             guard owner.state == .inserted || owner.state == .persisted else { continue }
             for index in owner.changedLists.sorted() {
                 let relationship = owner.entity.toManyRelationships[index]
                 guard let join = try? relationship.joinTable(), join.isOwner else { continue }
                 let list = owner.loadedList(index)
                 let related = (list?.objects ?? []).filter {
-                    $0.managedObjectContext === self && ($0.state == .inserted || $0.state == .persisted)
+                    $0.managedObjectContext === context && ($0.state == .inserted || $0.state == .persisted)
                 }
                 let isNew = owner.state == .inserted
                 writes.append(
@@ -141,7 +142,7 @@ extension ManagedObjectContext {
             guard let list = owner.loadedList(index) else { continue }
             list.storedRows = Self.storedRows(of: list.objects)
         }
-        if !revised.isEmpty { graphGeneration &+= 1 }
+        if !revised.isEmpty { generation &+= 1 }
     }
 }
 

@@ -1,19 +1,38 @@
-extension ManagedObjectContext {
+/// The context's part that keeps its object graph: it finds the objects related rows
+/// name, loads to-many lists (from foreign keys or join tables) and keeps them current,
+/// applies delete rules, and, for the save, settles lists set without being read and plans
+/// the join-table and list-position writes. Setting a relationship goes through
+/// `RelationshipEditor`, which keeps inverses in step.
+final class ObjectGraph: ContextPart {
+    /// Bumped when objects may have changed under the context's to-many lists (another
+    /// context's save merged, a rollback, a refresh, an undone decode): a list loaded before
+    /// is loaded again when next read (see `relatedObjects(of:toMany:)`).
+    var generation: UInt64 = 0
+    /// The objects whose many-to-many or ordered one-to-many lists changed
+    /// (`ManagedObject.changedLists`).
+    var listOwners: [ObjectIdentifier: ManagedObject] = [:]
+    /// One-to-many lists set without being read, whose dropped members the next save finds
+    /// (`reconcileLists`).
+    var unreconciledLists: [(owner: ManagedObject, index: Int)] = []
+    /// Lists set or changed in this context since its last save, let go once it has saved
+    /// (see `dropListsSetSinceSave`).
+    var listsSetSinceSave: [(owner: ManagedObject, index: Int, list: ToManyList)] = []
+
     /// The context's object for a related row: the registered one, or one loaded from the
     /// row; `nil` if the row is gone (another context or process deleted it) or cannot be
     /// read (the error is thrown by the next throwing call: `noteLoadFailure`).
     func relatedObject(forRow rowID: Int64, of relationship: RelationshipDescription) -> ManagedObject? {
-        entering {
-            guard let state = try? identity.state(forType: relationship.targetType) else { return nil }
+        context.entering {
+            guard let state = try? context.identity.state(forType: relationship.targetType) else { return nil }
             if let object = state.byRowID[rowID] { return object.rowIsGone ? nil : object }
             do {
                 var found: ManagedObject?
-                try container.store.fetch(StoreQuery(state.entity.schema, filter: .rowIDs([rowID]))) { row in
-                    found = try materialize(row, in: state)
+                try context.container.store.fetch(StoreQuery(state.entity.schema, filter: .rowIDs([rowID]))) { row in
+                    found = try context.materialize(row, in: state)
                 }
                 return found
             } catch {
-                noteLoadFailure(
+                context.noteLoadFailure(
                     error, reading: "the related \(relationship.targetName)", entity: relationship.entityName,
                     attribute: relationship.name)
                 return nil
@@ -34,7 +53,7 @@ extension ManagedObjectContext {
     /// Records that a changed attribute of a partly loaded object is to be compared with its
     /// row before it counts as a change (see `fill`).
     func markUnverified(_ object: ManagedObject, _ slot: Int) {
-        let state = self.identity.state(for: object.entity)
+        let state = context.identity.state(for: object.entity)
         let id = ObjectIdentifier(object)
         if state.updated[id] == nil {
             state.updated[id] = SavedState(object: object, values: object.values, unloaded: object.unloaded)
@@ -44,7 +63,8 @@ extension ManagedObjectContext {
 
     /// The registered object of `type` for `rowID`, if any; nothing is read.
     func registeredObject(forRow rowID: Int64, of type: ManagedObject.Type) -> ManagedObject? {
-        guard let state = try? identity.state(forType: type), let object = state.byRowID[rowID], !object.rowIsGone
+        guard let state = try? context.identity.state(forType: type), let object = state.byRowID[rowID],
+            !object.rowIsGone
         else {
             return nil
         }
@@ -52,18 +72,18 @@ extension ManagedObjectContext {
     }
 
     func setTarget(_ target: ManagedObject?, of relationship: RelationshipDescription, in object: ManagedObject) {
-        entering {
+        context.entering {
             if let target { adopt(target, for: relationship, of: object) }
-            RelationshipEditor(context: self).setTarget(target, of: relationship, in: object)
+            RelationshipEditor(context: context).setTarget(target, of: relationship, in: object)
         }
     }
 
     func setObjects(_ objects: [ManagedObject], of relationship: RelationshipDescription, in object: ManagedObject) {
-        entering {
+        context.entering {
             for target in objects { adopt(target, for: relationship, of: object) }
             guard case .toMany(let index) = relationship.kind else { return }
             if object.state == .persisted, Self.canSetUnread(relationship),
-                !(object.loadedList(index).map { $0.generation == graphGeneration } ?? false),
+                !(object.loadedList(index).map { $0.generation == generation } ?? false),
                 !object.changedLists.contains(index)
             {
                 // A stored object's one-to-many list, or the owning side's many-to-many list,
@@ -71,11 +91,11 @@ extension ManagedObjectContext {
                 // labels): set without reading the old one; the save reads every such list at
                 // once (`reconcileLists`).
                 unreconciledLists.append((object, index))
-                RelationshipEditor(context: self).setObjects(objects, of: relationship, in: object, current: nil)
+                RelationshipEditor(context: context).setObjects(objects, of: relationship, in: object, current: nil)
                 return
             }
             let current = relatedObjects(of: object, toMany: index)
-            RelationshipEditor(context: self).setObjects(objects, of: relationship, in: object, current: current)
+            RelationshipEditor(context: context).setObjects(objects, of: relationship, in: object, current: current)
         }
     }
 
@@ -95,11 +115,11 @@ extension ManagedObjectContext {
         guard !unreconciledLists.isEmpty else { return }
         let pending = unreconciledLists
         var groups: [String: (RelationshipDescription, [ManagedObject])] = [:]
-        for (owner, index) in pending where owner.managedObjectContext === self && owner.state == .persisted {
+        for (owner, index) in pending where owner.managedObjectContext === context && owner.state == .persisted {
             let relationship = owner.entity.toManyRelationships[index]
             groups["\(owner.entity.name).\(relationship.name)", default: (relationship, [])].1.append(owner)
         }
-        let editor = RelationshipEditor(context: self)
+        let editor = RelationshipEditor(context: context)
         for (relationship, owners) in groups.values {
             guard case .toMany(let index) = relationship.kind, let inverse = try relationship.inverse() else {
                 if let join = try relationship.joinTable() { try reconcileJoined(owners, relationship, join) }
@@ -124,7 +144,7 @@ extension ManagedObjectContext {
                 for member in members where !kept.contains(ObjectIdentifier(member)) {
                     guard Self.mayPoint(member, slot, at: owner) else { continue }
                     if deletesDropped {
-                        delete(member)
+                        context.delete(member)
                     } else {
                         editor.setTarget(nil, of: inverse, in: member)
                     }
@@ -150,11 +170,11 @@ extension ManagedObjectContext {
                 continue
             }
             guard let inverse, case .toMany(let inverseIndex) = inverse.kind else { continue }
-            let targetState = try identity.state(forType: relationship.targetType)
+            let targetState = try context.identity.state(forType: relationship.targetType)
             let kept = Set(list.compactMap(\.rowID))
             for rowID in stored where !kept.contains(rowID) {
                 guard let target = targetState.byRowID[rowID] else { continue }
-                RelationshipEditor(context: self).list(of: target, inverseIndex)?.remove(owner)
+                RelationshipEditor(context: context).list(of: target, inverseIndex)?.remove(owner)
             }
         }
     }
@@ -171,7 +191,7 @@ extension ManagedObjectContext {
                 column: join.isOwner ? JoinTable.positionColumn : JoinTable.ownerColumn, descending: false,
                 ordering: .stored)
         ]
-        try container.store.fetch(query) { row in
+        try context.container.store.fetch(query) { row in
             if case .integer(let owner) = row.value(0), case .integer(let related) = row.value(1) {
                 pairs[owner, default: []].append(related)
             }
@@ -188,10 +208,10 @@ extension ManagedObjectContext {
                     + "not \(type(of: target))")
         }
         if target.managedObjectContext == nil, target.state == .transient {
-            insert(target)
+            context.insert(target)
         }
         // `fatalError`, not `precondition`: release builds print its message too.
-        if target.managedObjectContext !== self {
+        if target.managedObjectContext !== context {
             fatalError(
                 "Stash: \(relationship.entityName).\(relationship.name): \(target.entity.name) \(target.objectID) "
                     + "belongs to another context; use existingObject(with:) to get this context's object for it")
@@ -205,11 +225,11 @@ extension ManagedObjectContext {
     /// index), with the context's unsaved changes: objects whose inverse was set to `object`
     /// join, in the order they were set; those set to another leave.
     func relatedObjects(of object: ManagedObject, toMany index: Int) -> [ManagedObject] {
-        entering {
+        context.entering {
             let relationship = object.entity.toManyRelationships[index]
             // A changed many-to-many list is the truth until saved or rolled back.
             if let list = object.loadedList(index),
-                list.generation == graphGeneration || object.changedLists.contains(index)
+                list.generation == generation || object.changedLists.contains(index)
             {
                 // An object set to another target while its own stored one was unknown (see
                 // `RelationshipEditor.setTarget`) may still be listed: it leaves now; so does
@@ -228,12 +248,12 @@ extension ManagedObjectContext {
                 let isJoinOwner = (try? relationship.joinTable())??.isOwner == true
                 object.keepList(
                     ToManyList(
-                        objects, generation: graphGeneration,
+                        objects, generation: generation,
                         storedRows: isJoinOwner ? Self.storedRows(of: objects) : nil),
                     at: index, loaded: true)
                 return objects
             } catch {
-                noteLoadFailure(
+                context.noteLoadFailure(
                     error, reading: "the related \(relationship.targetName) objects", entity: relationship.entityName,
                     attribute: relationship.name)
                 return []
@@ -268,8 +288,8 @@ extension ManagedObjectContext {
         -> [[ManagedObject]]
     {
         guard let slot = incoming.slot else { return owners.map { _ in [] } }
-        let state = try identity.state(forType: incoming.entityType)
-        let pending = pendingObjects(in: state)
+        let state = try context.identity.state(forType: incoming.entityType)
+        let pending = context.pendingObjects(in: state)
         let positionColumn = try incoming.positionColumn()
         let stored = owners.filter { $0.state != .inserted }
         let ownersByRow = Dictionary(stored.compactMap { owner in owner.rowID.map { ($0, owner) } }) { first, _ in
@@ -285,15 +305,15 @@ extension ManagedObjectContext {
             query.listPosition = positionColumn
             query.excludedRowIDs =
                 positionColumn == nil ? pending.excluded : state.deleted.values.compactMap(\.rowID).sorted()
-            try container.store.fetch(query) { row in
+            try context.container.store.fetch(query) { row in
                 guard case .integer(let key) = row.value(slot), let owner = ownersByRow[key] else { return }
-                let source = try materialize(row, in: state)
+                let source = try context.materialize(row, in: state)
                 if !source.hasChanges || (positionColumn != nil && Self.mayPoint(source, slot, at: owner)) {
                     byOwner[key, default: []].append(source)
                 }
             }
         }
-        let editor = RelationshipEditor(context: self)
+        let editor = RelationshipEditor(context: context)
         return owners.map { owner in
             let isStored = owner.rowID != nil && owner.state != .inserted
             var list = isStored ? byOwner[owner.rowID!] ?? [] : []
@@ -308,10 +328,10 @@ extension ManagedObjectContext {
             }
             guard positionColumn != nil else {
                 list += others
-                list.sort { Self.precedes($0, $1, by: [], insertionOrder: pending.insertionOrder) }
+                list.sort { ManagedObjectContext.precedes($0, $1, by: [], insertionOrder: pending.insertionOrder) }
                 return list
             }
-            others.sort { Self.precedes($0, $1, by: [], insertionOrder: pending.insertionOrder) }
+            others.sort { ManagedObjectContext.precedes($0, $1, by: [], insertionOrder: pending.insertionOrder) }
             return list + others
         }
     }
@@ -324,7 +344,7 @@ extension ManagedObjectContext {
     /// (`.cascade`), or stay for the save to refuse (`.deny`), as the rule of the relationship
     /// on its side (the inverse) says; with no inverse, they lose it.
     func applyDeleteRules(to object: ManagedObject) {
-        let editor = RelationshipEditor(context: self)
+        let editor = RelationshipEditor(context: context)
         for relationship in object.entity.relationships where !relationship.isToMany {
             let slot = relationship.slot!
             let current = RelationshipTarget(slotValue: object.values[slot])
@@ -345,7 +365,7 @@ extension ManagedObjectContext {
             default:
                 break
             }
-            if relationship.deleteRule == .cascade { delete(target) }
+            if relationship.deleteRule == .cascade { context.delete(target) }
         }
         // Many-to-many: the join rows go with the row (ON DELETE CASCADE); lists in memory
         // let go of it, or the related objects go too.
@@ -354,7 +374,7 @@ extension ManagedObjectContext {
             let related = relatedObjects(of: object, toMany: index)
             switch relationship.deleteRule {
             case .cascade:
-                for target in related where target.state != .deleted { delete(target) }
+                for target in related where target.state != .deleted { context.delete(target) }
             case .nullify:
                 if let inverse = try? relationship.inverse(), case .toMany(let inverseIndex) = inverse.kind {
                     for target in related { target.loadedList(inverseIndex)?.remove(object) }
@@ -363,7 +383,7 @@ extension ManagedObjectContext {
                 break
             }
         }
-        for incoming in container.incomingRelationships[ObjectIdentifier(type(of: object))] ?? [] {
+        for incoming in context.container.incomingRelationships[ObjectIdentifier(type(of: object))] ?? [] {
             let rule = (try? incoming.inverse())?.deleteRule ?? .nullify
             guard rule == .nullify || rule == .cascade else { continue }
             let sources: [ManagedObject]
@@ -371,14 +391,14 @@ extension ManagedObjectContext {
                 sources = try objects(pointingAt: object, through: incoming)
             } catch {
                 // The save must not go ahead without the delete rules: it throws this first.
-                noteLoadFailure(
+                context.noteLoadFailure(
                     error, reading: "the \(incoming.entityName) objects that point at a deleted \(object.entity.name)",
                     entity: incoming.entityName, attribute: incoming.name)
                 continue
             }
             for source in sources where source.state != .deleted {
                 if rule == .cascade {
-                    delete(source)
+                    context.delete(source)
                 } else {
                     editor.setTarget(nil, of: incoming, in: source)
                 }
@@ -401,7 +421,7 @@ extension ManagedObjectContext {
                 let remaining = relatedObjects(of: object, toMany: index).filter { $0.state != .deleted }
                 if !remaining.isEmpty { throw denied(object, relationship, remaining.count, relationship.targetName) }
             }
-            for incoming in container.incomingRelationships[ObjectIdentifier(type(of: object))] ?? [] {
+            for incoming in context.container.incomingRelationships[ObjectIdentifier(type(of: object))] ?? [] {
                 guard let inverse = try incoming.inverse(), inverse.deleteRule == .deny else { continue }
                 let remaining = try objects(pointingAt: object, through: incoming).filter { $0.state != .deleted }
                 if !remaining.isEmpty { throw denied(object, inverse, remaining.count, incoming.entityName) }
