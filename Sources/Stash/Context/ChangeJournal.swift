@@ -8,7 +8,7 @@ final class ChangeJournal {
     private var deleted: [(object: ManagedObject, wasInserted: Bool)] = []
     private var snapshots: [ObjectIdentifier: Snapshot] = [:]
     private var lists: [ListKey: ListSnapshot] = [:]
-    /// How many lists were waiting to be reconciled (`ManagedObjectContext.unreconciledLists`).
+    /// How many lists were waiting to be reconciled (`ObjectGraph.unreconciledLists`).
     private let unreconciled: Int
 
     init(unreconciled: Int) {

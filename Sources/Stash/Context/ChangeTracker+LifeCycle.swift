@@ -4,7 +4,7 @@ extension ChangeTracker {
     /// Calls `awakeFromInsert()` on a new object that has just joined the context. What the
     /// object was given before (decoded, or set before `insert`) wins over what the hook sets,
     /// as if the hook had run first; what the hook sets alone is a default, which an object
-    /// that turns out to name a stored row does not pass on to it (see `standIn`).
+    /// that turns out to name a stored row does not pass on to it (see `UniqueResolver.standIn`).
     func awaken(_ object: ManagedObject) {
         let given = object.changedAttributes
         let before = object.values
@@ -41,43 +41,47 @@ extension ChangeTracker {
     /// 20,000-object import (stash-bench under callgrind), for models that mostly override
     /// no hook.
     func callWillSave() {
-        let count = context.identity.pendingChangeCount
-        var walked: [PendingLists] = []
-        walked.reserveCapacity(context.identity.states.count)
-        for state in context.identity.states {
-            let inserted = state.inserted
-            for object in inserted where isOwnNew(object) { object.willSave() }
-            let updated = state.updated
-            for position in updated.values.indices { updated.values[position].object.willSave() }
-            let deleted = state.deleted
-            // A deleted object may be listed as changed too: called once.
-            for (id, object) in deleted where updated[id] == nil { object.willSave() }
-            walked.append(PendingLists(inserted: inserted, updated: updated, deleted: deleted))
-        }
-        guard context.identity.pendingChangeCount != count else { return }
-        var called = Set<ObjectIdentifier>()
-        for lists in walked {
-            for object in lists.inserted where isOwnNew(object) { called.insert(ObjectIdentifier(object)) }
-            called.formUnion(lists.updated.keys)
-            called.formUnion(lists.deleted.keys)
-        }
-        walked = []
-        var again = 0
-        repeat {
-            // Again only when a hook inserted, changed or deleted other objects.
-            again = context.identity.pendingChangeCount
+        withContext { context in
+            let count = context.identity.pendingChangeCount
+            var walked: [PendingLists] = []
+            walked.reserveCapacity(context.identity.states.count)
             for state in context.identity.states {
-                for object in state.inserted where isOwnNew(object) { call(object, &called) }
-                for saved in state.updated.values { call(saved.object, &called) }
-                for object in state.deleted.values { call(object, &called) }
+                let inserted = state.inserted
+                for object in inserted where Self.isOwnNew(object, context) { object.willSave() }
+                let updated = state.updated
+                for position in updated.values.indices { updated.values[position].object.willSave() }
+                let deleted = state.deleted
+                // A deleted object may be listed as changed too: called once.
+                for (id, object) in deleted where updated[id] == nil { object.willSave() }
+                walked.append(PendingLists(inserted: inserted, updated: updated, deleted: deleted))
             }
-        } while context.identity.pendingChangeCount != again
+            guard context.identity.pendingChangeCount != count else { return }
+            var called = Set<ObjectIdentifier>()
+            for lists in walked {
+                for object in lists.inserted where Self.isOwnNew(object, context) {
+                    called.insert(ObjectIdentifier(object))
+                }
+                called.formUnion(lists.updated.keys)
+                called.formUnion(lists.deleted.keys)
+            }
+            walked = []
+            var again = 0
+            repeat {
+                // Again only when a hook inserted, changed or deleted other objects.
+                again = context.identity.pendingChangeCount
+                for state in context.identity.states {
+                    for object in state.inserted where Self.isOwnNew(object, context) { call(object, &called) }
+                    for saved in state.updated.values { call(saved.object, &called) }
+                    for object in state.deleted.values { call(object, &called) }
+                }
+            } while context.identity.pendingChangeCount != again
+        }
     }
 
     /// `EntityState.isLive`, without loading the state's unowned reference to the context for
     /// each object.
     @inline(__always)
-    private func isOwnNew(_ object: ManagedObject) -> Bool {
+    private static func isOwnNew(_ object: ManagedObject, _ context: ManagedObjectContext) -> Bool {
         object.state == .inserted && object.managedObjectContext === context
     }
 
@@ -97,21 +101,23 @@ extension ChangeTracker {
     /// object. The changed objects are reached in place in `updated`, not copied out with
     /// their saved values (which cost 1,500 instructions an object of a 20,000-object edit).
     func callValidation(in state: EntityState) throws {
-        for object in state.inserted where isOwnNew(object) {
-            do {
-                try object.validateForInsert()
-            } catch {
-                throw validationFailure(error, of: object)
+        try withContext { context in
+            for object in state.inserted where Self.isOwnNew(object, context) {
+                do {
+                    try object.validateForInsert()
+                } catch {
+                    throw validationFailure(error, of: object)
+                }
             }
-        }
-        let updated = state.updated
-        for position in updated.values.indices {
-            let object = updated.values[position].object
-            guard object.state == .persisted else { continue }
-            do {
-                try object.validateForUpdate()
-            } catch {
-                throw validationFailure(error, of: object)
+            let updated = state.updated
+            for position in updated.values.indices {
+                let object = updated.values[position].object
+                guard object.state == .persisted else { continue }
+                do {
+                    try object.validateForUpdate()
+                } catch {
+                    throw validationFailure(error, of: object)
+                }
             }
         }
     }

@@ -14,13 +14,15 @@ final class ChangeTracker: ContextPart {
     /// Called before a saved object's first change since its last save (keeps its saved
     /// values for `rollback()`), and before any change while a journal is active.
     func objectWillChange(_ object: ManagedObject) {
-        context.entering {
-            let state = context.identity.state(for: object.entity)
-            journal?.recordChange(object, in: state)
-            guard object.state == .persisted || object.state == .deleted else { return }
-            let id = ObjectIdentifier(object)
-            if state.updated[id] == nil {
-                state.updated[id] = SavedState(object: object, values: object.values, unloaded: object.unloaded)
+        withContext { context in
+            context.entering {
+                let state = context.identity.state(for: object.entity)
+                journal?.recordChange(object, in: state)
+                guard object.state == .persisted || object.state == .deleted else { return }
+                let id = ObjectIdentifier(object)
+                if state.updated[id] == nil {
+                    state.updated[id] = SavedState(object: object, values: object.values, unloaded: object.unloaded)
+                }
             }
         }
     }

@@ -33,7 +33,7 @@ final class EntityState {
     @exclusivity(unchecked) var updated: [ObjectIdentifier: SavedState] = [:]
     /// Rows whose objects have attributes not loaded yet (`ManagedObject.unloaded`), loaded
     /// together the first time one is needed.
-    /// Entries can go stale (loaded since, deleted, let go, gone with a reset): `fulfill`
+    /// Entries can go stale (loaded since, deleted, let go, gone with a reset): `FaultLoader.fulfill`
     /// skips and drops them. A list, not a set: an import adds one per object, and
     /// appending is cheap.
     @exclusivity(unchecked) var partial: [Int64] = []

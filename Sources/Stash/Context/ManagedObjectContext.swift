@@ -382,7 +382,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
     }
 
     /// Called after a unique attribute changed, to keep the unique index current; a new
-    /// object whose new value is taken becomes a stand-in (see `resolveUniqueValues`).
+    /// object whose new value is taken becomes a stand-in (see `UniqueResolver.resolveUniqueValues`).
     func uniqueValueDidChange(_ object: ManagedObject) {
         entering {
             switch object.state {

@@ -22,20 +22,23 @@ final class ObjectGraph: ContextPart {
     /// row; `nil` if the row is gone (another context or process deleted it) or cannot be
     /// read (the error is thrown by the next throwing call: `noteLoadFailure`).
     func relatedObject(forRow rowID: Int64, of relationship: RelationshipDescription) -> ManagedObject? {
-        context.entering {
-            guard let state = try? context.identity.state(forType: relationship.targetType) else { return nil }
-            if let object = state.byRowID[rowID] { return object.rowIsGone ? nil : object }
-            do {
-                var found: ManagedObject?
-                try context.container.store.fetch(StoreQuery(state.entity.schema, filter: .rowIDs([rowID]))) { row in
-                    found = try context.materialize(row, in: state)
+        withContext { context in
+            context.entering {
+                guard let state = try? context.identity.state(forType: relationship.targetType) else { return nil }
+                if let object = state.byRowID[rowID] { return object.rowIsGone ? nil : object }
+                do {
+                    var found: ManagedObject?
+                    try context.container.store.fetch(StoreQuery(state.entity.schema, filter: .rowIDs([rowID]))) {
+                        row in
+                        found = try context.materialize(row, in: state)
+                    }
+                    return found
+                } catch {
+                    context.noteLoadFailure(
+                        error, reading: "the related \(relationship.targetName)", entity: relationship.entityName,
+                        attribute: relationship.name)
+                    return nil
                 }
-                return found
-            } catch {
-                context.noteLoadFailure(
-                    error, reading: "the related \(relationship.targetName)", entity: relationship.entityName,
-                    attribute: relationship.name)
-                return nil
             }
         }
     }
@@ -51,14 +54,16 @@ final class ObjectGraph: ContextPart {
     }
 
     /// Records that a changed attribute of a partly loaded object is to be compared with its
-    /// row before it counts as a change (see `fill`).
+    /// row before it counts as a change (see `FaultLoader.fill`).
     func markUnverified(_ object: ManagedObject, _ slot: Int) {
-        let state = context.identity.state(for: object.entity)
-        let id = ObjectIdentifier(object)
-        if state.updated[id] == nil {
-            state.updated[id] = SavedState(object: object, values: object.values, unloaded: object.unloaded)
+        withContext { context in
+            let state = context.identity.state(for: object.entity)
+            let id = ObjectIdentifier(object)
+            if state.updated[id] == nil {
+                state.updated[id] = SavedState(object: object, values: object.values, unloaded: object.unloaded)
+            }
+            state.updated[id]?.unverified.insert(slot)
         }
-        state.updated[id]?.unverified.insert(slot)
     }
 
     /// The registered object of `type` for `rowID`, if any; nothing is read.
@@ -72,30 +77,34 @@ final class ObjectGraph: ContextPart {
     }
 
     func setTarget(_ target: ManagedObject?, of relationship: RelationshipDescription, in object: ManagedObject) {
-        context.entering {
-            if let target { adopt(target, for: relationship, of: object) }
-            RelationshipEditor(context: context).setTarget(target, of: relationship, in: object)
+        withContext { context in
+            context.entering {
+                if let target { adopt(target, for: relationship, of: object) }
+                RelationshipEditor(context: context).setTarget(target, of: relationship, in: object)
+            }
         }
     }
 
     func setObjects(_ objects: [ManagedObject], of relationship: RelationshipDescription, in object: ManagedObject) {
-        context.entering {
-            for target in objects { adopt(target, for: relationship, of: object) }
-            guard case .toMany(let index) = relationship.kind else { return }
-            if object.state == .persisted, Self.canSetUnread(relationship),
-                !(object.loadedList(index).map { $0.generation == generation } ?? false),
-                !object.changedLists.contains(index)
-            {
-                // A stored object's one-to-many list, or the owning side's many-to-many list,
-                // not read yet (a re-imported parent with nested children, an issue with its
-                // labels): set without reading the old one; the save reads every such list at
-                // once (`reconcileLists`).
-                unreconciledLists.append((object, index))
-                RelationshipEditor(context: context).setObjects(objects, of: relationship, in: object, current: nil)
-                return
+        withContext { context in
+            context.entering {
+                for target in objects { adopt(target, for: relationship, of: object) }
+                guard case .toMany(let index) = relationship.kind else { return }
+                if object.state == .persisted, Self.canSetUnread(relationship),
+                    !(object.loadedList(index).map { $0.generation == generation } ?? false),
+                    !object.changedLists.contains(index)
+                {
+                    // A stored object's one-to-many list, or the owning side's many-to-many list,
+                    // not read yet (a re-imported parent with nested children, an issue with its
+                    // labels): set without reading the old one; the save reads every such list at
+                    // once (`reconcileLists`).
+                    unreconciledLists.append((object, index))
+                    RelationshipEditor(context: context).setObjects(objects, of: relationship, in: object, current: nil)
+                    return
+                }
+                let current = relatedObjects(of: object, toMany: index)
+                RelationshipEditor(context: context).setObjects(objects, of: relationship, in: object, current: current)
             }
-            let current = relatedObjects(of: object, toMany: index)
-            RelationshipEditor(context: context).setObjects(objects, of: relationship, in: object, current: current)
         }
     }
 
@@ -225,38 +234,41 @@ final class ObjectGraph: ContextPart {
     /// index), with the context's unsaved changes: objects whose inverse was set to `object`
     /// join, in the order they were set; those set to another leave.
     func relatedObjects(of object: ManagedObject, toMany index: Int) -> [ManagedObject] {
-        context.entering {
-            let relationship = object.entity.toManyRelationships[index]
-            // A changed many-to-many list is the truth until saved or rolled back.
-            if let list = object.loadedList(index),
-                list.generation == generation || object.changedLists.contains(index)
-            {
-                // An object set to another target while its own stored one was unknown (see
-                // `RelationshipEditor.setTarget`) may still be listed: it leaves now; so does
-                // a deleted one.
-                if let inverseSlot = try? relationship.inverse()?.slot {
-                    list.objects.removeAll { !Self.mayPoint($0, inverseSlot, at: object) }
+        withContext { context in
+            context.entering {
+                let relationship = object.entity.toManyRelationships[index]
+                // A changed many-to-many list is the truth until saved or rolled back.
+                if let list = object.loadedList(index),
+                    list.generation == generation || object.changedLists.contains(index)
+                {
+                    // An object set to another target while its own stored one was unknown (see
+                    // `RelationshipEditor.setTarget`) may still be listed: it leaves now; so does
+                    // a deleted one.
+                    if let inverseSlot = try? relationship.inverse()?.slot {
+                        list.objects.removeAll { !Self.mayPoint($0, inverseSlot, at: object) }
+                    }
+                    list.objects.removeAll { $0.state == .deleted }
+                    return list.objects
                 }
-                list.objects.removeAll { $0.state == .deleted }
-                return list.objects
-            }
-            do {
-                let objects = try loadRelatedObjects(of: object, relationship)
-                if let inverseSlot = try? relationship.inverse()?.slot {
-                    for member in objects { member.nameByRow(object, inSlot: inverseSlot) }
+                do {
+                    let objects = try loadRelatedObjects(of: object, relationship)
+                    if let inverseSlot = try? relationship.inverse()?.slot {
+                        for member in objects { member.nameByRow(object, inSlot: inverseSlot) }
+                    }
+                    let isJoinOwner = (try? relationship.joinTable())??.isOwner == true
+                    object.keepList(
+                        ToManyList(
+                            objects, generation: generation,
+                            storedRows: isJoinOwner ? Self.storedRows(of: objects) : nil),
+                        at: index, loaded: true)
+                    return objects
+                } catch {
+                    context.noteLoadFailure(
+                        error, reading: "the related \(relationship.targetName) objects",
+                        entity: relationship.entityName,
+                        attribute: relationship.name)
+                    return []
                 }
-                let isJoinOwner = (try? relationship.joinTable())??.isOwner == true
-                object.keepList(
-                    ToManyList(
-                        objects, generation: generation,
-                        storedRows: isJoinOwner ? Self.storedRows(of: objects) : nil),
-                    at: index, loaded: true)
-                return objects
-            } catch {
-                context.noteLoadFailure(
-                    error, reading: "the related \(relationship.targetName) objects", entity: relationship.entityName,
-                    attribute: relationship.name)
-                return []
             }
         }
     }

@@ -1,5 +1,5 @@
 /// What one save of a context changed, by row id per entity: what the container hands the
-/// other contexts, which merge it (`ManagedObjectContext.mergeInbox`), and what becomes the
+/// other contexts, which merge it (`Merger.mergeInbox`), and what becomes the
 /// public `ChangeSet` of `container.changes`.
 struct SaveNote: Sendable {
     /// Per entity, in the container's order.

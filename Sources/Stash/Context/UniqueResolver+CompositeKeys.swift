@@ -12,28 +12,31 @@ extension UniqueResolver {
         for object: ManagedObject, in state: EntityState, targets: [Int: ManagedObject] = [:],
         askingTheStore: Bool = false
     ) throws -> (holder: ManagedObject, constraint: Int)? {
-        var keys: [(Int, CompositeKey)] = []
-        for (constraint, columns) in state.compositeUniques.enumerated() {
-            guard let key = compositeKey(of: object, columns, in: state, targets: targets) else { continue }
-            if let entry = state.compositeIndexes[constraint][key], let holder = liveObject(entry, in: state),
-                compositeKey(of: holder, columns, in: state) == key
-            {
-                // Another object holds the key. The object itself: the store was asked when
-                // it became the holder, and is asked again only at a save.
-                if holder !== object { return (holder, constraint) }
-                if !askingTheStore { continue }
+        try withContext { context in
+            var keys: [(Int, CompositeKey)] = []
+            for (constraint, columns) in state.compositeUniques.enumerated() {
+                guard let key = compositeKey(of: object, columns, in: state, targets: targets) else { continue }
+                if let entry = state.compositeIndexes[constraint][key],
+                    let holder = liveObject(entry, in: state, of: context),
+                    compositeKey(of: holder, columns, in: state) == key
+                {
+                    // Another object holds the key. The object itself: the store was asked when
+                    // it became the holder, and is asked again only at a save.
+                    if holder !== object { return (holder, constraint) }
+                    if !askingTheStore { continue }
+                }
+                // The stored row's object, unless its values moved to another key in memory.
+                if let holder = try storedHolder(of: key, columns, in: state), holder !== object,
+                    compositeKey(of: holder, columns, in: state) == key
+                {
+                    state.compositeIndexes[constraint][key] = .row(holder.rowID!)
+                    return (holder, constraint)
+                }
+                keys.append((constraint, key))
             }
-            // The stored row's object, unless its values moved to another key in memory.
-            if let holder = try storedHolder(of: key, columns, in: state), holder !== object,
-                compositeKey(of: holder, columns, in: state) == key
-            {
-                state.compositeIndexes[constraint][key] = .row(holder.rowID!)
-                return (holder, constraint)
-            }
-            keys.append((constraint, key))
+            for (constraint, key) in keys { state.setCompositeEntry(object, constraint, key) }
+            return nil
         }
-        for (constraint, key) in keys { state.setCompositeEntry(object, constraint, key) }
-        return nil
     }
 
     /// The values of `columns` in `object`: a related object by its row id once saved, by
@@ -69,7 +72,9 @@ extension UniqueResolver {
         return CompositeKey(parts: parts)
     }
 
-    private func liveObject(_ entry: UniqueEntry, in state: EntityState) -> ManagedObject? {
+    private func liveObject(_ entry: UniqueEntry, in state: EntityState, of context: ManagedObjectContext)
+        -> ManagedObject?
+    {
         let object: ManagedObject?
         switch entry {
         case .queued(let queued): object = queued

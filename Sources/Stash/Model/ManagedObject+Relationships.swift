@@ -122,7 +122,7 @@ final class ToManyList {
     /// Which objects `stored` holds, once a membership test of a long list needed it: an
     /// import that appends a thousand children one by one stays linear.
     private var members: Set<ObjectIdentifier>?
-    /// The context's `graphGeneration` when loaded: another context's save, a rollback or a
+    /// The context's graph generation (`ObjectGraph.generation`) when loaded: another context's save, a rollback or a
     /// refresh since makes the list stale, to be loaded again.
     let generation: UInt64
     /// Set once the list's context keeps it to let go after its next save

@@ -57,10 +57,10 @@ open class ManagedObject: SendableMetatype {
     @exclusivity(unchecked) final var externalCommitsSeen: UInt64 = 0
     /// Attributes whose stored value is not loaded yet: an object decoded for a stored row
     /// the context had not loaded holds only what the JSON gave it until one of the others
-    /// is read (see `ManagedObjectContext.fulfill`).
+    /// is read (see `FaultLoader.fulfill`).
     @exclusivity(unchecked) final var unloaded = AttributeSet()
     /// The object this one stands in for: a new object whose unique value another object
-    /// of its context already had (see `ManagedObjectContext.resolveUniqueValues`).
+    /// of its context already had (see `UniqueResolver.resolveUniqueValues`).
     @exclusivity(unchecked) final var standIn: ManagedObject?
     /// Set when another context deleted the object's row: the object has left its context's
     /// identity map and fetches, and a change made to it fails the next save (`rowMissing`).
