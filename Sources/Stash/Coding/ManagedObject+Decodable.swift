@@ -16,7 +16,7 @@
 extension Decodable where Self: ManagedObject {
     public init(from decoder: any Decoder) throws {
         let context = try ManagedObjectContext.carried(by: decoder, decoding: Self.self)
-        let object = try context.decodeObject(of: Self.self, from: decoder)
+        let object = try context.decoding.decodeObject(of: Self.self, from: decoder)
         // Unchecked cast: the object comes from Self's own entity state, so it is a Self.
         self = unsafeDowncast(object, to: Self.self)
     }

@@ -86,21 +86,10 @@ extension ManagedObjectContext {
             }
             return DecodingParent(entity: state.entity, relationship: description, parent: parent)
         }
-        let outer = entering { decodingParent }
-        entering { decodingParent = scope }
-        defer { entering { decodingParent = outer } }
+        let outer = entering { decoding.parent }
+        entering { decoding.parent = scope }
+        defer { entering { decoding.parent = outer } }
         return try body()
-    }
-
-    /// A child inserted while its parent's decode runs: the hand-written `init(from:)` calls
-    /// `init(context:)` and never sees the parent, so the child takes it here, before any
-    /// unique value is set or matched, as the default decoding gives it before matching. A
-    /// to-one the object already has (set before `insert`) is left as it is.
-    func takeDecodingParent(_ object: ManagedObject, in state: EntityState) {
-        guard let scope = decodingParent, scope.entity === state.entity, let slot = scope.relationship.slot,
-            case .none = RelationshipTarget(slotValue: object.values[slot])
-        else { return }
-        graph.setTarget(scope.parent, of: scope.relationship, in: object)
     }
 
     /// Runs a decode all or nothing: a decode inside another (from a hand-written

@@ -6,9 +6,9 @@ extension ManagedObjectContext {
     package func recordingDecodedValues<Result>(into record: DecodedValueRecord, _ body: () throws -> Result)
         rethrows -> Result
     {
-        let outer = entering { decodedValues }
-        entering { decodedValues = record }
-        defer { entering { decodedValues = outer } }
+        let outer = entering { decoding.record }
+        entering { decoding.record = record }
+        defer { entering { decoding.record = outer } }
         return try body()
     }
 }

@@ -55,6 +55,8 @@ public final class ManagedObjectContext: @unchecked Sendable {
     let tracker = ChangeTracker()
     /// Keeps the object graph: related objects, lists, delete rules.
     let graph = ObjectGraph()
+    /// Decodes objects into the context.
+    let decoding = ObjectDecoder()
     /// Raised when most of an entity's registered objects were freed (see `DepartureSignal`).
     let departures: DepartureSignal
     /// How deep in entry points the context is: merges happen only at the outermost one.
@@ -94,17 +96,8 @@ public final class ManagedObjectContext: @unchecked Sendable {
     /// A load that failed inside a property read, for the next throwing call
     /// (`ManagedObjectContext+LoadErrors`).
     var pendingLoadError: StashError?
-    // Unchecked, these fields that every decoded object reads: the context is used from one
-    // isolation at a time (see `Confinement`), and the runtime's check costs about 85
-    // instructions an access (see `ManagedObject.state` for the figure).
-    /// Set while `decode(_:from:using:parent:via:)` runs: the children's parent.
-    @exclusivity(unchecked) var decodingParent: DecodingParent?
-    /// Set while `recordingDecodedValues(into:_:)` runs: what each decoded object was given.
-    @exclusivity(unchecked) var decodedValues: DecodedValueRecord?
-    /// Set while a nested object's `init(from:)` runs: the container already made for it,
-    /// and its class, compared before the container is touched (see `handingOver`).
-    var handedOverContainer: KeyedDecodingContainer<AttributeKey>?
-    @exclusivity(unchecked) var handedOverType: ObjectIdentifier?
+    // Unchecked: the context is used from one isolation at a time (see `Confinement`), and the
+    // runtime's check costs about 85 instructions an access (see `ManagedObject.state`).
     /// The container's count of commits by other processes as of this context's last fetch
     /// (see `ExternalCommits`): objects loaded before it are refreshed by the rows fetches read.
     @exclusivity(unchecked) var externalCommitsSeen: UInt64 = 0
@@ -140,6 +133,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
         resolver.context = self
         tracker.context = self
         graph.context = self
+        decoding.context = self
         container.register(self)
     }
 
@@ -196,7 +190,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
                 object.uniqueMatch = match
                 if match != nil { state.hasExplicitMatches = true }
                 register(object, in: state)
-                takeDecodingParent(object, in: state)
+                decoding.takeDecodingParent(object, in: state)
                 resolver.resolveUniqueValues(of: object, in: state)
                 if object.state == .inserted { tracker.awaken(object) }
             case .standIn:

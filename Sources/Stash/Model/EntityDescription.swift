@@ -114,7 +114,7 @@ final class EntityDescription: Sendable {
         }
         self.relationshipsBySlot = bySlot
         self.uniqueAttributes = attributes.filter(\.isUnique)
-        // Relationships are decoded on their own (see `ManagedObjectContext+RelationshipDecoding`).
+        // Relationships are decoded on their own (see `ObjectDecoder+Relationships`).
         self.nonUniqueAttributes = attributes.filter { !$0.isUnique && !$0.isRelationship }
         self.observationKeyPaths = attributes.map { attribute -> any KeyPath<ManagedObject, Any?> & Sendable in
             \ManagedObject.[observedSlot: attribute.index]

@@ -34,7 +34,7 @@ enum RelationshipTarget {
 
 /// The column of a to-one relationship: the target's `_pk`, NULL for none.
 ///
-/// Decoding and encoding are the context's (see `ObjectGraph` and `ManagedObjectContext+RelationshipDecoding`): a
+/// Decoding and encoding are the context's (see `ObjectGraph` and `ObjectDecoder+Relationships`): a
 /// related object arrives nested or as a reference to its unique value.
 struct RelationshipCodec<Target: ManagedObject>: AttributeCodec {
     var storedType: StoredType { .integer }

@@ -1,4 +1,21 @@
-extension ManagedObjectContext {
+/// The context's part that decodes objects into it, for the recipe's `init(from:)`, for
+/// `context.decode` (JSONDecoder or the byte-level reader) and for StashREST: it finds the
+/// object a decoded unique value names (in the context, then the store), or makes a new one,
+/// sets every attribute and relationship the JSON has, and names the entity, attribute and
+/// coding path in any error. The values it keeps live only while a decode runs.
+final class ObjectDecoder: ContextPart {
+    // Unchecked, these fields that every decoded object reads: the context is used from one
+    // isolation at a time (see `Confinement`), and the runtime's check costs about 85
+    // instructions an access (see `ManagedObject.state` for the figure).
+    /// Set while `decode(_:from:using:parent:via:)` runs: the children's parent.
+    @exclusivity(unchecked) var parent: DecodingParent?
+    /// Set while `recordingDecodedValues(into:_:)` runs: what each decoded object was given.
+    @exclusivity(unchecked) var record: DecodedValueRecord?
+    /// Set while a nested object's `init(from:)` runs: the container already made for it,
+    /// and its class, compared before the container is touched (see `handingOver`).
+    var handedOverContainer: KeyedDecodingContainer<AttributeKey>?
+    @exclusivity(unchecked) var handedOverType: ObjectIdentifier?
+
     /// Decodes one object of `type` into this context: finds the object its unique value
     /// names, in the context or in the store, or makes a new one, and sets every attribute
     /// the JSON has.
@@ -7,38 +24,45 @@ extension ManagedObjectContext {
     /// object, its stored value for an existing one. A missing required key is an error only
     /// for a new object. `null` for a non-optional attribute with a default counts as absent.
     func decodeObject(of type: ManagedObject.Type, from decoder: any Decoder) throws -> ManagedObject {
-        let state = try self.identity.state(forType: type)
-        let entity = state.entity
-        return try withErrorContext(entity, decoder) {
-            // One container for the attributes and the relationships: making one reads the
-            // object's keys (a nested object's was made already, and handed over).
-            let container = try handedOver(type) ?? decoder.container(keyedBy: AttributeKey.self)
-            let firstNewID = identity.nextTemporaryID
-            var (object, present) = try decodeAttributes(of: state, from: container)
-            var decoded: [Int: ManagedObject?] = [:]
-            // Children of a given parent take it in place of anything the JSON says.
-            let parent = decodingParent.flatMap { $0.entity === entity ? $0 : nil }
-            if let parent, let slot = parent.relationship.slot { decoded[slot] = .some(parent.parent) }
-            if !state.compositeUniques.isEmpty, object.state == .inserted {
-                // A composite key may hold a related object: decoded first, set below.
-                let slots = Set(state.compositeUniques.joined()).subtracting(decoded.keys)
-                decoded.merge(try decodeTargets(in: slots, of: state, from: container)) { own, _ in own }
-                if let (holder, constraint) = try entering({
-                    try resolver.compositeHolder(for: object, in: state, targets: decoded.compactMapValues { $0 })
-                }) {
-                    if mergePolicy.kind == .fail { throw UniqueResolver.compositeConflict(state, constraint) }
-                    entering { resolver.standIn(object, for: holder, in: state) }
-                    object = holder
+        try withContext { context in
+            let state = try context.identity.state(forType: type)
+            let entity = state.entity
+            return try withErrorContext(entity, decoder) {
+                // One container for the attributes and the relationships: making one reads the
+                // object's keys (a nested object's was made already, and handed over).
+                let container = try handedOver(type) ?? decoder.container(keyedBy: AttributeKey.self)
+                let firstNewID = context.identity.nextTemporaryID
+                var (object, present) = try decodeAttributes(of: state, from: container)
+                var decoded: [Int: ManagedObject?] = [:]
+                // Children of a given parent take it in place of anything the JSON says.
+                let parent = self.parent.flatMap { $0.entity === entity ? $0 : nil }
+                if let parent, let slot = parent.relationship.slot { decoded[slot] = .some(parent.parent) }
+                if !state.compositeUniques.isEmpty, object.state == .inserted {
+                    // A composite key may hold a related object: decoded first, set below.
+                    let slots = Set(state.compositeUniques.joined()).subtracting(decoded.keys)
+                    decoded.merge(try decodeTargets(in: slots, of: state, from: container)) { own, _ in own }
+                    if let (holder, constraint) = try context.entering({
+                        try context.resolver.compositeHolder(
+                            for: object, in: state, targets: decoded.compactMapValues { $0 })
+                    }) {
+                        if context.mergePolicy.kind == .fail {
+                            throw UniqueResolver.compositeConflict(state, constraint)
+                        }
+                        context.entering { context.resolver.standIn(object, for: holder, in: state) }
+                        object = holder
+                    }
                 }
+                if !entity.relationships.isEmpty {
+                    let related = try decodeRelationships(of: object, in: state, from: container, decoded: decoded)
+                    present = present.union(related)
+                }
+                // Made by this decode, and not found to stand for another: a new object.
+                if object.state == .inserted, object.temporaryID >= firstNewID {
+                    context.entering { context.tracker.awaken(object) }
+                }
+                if let record = record { record.note(object, of: entity, setting: present) }
+                return object
             }
-            if !entity.relationships.isEmpty {
-                let related = try decodeRelationships(of: object, in: state, from: container, decoded: decoded)
-                present = present.union(related)
-            }
-            // Made by this decode, and not found to stand for another: a new object.
-            if object.state == .inserted, object.temporaryID >= firstNewID { entering { tracker.awaken(object) } }
-            if let record = decodedValues { record.note(object, of: entity, setting: present) }
-            return object
         }
     }
 
@@ -56,79 +80,81 @@ extension ManagedObjectContext {
     private func decodeAttributes(of state: EntityState, from container: KeyedDecodingContainer<AttributeKey>) throws
         -> (ManagedObject, AttributeSet)
     {
-        let entity = state.entity
-        return try entering {
-            // The unique values come first: they say whether this is an object the context
-            // already has, or a stored row's. Only then is a blank object made, which takes
-            // the values as they are decoded and becomes the row's object or a new one, with
-            // no copying; an object the context has (a nested author named by a thousand
-            // articles) costs no blank at all.
-            var changed = AttributeSet()
-            var uniqueValues: [(AttributeDescription, Any)] = []
-            var keys: [(index: Int, key: StoredValue)] = []
-            for (index, unique) in entity.uniqueAttributes.enumerated() {
-                // Any one unique value may name the object, so none is required yet.
-                guard let value = try presentValue(of: unique, from: container) else { continue }
-                uniqueValues.append((unique, value))
-                changed.insert(unique.index)
-                guard let key = try? unique.codec.storedValue(for: value), key != .null else { continue }
-                keys.append((index, key))
-            }
-            for (index, key) in keys {
-                guard let existing = state.lookup(index, key, in: self) else { continue }
-                if mergePolicy.kind == .fail {
-                    throw UniqueResolver.conflict(entity, entity.uniqueAttributes[index], key)
+        try withContext { context in
+            let entity = state.entity
+            return try context.entering {
+                // The unique values come first: they say whether this is an object the context
+                // already has, or a stored row's. Only then is a blank object made, which takes
+                // the values as they are decoded and becomes the row's object or a new one, with
+                // no copying; an object the context has (a nested author named by a thousand
+                // articles) costs no blank at all.
+                var changed = AttributeSet()
+                var uniqueValues: [(AttributeDescription, Any)] = []
+                var keys: [(index: Int, key: StoredValue)] = []
+                for (index, unique) in entity.uniqueAttributes.enumerated() {
+                    // Any one unique value may name the object, so none is required yet.
+                    guard let value = try presentValue(of: unique, from: container) else { continue }
+                    uniqueValues.append((unique, value))
+                    changed.insert(unique.index)
+                    guard let key = try? unique.codec.storedValue(for: value), key != .null else { continue }
+                    keys.append((index, key))
                 }
-                let present = try update(
-                    existing, from: container, uniqueValues: uniqueValues, foundBy: entity.uniqueAttributes[index],
-                    state: state)
-                return (existing, present)
-            }
-            let object = entity.type.init()
-            object.cachedEntity = entity
-            let storage = object.storage
-            for (unique, value) in uniqueValues { storage.set(value, atEmptySlot: unique.index) }
-            for (index, key) in keys {
-                let unique = entity.uniqueAttributes[index]
-                guard
-                    let rowID = try state.storedKeys[index].rowID(
-                        for: key, column: unique.index, of: entity.schema, in: self.container)
-                else { continue }
-                if let registered = state.byRowID[rowID] {
-                    // The context holds the row; its value is not loaded, or it moved
-                    // to another value in memory (then this key is free for a new object).
-                    guard registered.unloaded.contains(unique.index), registered.state == .persisted else {
-                        continue
+                for (index, key) in keys {
+                    guard let existing = state.lookup(index, key, in: context) else { continue }
+                    if context.mergePolicy.kind == .fail {
+                        throw UniqueResolver.conflict(entity, entity.uniqueAttributes[index], key)
                     }
                     let present = try update(
-                        registered, from: container, uniqueValues: uniqueValues, foundBy: nil, state: state)
-                    return (registered, present)
+                        existing, from: container, uniqueValues: uniqueValues, foundBy: entity.uniqueAttributes[index],
+                        state: state)
+                    return (existing, present)
                 }
-                if mergePolicy.kind == .fail {
-                    throw UniqueResolver.conflict(
-                        entity, unique, key, "is already stored and the merge policy is .fail")
+                let object = entity.type.init()
+                object.cachedEntity = entity
+                let storage = object.storage
+                for (unique, value) in uniqueValues { storage.set(value, atEmptySlot: unique.index) }
+                for (index, key) in keys {
+                    let unique = entity.uniqueAttributes[index]
+                    guard
+                        let rowID = try state.storedKeys[index].rowID(
+                            for: key, column: unique.index, of: entity.schema, in: context.container)
+                    else { continue }
+                    if let registered = state.byRowID[rowID] {
+                        // The context holds the row; its value is not loaded, or it moved
+                        // to another value in memory (then this key is free for a new object).
+                        guard registered.unloaded.contains(unique.index), registered.state == .persisted else {
+                            continue
+                        }
+                        let present = try update(
+                            registered, from: container, uniqueValues: uniqueValues, foundBy: nil, state: state)
+                        return (registered, present)
+                    }
+                    if context.mergePolicy.kind == .fail {
+                        throw UniqueResolver.conflict(
+                            entity, unique, key, "is already stored and the merge policy is .fail")
+                    }
+                    let present = try adoptStoredRow(
+                        rowID, as: object, matchedBy: unique, key: key, at: index, decoded: changed, from: container,
+                        state: state)
+                    return (object, present)
                 }
-                let present = try adoptStoredRow(
-                    rowID, as: object, matchedBy: unique, key: key, at: index, decoded: changed, from: container,
-                    state: state)
-                return (object, present)
+                for attribute in entity.nonUniqueAttributes {
+                    guard let value = try requiredOrIncomingValue(of: attribute, from: container) else { continue }
+                    storage.set(value, atEmptySlot: attribute.index)
+                    changed.insert(attribute.index)
+                }
+                for attribute in entity.uniqueAttributes
+                where !attribute.hasDefault && !changed.contains(attribute.index) {
+                    _ = try decode(attribute, from: container)  // throws "key not found"
+                }
+                object.changedAttributes = changed
+                context.register(object, in: state)
+                // The lookups above missed (and indexed anything pending), so the keys are free.
+                for (index, key) in keys where state.uniqueIndexes[index][key] == nil {
+                    state.setEntry(object, index, key)
+                }
+                return (object, changed)
             }
-            for attribute in entity.nonUniqueAttributes {
-                guard let value = try requiredOrIncomingValue(of: attribute, from: container) else { continue }
-                storage.set(value, atEmptySlot: attribute.index)
-                changed.insert(attribute.index)
-            }
-            for attribute in entity.uniqueAttributes
-            where !attribute.hasDefault && !changed.contains(attribute.index) {
-                _ = try decode(attribute, from: container)  // throws "key not found"
-            }
-            object.changedAttributes = changed
-            register(object, in: state)
-            // The lookups above missed (and indexed anything pending), so the keys are free.
-            for (index, key) in keys where state.uniqueIndexes[index][key] == nil {
-                state.setEntry(object, index, key)
-            }
-            return (object, changed)
         }
     }
 
@@ -141,19 +167,21 @@ extension ManagedObjectContext {
         at matchedIndex: Int, decoded: AttributeSet, from container: KeyedDecodingContainer<AttributeKey>,
         state: EntityState
     ) throws -> AttributeSet {
-        var changed = decoded
-        if mergePolicy.kind == .incomingWins {
-            for attribute in state.entity.nonUniqueAttributes {
-                guard let value = try presentValue(of: attribute, from: container) else { continue }
-                object.setPrimitiveValue(value, of: attribute)
-                changed.insert(attribute.index)
+        try withContext { context in
+            var changed = decoded
+            if context.mergePolicy.kind == .incomingWins {
+                for attribute in state.entity.nonUniqueAttributes {
+                    guard let value = try presentValue(of: attribute, from: container) else { continue }
+                    object.setPrimitiveValue(value, of: attribute)
+                    changed.insert(attribute.index)
+                }
+            } else {
+                changed = AttributeSet()
             }
-        } else {
-            changed = AttributeSet()
+            context.resolver.adoptRow(
+                rowID, as: object, matchedBy: unique, key: key, at: matchedIndex, changing: changed, in: state)
+            return changed
         }
-        resolver.adoptRow(
-            rowID, as: object, matchedBy: unique, key: key, at: matchedIndex, changing: changed, in: state)
-        return changed
     }
 
     /// Decodes into an object the context already has, taking the unique values already
@@ -169,27 +197,29 @@ extension ManagedObjectContext {
         _ object: ManagedObject, from container: KeyedDecodingContainer<AttributeKey>,
         uniqueValues: [(AttributeDescription, Any)], foundBy: AttributeDescription?, state: EntityState
     ) throws -> AttributeSet {
-        var values = uniqueValues
-        var present = AttributeSet()
-        for (attribute, _) in uniqueValues { present.insert(attribute.index) }
-        for attribute in state.entity.nonUniqueAttributes {
-            if let value = try presentValue(of: attribute, from: container) {
-                values.append((attribute, value))
-                present.insert(attribute.index)
+        try withContext { context in
+            var values = uniqueValues
+            var present = AttributeSet()
+            for (attribute, _) in uniqueValues { present.insert(attribute.index) }
+            for attribute in state.entity.nonUniqueAttributes {
+                if let value = try presentValue(of: attribute, from: container) {
+                    values.append((attribute, value))
+                    present.insert(attribute.index)
+                }
             }
-        }
-        guard mergePolicy.kind == .incomingWins else { return AttributeSet() }
-        for (attribute, value) in values where attribute !== foundBy {
-            if object.holds(value, for: attribute) {
-                // The row is compared inside the save's transaction (see `restate`); not a
-                // unique value, which the object was found by: written again with a row
-                // that changes, it would only make SQLite rewrite its index entry.
-                if !attribute.isUnique { object.restate(attribute, in: self) }
-            } else {
-                object.setValue(value, of: attribute, knownToDiffer: true)
+            guard context.mergePolicy.kind == .incomingWins else { return AttributeSet() }
+            for (attribute, value) in values where attribute !== foundBy {
+                if object.holds(value, for: attribute) {
+                    // The row is compared inside the save's transaction (see `restate`); not a
+                    // unique value, which the object was found by: written again with a row
+                    // that changes, it would only make SQLite rewrite its index entry.
+                    if !attribute.isUnique { object.restate(attribute, in: context) }
+                } else {
+                    object.setValue(value, of: attribute, knownToDiffer: true)
+                }
             }
+            return present
         }
-        return present
     }
 
     /// The attribute's value, or the error of a missing key (or object on its key path).
@@ -240,9 +270,9 @@ extension ManagedObjectContext {
         case .container(let nested):
             return nested
         case .absent(let key, let outer):
-            let context = DecodingError.Context(codingPath: outer.codingPath, debugDescription: "")
+            let missing = DecodingError.Context(codingPath: outer.codingPath, debugDescription: "")
             throw StashError.decodingAttribute(
-                attribute, failedWith: DecodingError.keyNotFound(key, context), in: outer, at: key)
+                attribute, failedWith: DecodingError.keyNotFound(key, missing), in: outer, at: key)
         case .null(let key, let outer):
             throw StashError(
                 .decodingFailed, "expected an object holding \"\(attribute.codingKey.stringValue)\", found null",
@@ -371,30 +401,15 @@ extension ManagedObjectContext {
             throw wrapped
         }
     }
-}
 
-extension StashError {
-    /// A `DecodingError` restated with the attribute and the coding path spelled out.
-    init(decoding error: DecodingError, attribute: String?) {
-        let message: String
-        let path: [any CodingKey]
-        switch error {
-        case .keyNotFound(let key, let context):
-            message = "the required key \"\(key.stringValue)\" is missing"
-            path = context.codingPath + [key]
-        case .typeMismatch(let type, let context):
-            message = "expected \(type): \(context.debugDescription)"
-            path = context.codingPath
-        case .valueNotFound(let type, let context):
-            message = "expected \(type) but found null: \(context.debugDescription)"
-            path = context.codingPath
-        case .dataCorrupted(let context):
-            message = "invalid value: \(context.debugDescription)"
-            path = context.codingPath
-        @unknown default:
-            message = "\(error)"
-            path = []
-        }
-        self.init(.decodingFailed, message, attribute: attribute, codingPath: CodingPathText.format(path))
+    /// A child inserted while its parent's decode runs: the hand-written `init(from:)` calls
+    /// `init(context:)` and never sees the parent, so the child takes it here, before any
+    /// unique value is set or matched, as the default decoding gives it before matching. A
+    /// to-one the object already has (set before `insert`) is left as it is.
+    func takeDecodingParent(_ object: ManagedObject, in state: EntityState) {
+        guard let scope = parent, scope.entity === state.entity, let slot = scope.relationship.slot,
+            case .none = RelationshipTarget(slotValue: object.values[slot])
+        else { return }
+        context.graph.setTarget(scope.parent, of: scope.relationship, in: object)
     }
 }

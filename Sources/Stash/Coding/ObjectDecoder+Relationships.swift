@@ -1,6 +1,6 @@
 import Foundation
 
-extension ManagedObjectContext {
+extension ObjectDecoder {
     /// Decodes the relationships of a decoded object: each related object arrives nested
     /// (`"author": {"id": 7, …}`, decoded into this context and upserted by its unique
     /// value, as any object is) or as a reference to its unique value (`"author": 7`,
@@ -20,36 +20,41 @@ extension ManagedObjectContext {
         of object: ManagedObject, in state: EntityState, from container: KeyedDecodingContainer<AttributeKey>,
         decoded: [Int: ManagedObject?] = [:]
     ) throws -> AttributeSet {
-        let isNew = object.state == .inserted
-        guard isNew || mergePolicy.kind == .incomingWins else { return AttributeSet() }
-        var set = AttributeSet()
-        for relationship in state.entity.relationships {
-            if let slot = relationship.slot, let target = decoded[slot] {
-                graph.setTarget(target, of: relationship, in: object)
-                set.insert(slot)
-                continue
-            }
-            try naming(relationship) {
-                guard let (key, isReference) = Self.key(of: relationship, in: container) else { return }
-                if let slot = relationship.slot { set.insert(slot) }
-                if relationship.isToMany {
-                    var targets = try decodeTargets(of: relationship, forKey: key, in: container)
-                    if let inverse = try relationship.inverse(), inverse.slot != nil {
-                        targets = try entering { try resolver.resolveNested(targets, in: object, through: inverse) }
-                    }
-                    if relationship.decoding == .merge {
-                        mergeObjects(targets, into: relationship, of: object)
+        try withContext { context in
+            let isNew = object.state == .inserted
+            guard isNew || context.mergePolicy.kind == .incomingWins else { return AttributeSet() }
+            var set = AttributeSet()
+            for relationship in state.entity.relationships {
+                if let slot = relationship.slot, let target = decoded[slot] {
+                    context.graph.setTarget(target, of: relationship, in: object)
+                    set.insert(slot)
+                    continue
+                }
+                try naming(relationship) {
+                    guard let (key, isReference) = Self.key(of: relationship, in: container) else { return }
+                    if let slot = relationship.slot { set.insert(slot) }
+                    if relationship.isToMany {
+                        var targets = try decodeTargets(of: relationship, forKey: key, in: container)
+                        if let inverse = try relationship.inverse(), inverse.slot != nil {
+                            targets = try context.entering {
+                                try context.resolver.resolveNested(targets, in: object, through: inverse)
+                            }
+                        }
+                        if relationship.decoding == .merge {
+                            mergeObjects(targets, into: relationship, of: object)
+                        } else {
+                            context.graph.setObjects(targets, of: relationship, in: object)
+                            context.graph.markReplaced(relationship, of: object)
+                        }
                     } else {
-                        graph.setObjects(targets, of: relationship, in: object)
-                        graph.markReplaced(relationship, of: object)
+                        let target = try decodeTarget(
+                            of: relationship, forKey: key, reference: isReference, in: container)
+                        context.graph.setTarget(target, of: relationship, in: object)
                     }
-                } else {
-                    let target = try decodeTarget(of: relationship, forKey: key, reference: isReference, in: container)
-                    graph.setTarget(target, of: relationship, in: object)
                 }
             }
+            return set
         }
-        return set
     }
 
     /// Adds `targets` to `object`'s to-many `relationship` (`ListDecoding.merge`), removing
@@ -58,16 +63,18 @@ extension ManagedObjectContext {
     private func mergeObjects(
         _ targets: [ManagedObject], into relationship: RelationshipDescription, of object: ManagedObject
     ) {
-        guard !targets.isEmpty, case .toMany(let index) = relationship.kind else { return }
-        if let inverse = try? relationship.inverse(), inverse.slot != nil {
-            for target in targets { graph.setTarget(object, of: inverse, in: target) }
-            return
+        withContext { context in
+            guard !targets.isEmpty, case .toMany(let index) = relationship.kind else { return }
+            if let inverse = try? relationship.inverse(), inverse.slot != nil {
+                for target in targets { context.graph.setTarget(object, of: inverse, in: target) }
+                return
+            }
+            let current = context.graph.relatedObjects(of: object, toMany: index)
+            let present = Set(current.map(ObjectIdentifier.init))
+            let added = targets.filter { !present.contains(ObjectIdentifier($0)) }
+            guard !added.isEmpty else { return }
+            context.graph.setObjects(current + added, of: relationship, in: object)
         }
-        let current = graph.relatedObjects(of: object, toMany: index)
-        let present = Set(current.map(ObjectIdentifier.init))
-        let added = targets.filter { !present.contains(ObjectIdentifier($0)) }
-        guard !added.isEmpty else { return }
-        graph.setObjects(current + added, of: relationship, in: object)
     }
 
     /// The targets the JSON gives the to-one relationships at `slots`, by slot (nil for
@@ -163,21 +170,23 @@ extension ManagedObjectContext {
     private func referencedObject(of relationship: RelationshipDescription, from decoder: any Decoder) throws
         -> ManagedObject
     {
-        let state = try self.identity.state(forType: relationship.targetType)
-        guard let unique = state.entity.uniqueAttributes.first else {
-            throw StashError(
-                .decodingFailed,
-                "a reference to \(relationship.targetName) needs a unique attribute there to find the object by")
+        try withContext { context in
+            let state = try context.identity.state(forType: relationship.targetType)
+            guard let unique = state.entity.uniqueAttributes.first else {
+                throw StashError(
+                    .decodingFailed,
+                    "a reference to \(relationship.targetName) needs a unique attribute there to find the object by")
+            }
+            let value = try unique.codec.value(from: Self.primitive(from: decoder))
+            let key = try unique.codec.storedValue(for: value)
+            if let object = state.lookup(0, key, in: context) { return object }
+            if let object = try context.resolver.storedObject(for: key, unique: 0, in: state) { return object }
+            let placeholder = state.entity.type.init()
+            placeholder.cachedEntity = state.entity
+            placeholder.setValue(value, of: unique)
+            context.insert(placeholder)
+            return placeholder
         }
-        let value = try unique.codec.value(from: Self.primitive(from: decoder))
-        let key = try unique.codec.storedValue(for: value)
-        if let object = state.lookup(0, key, in: self) { return object }
-        if let object = try resolver.storedObject(for: key, unique: 0, in: state) { return object }
-        let placeholder = state.entity.type.init()
-        placeholder.cachedEntity = state.entity
-        placeholder.setValue(value, of: unique)
-        insert(placeholder)
-        return placeholder
     }
 
     /// A JSON number or string as a stored value, for a unique value's codec to read.
