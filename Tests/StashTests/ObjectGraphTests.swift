@@ -17,7 +17,8 @@ import Testing
     }
 
     @Test func aRelatedRowIsTheObjectHeldOrOneReadFromTheStore() throws {
-        let (_, container) = try savedWriter()
+        let (directory, container) = try savedWriter()
+        defer { withExtendedLifetime(directory) {} }
         let context = ManagedObjectContext(container)
         let book = try context.fetch(FetchDescriptor<Book>(sortBy: [SortDescriptor(\.id)]))[0]
         let writerOfBook = try #require(book.entity.relationships.first { $0.name == "writer" })
@@ -33,7 +34,8 @@ import Testing
     }
 
     @Test func aListIsReadAgainOnceTheGenerationMoved() throws {
-        let (_, container) = try savedWriter()
+        let (directory, container) = try savedWriter()
+        defer { withExtendedLifetime(directory) {} }
         let context = ManagedObjectContext(container)
         let writer = try context.fetch(FetchDescriptor<Writer>())[0]
         #expect(writer.books.map(\.id).sorted() == [10, 11])

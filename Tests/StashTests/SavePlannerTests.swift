@@ -18,9 +18,12 @@ import Testing
         added.userId = 1
         added.title = "nine"
         added.body = ""
+        let state = try context.identity.state(forType: Post.self)
+        let changedBefore = posts.map(\.changedAttributes)
+        let updatedBefore = Set(state.updated.keys)
         let (changes, plan) = try context.planner.storeChanges()
         let entity = try #require(changes.entities.first)
-        let post = try context.identity.state(forType: Post.self).entity
+        let post = state.entity
         let title = try #require(post.attribute(named: "title")).index
         let body = try #require(post.attribute(named: "body")).index
         #expect(entity.deletes == [1, 3])
@@ -33,6 +36,8 @@ import Testing
         #expect(plan.inserted == [[added]])
         // Planning changes nothing: the same save is still to be made.
         #expect(context.hasChanges && added.state == .inserted && posts[1].state == .deleted)
+        #expect(posts.map(\.changedAttributes) == changedBefore && Set(state.updated.keys) == updatedBefore)
+        #expect(added.objectID.rowID == nil && state.deleted.count == 2)
         try context.save()
         #expect(try context.fetchCount(FetchDescriptor<Post>()) == 3)
     }

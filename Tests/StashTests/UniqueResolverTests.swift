@@ -16,7 +16,8 @@ import Testing
         // Nothing read but the row id: every attribute but the unique one waits to be loaded.
         #expect(object.state == .persisted && object.objectID.rowID == 2)
         #expect(object.unloaded.contains(title) && !object.unloaded.contains(id))
-        // From now on the unique index answers for the value; the store is not asked again.
+        // From now on the context's unique index answers for the value, and the row's object,
+        // its unique value loaded, is no longer offered as a stored row's.
         #expect(state.lookup(0, .integer(2), in: context) === object)
         #expect(try context.resolver.storedObject(for: .integer(2), unique: 0, in: state) == nil)
         #expect(try context.resolver.storedObject(for: .integer(99), unique: 0, in: state) == nil)

@@ -22,7 +22,7 @@ extension ObjectDecoder {
     ) throws -> AttributeSet {
         try withContext { context in
             let isNew = object.state == .inserted
-            guard isNew || context.mergePolicy.kind == .incomingWins else { return AttributeSet() }
+            guard isNew || context.policyInEffect.kind == .incomingWins else { return AttributeSet() }
             var set = AttributeSet()
             for relationship in state.entity.relationships {
                 if let slot = relationship.slot, let target = decoded[slot] {

@@ -45,7 +45,7 @@ final class ObjectDecoder: ContextPart {
                         try context.resolver.compositeHolder(
                             for: object, in: state, targets: decoded.compactMapValues { $0 })
                     }) {
-                        if context.mergePolicy.kind == .fail {
+                        if context.policyInEffect.kind == .fail {
                             throw UniqueResolver.compositeConflict(state, constraint)
                         }
                         context.entering { context.resolver.standIn(object, for: holder, in: state) }
@@ -101,7 +101,7 @@ final class ObjectDecoder: ContextPart {
                 }
                 for (index, key) in keys {
                     guard let existing = state.lookup(index, key, in: context) else { continue }
-                    if context.mergePolicy.kind == .fail {
+                    if context.policyInEffect.kind == .fail {
                         throw UniqueResolver.conflict(entity, entity.uniqueAttributes[index], key)
                     }
                     let present = try update(
@@ -129,7 +129,7 @@ final class ObjectDecoder: ContextPart {
                             registered, from: container, uniqueValues: uniqueValues, foundBy: nil, state: state)
                         return (registered, present)
                     }
-                    if context.mergePolicy.kind == .fail {
+                    if context.policyInEffect.kind == .fail {
                         throw UniqueResolver.conflict(
                             entity, unique, key, "is already stored and the merge policy is .fail")
                     }
@@ -169,7 +169,7 @@ final class ObjectDecoder: ContextPart {
     ) throws -> AttributeSet {
         try withContext { context in
             var changed = decoded
-            if context.mergePolicy.kind == .incomingWins {
+            if context.policyInEffect.kind == .incomingWins {
                 for attribute in state.entity.nonUniqueAttributes {
                     guard let value = try presentValue(of: attribute, from: container) else { continue }
                     object.setPrimitiveValue(value, of: attribute)
@@ -207,7 +207,7 @@ final class ObjectDecoder: ContextPart {
                     present.insert(attribute.index)
                 }
             }
-            guard context.mergePolicy.kind == .incomingWins else { return AttributeSet() }
+            guard context.policyInEffect.kind == .incomingWins else { return AttributeSet() }
             for (attribute, value) in values where attribute !== foundBy {
                 if object.holds(value, for: attribute) {
                     // The row is compared inside the save's transaction (see `restate`); not a

@@ -30,107 +30,111 @@ final class ChangeTracker: ContextPart {
     /// Drops every unsaved change (the context's `rollback()`): new objects leave the
     /// context, changed objects get their saved values back, deleted objects come back.
     func rollback() {
-        context.graph.generation &+= 1
-        awokenDefaults.removeAll()
-        context.graph.forgetChangedLists()
-        // After new objects left: they keep their lists, as objects in no context do.
-        defer { context.graph.dropListsSetSinceSave() }
-        for state in context.identity.states {
-            for object in state.inserted where state.isLive(object) {
-                object.state = .transient
-                object.managedObjectContext = nil
-            }
-            state.clearInserted()
-            for saved in state.updated.values {
-                let object = saved.object
-                if let values = saved.values {
-                    object.values = values
-                } else {
-                    for attribute in state.entity.attributes
-                    where object.changedAttributes.contains(attribute.index) {
-                        object.setPrimitiveValue(nil, of: attribute)
+        withContext { context in
+            context.graph.generation &+= 1
+            awokenDefaults.removeAll()
+            context.graph.forgetChangedLists()
+            // After new objects left: they keep their lists, as objects in no context do.
+            defer { context.graph.dropListsSetSinceSave() }
+            for state in context.identity.states {
+                for object in state.inserted where state.isLive(object) {
+                    object.state = .transient
+                    object.managedObjectContext = nil
+                }
+                state.clearInserted()
+                for saved in state.updated.values {
+                    let object = saved.object
+                    if let values = saved.values {
+                        object.values = values
+                    } else {
+                        for attribute in state.entity.attributes
+                        where object.changedAttributes.contains(attribute.index) {
+                            object.setPrimitiveValue(nil, of: attribute)
+                        }
+                    }
+                    object.changedAttributes.removeAll()
+                    object.restatedAttributes.removeAll()
+                    if !saved.unloaded.isEmpty {
+                        object.unloaded = object.unloaded.union(saved.unloaded)
+                        if let rowID = object.rowID { state.partial.append(rowID) }
                     }
                 }
-                object.changedAttributes.removeAll()
-                object.restatedAttributes.removeAll()
-                if !saved.unloaded.isEmpty {
-                    object.unloaded = object.unloaded.union(saved.unloaded)
-                    if let rowID = object.rowID { state.partial.append(rowID) }
+                for object in state.deleted.values {
+                    object.state = .persisted
                 }
+                for object in Array(state.updated.values.map(\.object)) + Array(state.deleted.values) {
+                    state.index(object, in: context)
+                }
+                state.updated.removeAll()
+                state.deleted.removeAll()
+                state.mayHoldDuplicates = false
             }
-            for object in state.deleted.values {
-                object.state = .persisted
-            }
-            for object in Array(state.updated.values.map(\.object)) + Array(state.deleted.values) {
-                state.index(object, in: context)
-            }
-            state.updated.removeAll()
-            state.deleted.removeAll()
-            state.mayHoldDuplicates = false
         }
     }
 
     /// Applies what the store did to the objects, once the transaction has committed, so a
     /// failed save leaves every object as it was.
     func apply(_ result: SaveResult, _ plan: SavePlan) {
-        context.graph.forgetChangedLists()
-        awokenDefaults.removeAll()
-        for (position, state) in context.identity.states.enumerated() {
-            for object in plan.deleted[position] {
-                if let rowID = object.rowID { state.byRowID[rowID] = nil }
-                object.state = .transient
-                object.managedObjectContext = nil
-                object.changedAttributes.removeAll()
-                object.restatedAttributes.removeAll()
-            }
-            let entityResult = position < result.entities.count ? result.entities[position] : EntitySaveResult()
-            for (offset, object) in plan.updated[position].enumerated() {
-                object.changedAttributes.removeAll()
-                object.restatedAttributes.removeAll()
-                // The row as the transaction read it: what the object had not loaded.
-                if !object.unloaded.isEmpty, let stored = entityResult.storedRows[offset] {
-                    for attribute in state.entity.attributes where object.unloaded.contains(attribute.index) {
-                        if let value = try? attribute.codec.value(from: stored[attribute.index]) {
+        withContext { context in
+            context.graph.forgetChangedLists()
+            awokenDefaults.removeAll()
+            for (position, state) in context.identity.states.enumerated() {
+                for object in plan.deleted[position] {
+                    if let rowID = object.rowID { state.byRowID[rowID] = nil }
+                    object.state = .transient
+                    object.managedObjectContext = nil
+                    object.changedAttributes.removeAll()
+                    object.restatedAttributes.removeAll()
+                }
+                let entityResult = position < result.entities.count ? result.entities[position] : EntitySaveResult()
+                for (offset, object) in plan.updated[position].enumerated() {
+                    object.changedAttributes.removeAll()
+                    object.restatedAttributes.removeAll()
+                    // The row as the transaction read it: what the object had not loaded.
+                    if !object.unloaded.isEmpty, let stored = entityResult.storedRows[offset] {
+                        for attribute in state.entity.attributes where object.unloaded.contains(attribute.index) {
+                            if let value = try? attribute.codec.value(from: stored[attribute.index]) {
+                                object.setPrimitiveValue(value, of: attribute)
+                                object.unloaded.remove(attribute.index)
+                            }
+                        }
+                    }
+                    // Under .storedWins, what the store kept instead of this context's values.
+                    for (column, stored) in entityResult.keptStored[offset] ?? [:] {
+                        let attribute = state.entity.attributes[column]
+                        if let value = try? attribute.codec.value(from: stored) {
                             object.setPrimitiveValue(value, of: attribute)
-                            object.unloaded.remove(attribute.index)
                         }
                     }
                 }
-                // Under .storedWins, what the store kept instead of this context's values.
-                for (column, stored) in entityResult.keptStored[offset] ?? [:] {
-                    let attribute = state.entity.attributes[column]
-                    if let value = try? attribute.codec.value(from: stored) {
-                        object.setPrimitiveValue(value, of: attribute)
-                    }
-                }
-            }
-            let inserted = plan.inserted[position]
-            guard !inserted.isEmpty else { continue }
-            state.byRowID.reserveCapacity(state.byRowID.count + inserted.count)
-            for (offset, object) in inserted.enumerated() {
-                let rowID = entityResult.insertedRowIDs[offset]
-                let match = entityResult.matches[offset]
-                if let stored = match, !stored.isEmpty {
-                    for attribute in state.entity.attributes {
-                        guard let value = stored[attribute.index] else { continue }
-                        // The store read these values from a row written by a codec.
-                        if let decoded = try? attribute.codec.value(from: value) {
-                            object.setPrimitiveValue(decoded, of: attribute)
+                let inserted = plan.inserted[position]
+                guard !inserted.isEmpty else { continue }
+                state.byRowID.reserveCapacity(state.byRowID.count + inserted.count)
+                for (offset, object) in inserted.enumerated() {
+                    let rowID = entityResult.insertedRowIDs[offset]
+                    let match = entityResult.matches[offset]
+                    if let stored = match, !stored.isEmpty {
+                        for attribute in state.entity.attributes {
+                            guard let value = stored[attribute.index] else { continue }
+                            // The store read these values from a row written by a codec.
+                            if let decoded = try? attribute.codec.value(from: value) {
+                                object.setPrimitiveValue(decoded, of: attribute)
+                            }
                         }
                     }
+                    object.rowID = rowID
+                    object.state = .persisted
+                    object.changedAttributes.removeAll()
+                    state.register(object, rowID: rowID)
+                    if match != nil { state.index(object, in: context) }
                 }
-                object.rowID = rowID
-                object.state = .persisted
-                object.changedAttributes.removeAll()
-                state.register(object, rowID: rowID)
-                if match != nil { state.index(object, in: context) }
             }
+            for state in context.identity.states {
+                state.clearInserted()
+                state.updated.removeAll()
+                state.deleted.removeAll()
+            }
+            context.graph.dropListsSetSinceSave()
         }
-        for state in context.identity.states {
-            state.clearInserted()
-            state.updated.removeAll()
-            state.deleted.removeAll()
-        }
-        context.graph.dropListsSetSinceSave()
     }
 }

@@ -1,8 +1,9 @@
 /// What every part of a context (`IdentityMap` aside, which needs none) has: the context it
-/// belongs to. The context makes each part as it is made, holds it with a `let`, and is the
-/// only way to reach it, so a part never outlives its context.
+/// belongs to. The context makes each part as it is made and holds it with a `let`; callers
+/// reach a part through the context (`context.graph`) and use it while they hold the context.
+/// A part kept past its context has `nil` here (the context's `deinit` clears it) and traps.
 class ContextPart {
-    // Unsafe: the context owns its parts and outlives them (above). Reached on every property
+    // Unsafe: the context owns its parts and outlives their use (above). Reached on every property
     // write and relationship read; as a checked `unowned var` each access paid
     // `swift_beginAccess` and a retain, 600 instructions a property write (stash-bench's
     // edit span 483.6M -> 499.6M under callgrind, 20,000 records). The container holds

@@ -137,12 +137,22 @@ public final class ManagedObjectContext: @unchecked Sendable {
         container.register(self)
     }
 
+    /// A part kept past its context (a caller holding `context.graph`) traps on its next use
+    /// instead of reading freed memory (see `ContextPart`).
+    deinit {
+        for part: ContextPart in [merger, faults, planner, resolver, tracker, graph, decoding] { part.context = nil }
+    }
+
     /// How an incoming object whose unique value is taken is merged; `.incomingWins`
     /// unless set.
     public var mergePolicy: MergePolicy {
         get { entering { policy } }
         set { entering { policy = newValue } }
     }
+
+    /// `mergePolicy` for the context's parts, which run inside an entry point already: no
+    /// second check, and no merge started from inside one of theirs.
+    var policyInEffect: MergePolicy { policy }
 
     /// How many objects of stored rows the context holds now, alive (see
     /// `RegisteredObjects`).

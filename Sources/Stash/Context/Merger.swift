@@ -101,54 +101,56 @@ final class Merger: ContextPart {
     func take(_ row: any StoreRow, into object: ManagedObject, in state: EntityState, keepingChanges: Bool)
         throws
     {
-        let policy = context.mergePolicy.kind
-        let id = ObjectIdentifier(object)
-        var saved = state.updated[id]
-        var uniqueChanged = false
-        for attribute in state.entity.attributes {
-            let index = attribute.index
-            let stored = try inPlace(state.entity, attribute) { try attribute.codec.read(row, column: index) }
-            if keepingChanges, object.restatedAttributes.contains(index), !object.holds(stored, for: attribute) {
-                // Set to what the context saw, which the store no longer holds: a change
-                // now, unless the stored value wins.
-                object.restatedAttributes.remove(index)
-                if policy != .storedWins { object.changedAttributes.insert(index) }
-            }
-            let changedHere = keepingChanges && object.changedAttributes.contains(index)
-            if changedHere {
-                switch policy {
-                case .incomingWins:
-                    // This context's value stays; the store's is what it last saw now.
-                    saved?.values?[index] = stored
-                    saved?.unverified.remove(index)
-                    saved?.unloaded.remove(index)
-                    continue
-                case .fail:
-                    continue
-                case .storedWins:
-                    object.changedAttributes.remove(index)
+        try withContext { context in
+            let policy = context.policyInEffect.kind
+            let id = ObjectIdentifier(object)
+            var saved = state.updated[id]
+            var uniqueChanged = false
+            for attribute in state.entity.attributes {
+                let index = attribute.index
+                let stored = try inPlace(state.entity, attribute) { try attribute.codec.read(row, column: index) }
+                if keepingChanges, object.restatedAttributes.contains(index), !object.holds(stored, for: attribute) {
+                    // Set to what the context saw, which the store no longer holds: a change
+                    // now, unless the stored value wins.
+                    object.restatedAttributes.remove(index)
+                    if policy != .storedWins { object.changedAttributes.insert(index) }
                 }
+                let changedHere = keepingChanges && object.changedAttributes.contains(index)
+                if changedHere {
+                    switch policy {
+                    case .incomingWins:
+                        // This context's value stays; the store's is what it last saw now.
+                        saved?.values?[index] = stored
+                        saved?.unverified.remove(index)
+                        saved?.unloaded.remove(index)
+                        continue
+                    case .fail:
+                        continue
+                    case .storedWins:
+                        object.changedAttributes.remove(index)
+                    }
+                }
+                // What a rollback puts back is what the object sees now.
+                if saved?.values != nil {
+                    saved?.values?[index] = stored
+                    saved?.unloaded.remove(index)
+                }
+                if !object.unloaded.contains(index), object.holds(stored, for: attribute) { continue }
+                object.observedChange(atSlot: index) { object.setPrimitiveValue(stored, of: attribute) }
+                object.unloaded.remove(index)
+                if attribute.isUnique { uniqueChanged = true }
             }
-            // What a rollback puts back is what the object sees now.
-            if saved?.values != nil {
-                saved?.values?[index] = stored
-                saved?.unloaded.remove(index)
+            if !keepingChanges {
+                object.changedAttributes.removeAll()
+                object.restatedAttributes.removeAll()
+                saved = nil
             }
-            if !object.unloaded.contains(index), object.holds(stored, for: attribute) { continue }
-            object.observedChange(atSlot: index) { object.setPrimitiveValue(stored, of: attribute) }
-            object.unloaded.remove(index)
-            if attribute.isUnique { uniqueChanged = true }
+            if object.changedAttributes.isEmpty && object.restatedAttributes.isEmpty {
+                state.updated[id] = nil
+            } else if let saved {
+                state.updated[id] = saved
+            }
+            if uniqueChanged { state.index(object, in: context) }
         }
-        if !keepingChanges {
-            object.changedAttributes.removeAll()
-            object.restatedAttributes.removeAll()
-            saved = nil
-        }
-        if object.changedAttributes.isEmpty && object.restatedAttributes.isEmpty {
-            state.updated[id] = nil
-        } else if let saved {
-            state.updated[id] = saved
-        }
-        if uniqueChanged { state.index(object, in: context) }
     }
 }

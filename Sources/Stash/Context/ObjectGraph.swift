@@ -68,12 +68,14 @@ final class ObjectGraph: ContextPart {
 
     /// The registered object of `type` for `rowID`, if any; nothing is read.
     func registeredObject(forRow rowID: Int64, of type: ManagedObject.Type) -> ManagedObject? {
-        guard let state = try? context.identity.state(forType: type), let object = state.byRowID[rowID],
-            !object.rowIsGone
-        else {
-            return nil
+        withContext { context in
+            guard let state = try? context.identity.state(forType: type), let object = state.byRowID[rowID],
+                !object.rowIsGone
+            else {
+                return nil
+            }
+            return object
         }
-        return object
     }
 
     func setTarget(_ target: ManagedObject?, of relationship: RelationshipDescription, in object: ManagedObject) {

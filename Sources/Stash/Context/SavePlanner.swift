@@ -1,8 +1,9 @@
 /// The context's part that turns its pending changes into one `StoreChangeSet`: the rows to
 /// insert, update and delete per entity (in row order, so a save does the same thing every
 /// time), the order entities are inserted in, the columns an update compares inside the
-/// transaction, and the note other contexts merge once it commits. It decides nothing about
-/// duplicates or conflicts, which are settled before it runs, and changes no object.
+/// transaction, the rules the store follows when a row moved on (from the merge policy), and
+/// the note other contexts merge once it commits. Duplicates in the context are settled
+/// before it runs (`UniqueResolver`), and it changes no object.
 final class SavePlanner: ContextPart {
     /// Fails the save if a new object of `state`'s entity lacks a required value.
     func checkRequiredValues(in state: EntityState) throws {
@@ -26,7 +27,7 @@ final class SavePlanner: ContextPart {
 
     /// Every pending change as stored values, per entity, and the objects behind them.
     func storeChanges() throws -> (StoreChangeSet, SavePlan) {
-        let policy = context.mergePolicy
+        let policy = context.policyInEffect
         var changes = StoreChangeSet()
         var plan = SavePlan()
         // Where each new object is among the inserts, for the relationships that point at it.

@@ -118,7 +118,7 @@ extension UniqueResolver {
             guard let (holder, constraint) = try compositeHolder(for: object, in: state, askingTheStore: true) else {
                 continue
             }
-            if object.uniqueMatch == nil, context.mergePolicy.kind == .fail {
+            if object.uniqueMatch == nil, context.policyInEffect.kind == .fail {
                 throw Self.compositeConflict(state, constraint)
             }
             standIn(object, for: holder, in: state, undo: &undo)
@@ -155,7 +155,7 @@ extension UniqueResolver {
             guard object.state == .inserted, case .none = RelationshipTarget(slotValue: object.values[slot]),
                 let (holder, constraint) = try compositeHolder(for: object, in: state, targets: [slot: owner])
             else { return object }
-            if context.mergePolicy.kind == .fail { throw Self.compositeConflict(state, constraint) }
+            if context.policyInEffect.kind == .fail { throw Self.compositeConflict(state, constraint) }
             standIn(object, for: holder, in: state)
             return holder
         }

@@ -17,7 +17,7 @@ final class UniqueResolver: ContextPart {
     /// of its own, it stays apart and the next save throws `uniqueConflict`.
     func resolveUniqueValues(of object: ManagedObject, in state: EntityState) {
         withContext { context in
-            guard object.state == .inserted, object.uniqueMatch != nil || context.mergePolicy.kind != .fail else {
+            guard object.state == .inserted, object.uniqueMatch != nil || context.policyInEffect.kind != .fail else {
                 return state.index(object, in: context)
             }
             for index in state.entity.uniqueAttributes.indices {
@@ -65,15 +65,10 @@ final class UniqueResolver: ContextPart {
         switch object.uniqueMatch {
         case .upsert: true
         case .adopt: false
-        case nil: context.mergePolicy.kind == .incomingWins
+        case nil: context.policyInEffect.kind == .incomingWins
         }
     }
 
-    /// Before a save: each new object inserted with a `UniqueMatch` of its own whose unique
-    /// value a stored row holds now (another context saved it after the insert) stands in
-    /// for that row's object as its choice says, so the save does not decide by the
-    /// context's merge policy instead. One look-up per such object; none for an entity that
-    /// never had one. `undo` puts each back if the save fails.
     /// `standIn(_:for:in:)` during a save, with what puts both objects back if the save fails.
     func standIn(
         _ object: ManagedObject, for holder: ManagedObject, in state: EntityState, undo: inout [() -> Void]
@@ -97,6 +92,11 @@ final class UniqueResolver: ContextPart {
         }
     }
 
+    /// Before a save: each new object inserted with a `UniqueMatch` of its own whose unique
+    /// value a stored row holds now (another context saved it after the insert) stands in
+    /// for that row's object as its choice says, so the save does not decide by the
+    /// context's merge policy instead. One look-up per such object; none for an entity that
+    /// never had one. `undo` puts each back if the save fails.
     func resolveExplicitMatches(in state: EntityState, undo: inout [() -> Void]) throws {
         guard state.hasExplicitMatches, !state.entity.uniqueAttributes.isEmpty else { return }
         for object in state.inserted where state.isLive(object) && object.uniqueMatch != nil {
@@ -149,7 +149,7 @@ final class UniqueResolver: ContextPart {
             object.state = .inserted
             object.managedObjectContext = context
         }
-        switch context.mergePolicy.kind {
+        switch context.policyInEffect.kind {
         case .fail:
             throw Self.conflict(state.entity, attribute, key)
         case .incomingWins:
