@@ -24,11 +24,11 @@ import Testing
         let writerOfBook = try #require(book.entity.relationships.first { $0.name == "writer" })
         let rowID = try #require(try ManagedObjectContext(container).fetch(FetchDescriptor<Writer>())[0].objectID.rowID)
         let graph = context.graph
-        #expect(graph.registeredObject(forRow: rowID, of: Writer.self) == nil)
+        #expect(context.identity.registeredObject(forRow: rowID, of: Writer.self) == nil)
         let writer = try #require(graph.relatedObject(forRow: rowID, of: writerOfBook) as? Writer)
         #expect(writer.name == "Ursula" && writer.managedObjectContext === context)
         #expect(graph.relatedObject(forRow: rowID, of: writerOfBook) === writer)
-        #expect(graph.registeredObject(forRow: rowID, of: Writer.self) === writer)
+        #expect(context.identity.registeredObject(forRow: rowID, of: Writer.self) === writer)
         #expect(graph.relatedObject(forRow: rowID + 100, of: writerOfBook) == nil)
         #expect(book.writer === writer)
     }

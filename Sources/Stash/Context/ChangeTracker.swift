@@ -19,11 +19,28 @@ final class ChangeTracker: ContextPart {
                 let state = context.identity.state(for: object.entity)
                 journal?.recordChange(object, in: state)
                 guard object.state == .persisted || object.state == .deleted else { return }
-                let id = ObjectIdentifier(object)
-                if state.updated[id] == nil {
-                    state.updated[id] = SavedState(object: object, values: object.values, unloaded: object.unloaded)
-                }
+                keepSavedValues(of: object, in: state)
             }
+        }
+    }
+
+    /// Records that a changed attribute of a partly loaded object is to be compared with its
+    /// row before it counts as a change (see `FaultLoader.fill`).
+    func markUnverified(_ object: ManagedObject, _ slot: Int) {
+        withContext { context in
+            let state = context.identity.state(for: object.entity)
+            keepSavedValues(of: object, in: state)
+            state.updated[ObjectIdentifier(object)]?.unverified.insert(slot)
+        }
+    }
+
+    /// Keeps `object`'s values as they are now, what `rollback()` puts back, unless it has
+    /// changed since its last save and they are kept already.
+    @inline(__always)
+    private func keepSavedValues(of object: ManagedObject, in state: EntityState) {
+        let id = ObjectIdentifier(object)
+        if state.updated[id] == nil {
+            state.updated[id] = SavedState(object: object, values: object.values, unloaded: object.unloaded)
         }
     }
 

@@ -55,6 +55,15 @@ final class IdentityMap {
         guard let rowID = objectID.rowID else {
             return state.inserted.first { state.isLive($0) && $0.temporaryID == objectID.temporaryID }
         }
+        return registeredObject(forRow: rowID, in: state)
+    }
+
+    /// The object of `type` held for stored row `rowID`, unless the row is gone; nothing is read.
+    func registeredObject(forRow rowID: Int64, of type: ManagedObject.Type) -> ManagedObject? {
+        (try? state(forType: type)).flatMap { registeredObject(forRow: rowID, in: $0) }
+    }
+
+    private func registeredObject(forRow rowID: Int64, in state: EntityState) -> ManagedObject? {
         guard let object = state.byRowID[rowID], !object.rowIsGone else { return nil }
         return object
     }

@@ -53,31 +53,6 @@ final class ObjectGraph: ContextPart {
         }
     }
 
-    /// Records that a changed attribute of a partly loaded object is to be compared with its
-    /// row before it counts as a change (see `FaultLoader.fill`).
-    func markUnverified(_ object: ManagedObject, _ slot: Int) {
-        withContext { context in
-            let state = context.identity.state(for: object.entity)
-            let id = ObjectIdentifier(object)
-            if state.updated[id] == nil {
-                state.updated[id] = SavedState(object: object, values: object.values, unloaded: object.unloaded)
-            }
-            state.updated[id]?.unverified.insert(slot)
-        }
-    }
-
-    /// The registered object of `type` for `rowID`, if any; nothing is read.
-    func registeredObject(forRow rowID: Int64, of type: ManagedObject.Type) -> ManagedObject? {
-        withContext { context in
-            guard let state = try? context.identity.state(forType: type), let object = state.byRowID[rowID],
-                !object.rowIsGone
-            else {
-                return nil
-            }
-            return object
-        }
-    }
-
     func setTarget(_ target: ManagedObject?, of relationship: RelationshipDescription, in object: ManagedObject) {
         withContext { context in
             context.entering {

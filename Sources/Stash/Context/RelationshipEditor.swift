@@ -142,7 +142,7 @@ struct RelationshipEditor {
         switch target {
         case .none: nil
         case .object(let object): object.resolved
-        case .row(let rowID): context?.graph.registeredObject(forRow: rowID, of: relationship.targetType)
+        case .row(let rowID): context?.identity.registeredObject(forRow: rowID, of: relationship.targetType)
         }
     }
 

@@ -62,7 +62,7 @@ extension ManagedObject {
             }
             if unloaded.contains(index) {
                 // Its saved value was never read: the save compares it with the row.
-                if state == .persisted { context.graph.markUnverified(self, index) }
+                if state == .persisted { context.tracker.markUnverified(self, index) }
                 unloaded.remove(index)
             }
             if attribute.isUnique {
