@@ -8,7 +8,7 @@ import Testing
 @Suite struct IdentityMapTests {
     @Test func findsEachEntitysStateByClassAndName() throws {
         let entities = try [Post.self, Note.self].map { try EntityRegistry.shared.entity(for: $0) }
-        let map = IdentityMap(entities, departures: DepartureSignal())
+        let map = identityMap(entities)
         #expect(map.states.map(\.entity.name) == ["Post", "Note"])
         let note = try map.state(forType: Note.self)
         #expect(note === map.states[1])
@@ -19,7 +19,7 @@ import Testing
     }
 
     @Test func aClassTheContainerDoesNotStoreIsAnErrorThatNamesTheModels() throws {
-        let map = IdentityMap([try EntityRegistry.shared.entity(for: Note.self)], departures: DepartureSignal())
+        let map = identityMap([try EntityRegistry.shared.entity(for: Note.self)])
         let error = #expect(throws: StashError.self) { try map.state(forType: Post.self) }
         #expect(error?.code == .unknownEntity)
         #expect(error?.entity == "Post")
@@ -27,7 +27,7 @@ import Testing
     }
 
     @Test func temporaryIDsAreNeverReused() throws {
-        let map = IdentityMap([], departures: DepartureSignal())
+        let map = identityMap([])
         let taken = (0..<5).map { _ in map.takeTemporaryID() }
         #expect(taken == [1, 2, 3, 4, 5])
         #expect(map.nextTemporaryID == 6)
@@ -65,5 +65,9 @@ import Testing
         post.title = "Post \(id)"
         post.body = ""
         return post
+    }
+
+    private func identityMap(_ entities: [EntityDescription]) -> IdentityMap {
+        IdentityMap(entities, positions: EntityDescription.positionsByType(entities), departures: DepartureSignal())
     }
 }

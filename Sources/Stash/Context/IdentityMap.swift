@@ -13,9 +13,11 @@ final class IdentityMap {
     /// numbers are never reused within a context.
     private(set) var nextTemporaryID: UInt64 = 1
 
-    init(_ entities: [EntityDescription], departures: DepartureSignal) {
+    /// `positions` gives each entity's place in `entities` by class (the container's
+    /// `positionsByType`, shared, not rebuilt per context).
+    init(_ entities: [EntityDescription], positions: [ObjectIdentifier: Int], departures: DepartureSignal) {
         states = entities.map { EntityState(entity: $0, departures: departures) }
-        positions = Dictionary(uniqueKeysWithValues: entities.enumerated().map { (ObjectIdentifier($1.type), $0) })
+        self.positions = positions
     }
 
     /// The state of one of the container's entities.

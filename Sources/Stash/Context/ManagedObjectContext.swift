@@ -125,7 +125,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
         self.name = name ?? container.nextContextName(confinement)
         let departures = DepartureSignal()
         self.departures = departures
-        identity = IdentityMap(container.entities, departures: departures)
+        identity = IdentityMap(container.entities, positions: container.positionsByType, departures: departures)
         for state in identity.states { state.context = self }
         merger.context = self
         faults.context = self

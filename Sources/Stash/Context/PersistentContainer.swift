@@ -17,7 +17,9 @@ public final class PersistentContainer: Sendable {
     /// The store file, `nil` for an in-memory store or one that is not a file (PostgreSQL).
     public let storeURL: URL?
     let entities: [EntityDescription]
-    private let entitiesByType: [ObjectIdentifier: EntityDescription]
+    /// Each entity's position in `entities`, by its class: the container's look-up by type,
+    /// and each context's (`IdentityMap`) for its states, which are in the same order.
+    let positionsByType: [ObjectIdentifier: Int]
     /// Per entity, the to-one relationships (of any entity) whose column points at its rows:
     /// what deleting one of its objects must look at.
     let incomingRelationships: [ObjectIdentifier: [RelationshipDescription]]
@@ -117,7 +119,7 @@ public final class PersistentContainer: Sendable {
         if checksCodingKeys { try CodingKeysCheck.check(entities, models: types) }
         self.storeURL = storeURL
         self.entities = entities
-        self.entitiesByType = Dictionary(uniqueKeysWithValues: entities.map { (ObjectIdentifier($0.type), $0) })
+        self.positionsByType = EntityDescription.positionsByType(entities)
         var incoming: [ObjectIdentifier: [RelationshipDescription]] = [:]
         for entity in entities {
             for relationship in entity.relationships where !relationship.isToMany {
@@ -131,7 +133,7 @@ public final class PersistentContainer: Sendable {
             for relationship in entity.relationships {
                 guard let join = try relationship.joinTable(), !schemas.contains(where: { $0.name == join.schema.name })
                 else { continue }
-                if entitiesByType.values.contains(where: { $0.name == join.schema.name }) {
+                if entities.contains(where: { $0.name == join.schema.name }) {
                     throw StashError(
                         .invalidModel,
                         "the join table of \(relationship.name) would take the name of the entity \(join.schema.name)",
@@ -224,9 +226,9 @@ public final class PersistentContainer: Sendable {
 
     /// The description of `type`, or an error naming it if it is not one of the models.
     func entity(for type: ManagedObject.Type) throws -> EntityDescription {
-        guard let entity = entitiesByType[ObjectIdentifier(type)] else {
+        guard let position = positionsByType[ObjectIdentifier(type)] else {
             throw StashError.notAModel(type, of: entityNames)
         }
-        return entity
+        return entities[position]
     }
 }

@@ -27,6 +27,11 @@ final class EntityDescription: Sendable {
     /// The entity as a store sees it.
     let schema: EntitySchema
 
+    /// Each entity's position in `entities`, by its class.
+    static func positionsByType(_ entities: [EntityDescription]) -> [ObjectIdentifier: Int] {
+        Dictionary(uniqueKeysWithValues: entities.enumerated().map { (ObjectIdentifier($1.type), $0) })
+    }
+
     /// The to-one relationship at `slot`, if that slot holds one (a to-many relationship's
     /// probe slot, `-(index + 1)`, has none).
     func relationship(atSlot slot: Int) -> RelationshipDescription? {
@@ -107,8 +112,8 @@ final class EntityDescription: Sendable {
             guard kind == .real || kind == .float || kind == .date else { return nil }
             return (attribute.index, kind, attribute.codec.isOptional)
         }
-        var bySlot = [RelationshipDescription?](
-            repeating: nil, count: (relationships.compactMap(\.slot).max() ?? -1) + 1)
+        // A to-one relationship's slot is its column's, among the attributes.
+        var bySlot = [RelationshipDescription?](repeating: nil, count: attributes.count)
         for relationship in relationships {
             if let slot = relationship.slot { bySlot[slot] = relationship }
         }

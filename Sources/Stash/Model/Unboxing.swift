@@ -51,20 +51,12 @@ func isStoredInline(_ metadata: UnsafeRawPointer) -> Bool {
 }
 
 /// Whether the `Any?` at `container` is `nil`: its type word is zero, the value `Optional`
-/// gives `nil` in place of a type's metadata (which is never zero). Checked once per process
-/// against what the runtime does (`emptySlotLayoutHolds`); `false` if that did not hold, so
-/// the caller then assigns as usual.
+/// gives `nil` in place of a type's metadata. A value's metadata is never zero, so a slot
+/// that holds one never reads as empty, whatever the layout: at worst (a `nil` kept another
+/// way) an empty slot reads as full, and the caller assigns as usual. The size guard is
+/// decided when compiling, as `ObjectStorage.inlineValue`'s is.
 @inline(__always)
 func isEmptySlot(_ container: UnsafeRawPointer) -> Bool {
-    emptySlotLayoutHolds && container.load(fromByteOffset: existentialTypeOffset, as: UInt.self) == 0
+    MemoryLayout<Any?>.size == MemoryLayout<Any>.size
+        && container.load(fromByteOffset: existentialTypeOffset, as: UInt.self) == 0
 }
-
-/// That an `Any?` is an `Any`'s size and that its `nil` has a zero type word, as
-/// `isEmptySlot` reads it.
-let emptySlotLayoutHolds: Bool = {
-    guard MemoryLayout<Any?>.size == MemoryLayout<Any>.size else { return false }
-    let empty: Any? = nil
-    let full: Any? = 1 as Any
-    return withUnsafeBytes(of: empty) { $0.load(fromByteOffset: existentialTypeOffset, as: UInt.self) == 0 }
-        && withUnsafeBytes(of: full) { $0.load(fromByteOffset: existentialTypeOffset, as: UInt.self) != 0 }
-}()
