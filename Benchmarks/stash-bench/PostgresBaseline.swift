@@ -184,17 +184,6 @@ enum PostgresBaseline {
         return (decoded.timeIntervalSince(start), Date().timeIntervalSince(decoded))
     }
 
-    /// How long letting go of `value` takes: the assignment of `nil` destroys it between the
-    /// clocks (the caller hands it over with `consume`).
-    @inline(never) static func timeToRelease<Value>(_ value: consuming Value) -> Double {
-        var held: Value? = consume value
-        let start = Date()
-        held = nil
-        let seconds = Date().timeIntervalSince(start)
-        withExtendedLifetime(held) {}
-        return seconds
-    }
-
     /// `SELECT` every row in text format into structs.
     static func fetchText(_ url: String) -> (seconds: Double, checksum: Int, drop: Double) {
         let connection = connect(url)

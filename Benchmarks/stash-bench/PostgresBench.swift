@@ -72,7 +72,7 @@ struct PostgresBench {
             _ = (post.body, post.score, post.read, post.publishedAt)
         }
         let seconds = withExtendedLifetime(posts) { Date().timeIntervalSince(start) }
-        return (seconds, checksum, PostgresBaseline.timeToRelease((consume context, consume posts)))
+        return (seconds, checksum, timeToRelease((consume context, consume posts)))
     }
 
     mutating func record(_ label: String, _ stash: Double, _ baseline: Double) {

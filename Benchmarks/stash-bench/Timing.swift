@@ -73,11 +73,23 @@ func span<Value>(_ operation: Operation, _ side: Side, _ body: () throws -> Valu
 /// assignment of `nil` inside it frees the value there. The caller hands it over with
 /// `consume`, so that no other reference outlives the span.
 func release<Value>(_ operation: Operation, _ side: Side, _ value: consuming Value, into results: inout Results) {
+    results.add(operation, side, timeToRelease(consume value, asSpan: (operation, side)))
+}
+
+/// Seconds that letting go of `value` takes: the assignment of `nil` frees it between the
+/// clocks (inside a span when one is named). The caller hands it over with `consume`.
+@inline(never)
+func timeToRelease<Value>(_ value: consuming Value, asSpan named: (Operation, Side)? = nil) -> Double {
     var held: Value? = consume value
     let start = Instant()
-    span(operation, side) { held = nil }
-    results.add(operation, side, start.elapsed)
+    if let (operation, side) = named {
+        span(operation, side) { held = nil }
+    } else {
+        held = nil
+    }
+    let seconds = start.elapsed
     withExtendedLifetime(held) {}
+    return seconds
 }
 
 /// The marks around a span: functions of their own, never inlined, that do something
