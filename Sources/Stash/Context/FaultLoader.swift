@@ -1,11 +1,12 @@
 /// The context's part that loads what partly loaded objects have not loaded yet: an object
 /// made from a decoded row (`adoptRow`) holds only the JSON's values until an attribute it
-/// lacks is read. Loads are batched per entity, one query per 500 rows, and compare decoded
-/// values with the row's, so a re-import of unchanged data leaves nothing to save.
+/// lacks is read. Loads are batched per entity (a range scan over dense row ids, else one
+/// query per 500 rows: `SQLiteStore.fetch`), and compare decoded values with the row's, so a
+/// re-import of unchanged data leaves nothing to save.
 final class FaultLoader: ContextPart {
     /// Loads the stored values of the attributes `object` has not loaded, and those of every
-    /// other partly loaded object of its entity: one query per 500 rows, whichever object
-    /// is read first. Called when an attribute that is not loaded is read.
+    /// other partly loaded object of its entity (a range scan, or queries of 500 rows),
+    /// whichever object is read first. Called when an attribute that is not loaded is read.
     ///
     /// Reading an attribute cannot throw: a store that fails here leaves the attributes
     /// unloaded, and the error is thrown by the context's next throwing call

@@ -126,6 +126,8 @@ final class EntitySQL: Sendable {
     enum FilterShape: Hashable {
         case all
         case rowIDs(count: Int)
+        /// `"_pk" BETWEEN ? AND ?`.
+        case rowRange
         case values(column: Int, count: Int)
     }
 
@@ -133,6 +135,7 @@ final class EntitySQL: Sendable {
         switch filter {
         case .all: ""
         case .rowIDs(let count): " WHERE \"_pk\" IN (\(placeholders(count)))"
+        case .rowRange: " WHERE \"_pk\" BETWEEN ? AND ?"
         case .values(let column, let count):
             " WHERE \(quoted(schema.columns[column].name)) IN (\(placeholders(count)))"
         }

@@ -100,25 +100,72 @@ final class SQLiteStore: Store, @unchecked Sendable {
         guard query.isPlain else { return try fetchRendered(query, body) }
         let entitySQL = entitySQL(query.entity)
         let columns = query.selectedColumns
+        let limited = query.limit != nil || query.offset != nil
         try withReader { connection in
             try inPlace(query.entity.name) {
-                try forEachBatch(of: query.filter) { shape, parameters in
-                    var parameters = parameters
-                    let limited = query.limit != nil || query.offset != nil
-                    if limited {
-                        precondition(shape == .all || parameters.count < filterBatchSize, "a limit needs one batch")
-                        parameters += [.integer(Int64(query.limit ?? -1)), .integer(Int64(query.offset ?? 0))]
-                    }
-                    let sql = entitySQL.select(columns, where: shape, limited: limited)
-                    let statement = try connection.statement(sql)
-                    defer { statement.reset() }
-                    try statement.bind(parameters)
-                    let row = SQLiteRow(statement)
-                    while try statement.step() {
-                        try body(row)
+                if !limited, case .rowIDs(let rowIDs) = query.filter {
+                    return try forEachRange(of: rowIDs) { range, wanted in
+                        let statement = try connection.statement(entitySQL.select(columns, where: range))
+                        defer { statement.reset() }
+                        try statement.bind([.integer(wanted.first!), .integer(wanted.last!)])
+                        let row = SQLiteRow(statement)
+                        var next = wanted.startIndex
+                        while try statement.step() {
+                            // Both in row id order: a row of the range the list skips is passed over.
+                            let rowID = row.rowID
+                            while next < wanted.endIndex, wanted[next] < rowID { next += 1 }
+                            if next < wanted.endIndex, wanted[next] == rowID { try body(row) }
+                        }
+                    } inList: { shape, parameters in
+                        try fetchBatch(shape, parameters, limited: false)
                     }
                 }
+                try forEachBatch(of: query.filter) { shape, parameters in
+                    try fetchBatch(shape, parameters, limited: limited)
+                }
             }
+
+            func fetchBatch(_ shape: EntitySQL.FilterShape, _ parameters: [StoredValue], limited: Bool) throws {
+                var parameters = parameters
+                if limited {
+                    precondition(shape == .all || parameters.count < filterBatchSize, "a limit needs one batch")
+                    parameters += [.integer(Int64(query.limit ?? -1)), .integer(Int64(query.offset ?? 0))]
+                }
+                let sql = entitySQL.select(columns, where: shape, limited: limited)
+                let statement = try connection.statement(sql)
+                defer { statement.reset() }
+                try statement.bind(parameters)
+                let row = SQLiteRow(statement)
+                while try statement.step() {
+                    try body(row)
+                }
+            }
+        }
+    }
+
+    /// Splits sorted row ids into the stretches a fetch reads: where at least half of the row
+    /// ids between a stretch's first and last are wanted (rows saved together: a page
+    /// imported, a fetch's result), one range scan of up to `rangeBatchSize` rows that
+    /// `inRange` filters; elsewhere `IN (…)` batches, as `forEachBatch` makes. An `IN` of 500
+    /// values builds an index of them per statement: reading back 100,000 rows just saved took
+    /// 0.13 s in 200 such batches (stash-bench `--rest-only`, checking a page's values).
+    private func forEachRange(
+        of rowIDs: [Int64], inRange: (EntitySQL.FilterShape, ArraySlice<Int64>) throws -> Void,
+        inList: (EntitySQL.FilterShape, [StoredValue]) throws -> Void
+    ) throws {
+        var start = rowIDs.startIndex
+        while start < rowIDs.endIndex {
+            let end = min(start + rangeBatchSize, rowIDs.endIndex)
+            let stretch = rowIDs[start..<end]
+            let ascending = zip(stretch, stretch.dropFirst()).allSatisfy { $0 <= $1 }
+            if stretch.count > 1, ascending, stretch.last! - stretch.first! < Int64(2 * stretch.count) {
+                try inRange(.rowRange, stretch)
+                start = end
+                continue
+            }
+            let listed = min(start + filterBatchSize, rowIDs.endIndex)
+            try inList(.rowIDs(count: listed - start), rowIDs[start..<listed].map { StoredValue.integer($0) })
+            start = listed
         }
     }
 
@@ -184,3 +231,5 @@ final class SQLiteStore: Store, @unchecked Sendable {
 
 /// How many values one `IN (…)` binds: well under SQLite's parameter limit.
 let filterBatchSize = 500
+/// How many wanted row ids one range scan covers (`SQLiteStore.forEachRange`).
+let rangeBatchSize = 8_192
