@@ -13,4 +13,23 @@ package struct ValueCoverage: Codable, Sendable, Equatable {
         self.columns = columns
         self.rows = rows
     }
+
+    private enum CodingKeys: String, CodingKey {
+        case entity, columns, rows
+    }
+
+    package init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        entity = try container.decode(String.self, forKey: .entity)
+        columns = try container.decode([String].self, forKey: .columns)
+        rows = try container.decode(RowIDRuns.self, forKey: .rows).rowIDs
+    }
+
+    /// The rows as runs (`RowIDRuns`).
+    package func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(entity, forKey: .entity)
+        try container.encode(columns, forKey: .columns)
+        try container.encode(RowIDRuns(rows), forKey: .rows)
+    }
 }

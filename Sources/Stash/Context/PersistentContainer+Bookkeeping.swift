@@ -12,6 +12,29 @@ extension PersistentContainer {
         return try store.bookkeepingValues(in: table, forKeys: keys)
     }
 
+    /// A digest of what decoding and storing depend on in the entities named: each one's
+    /// name, and each attribute's name, JSON key, column type, optionality, uniqueness and
+    /// normalization, hexadecimal; `nil` if one is not in the model. StashREST keeps it beside
+    /// a page's validators: an answer kept under another model (an app upgrade added an
+    /// attribute, renamed a key) stands for nothing, since decoding it again would set what
+    /// the rows do not hold yet.
+    package func modelDigest(of names: Set<String>) -> String? {
+        var digest = RowDigest()
+        for name in names.sorted() {
+            guard let entity = entities.first(where: { $0.name == name }) else { return nil }
+            digest.add(.text(entity.name))
+            for attribute in entity.attributes {
+                let column = entity.schema.columns[attribute.index]
+                digest.add(.text(attribute.name))
+                digest.add(.text(attribute.codingKey.stringValue))
+                digest.add(.text("\(column.type)"))
+                digest.add(.integer((column.isOptional ? 1 : 0) | (column.isUnique ? 2 : 0)))
+                digest.add(attribute.normalization.map { .integer(Int64($0.rawValue)) } ?? .null)
+            }
+        }
+        return String(digest.value, radix: 16)
+    }
+
     /// The identity of these rows, in order: a digest of their row ids and unique values
     /// (single and composite), or `nil` when one of them is gone. Kept beside row ids that
     /// must still name the same objects later (a 304's): a row deleted, and its id taken by
@@ -31,7 +54,7 @@ extension PersistentContainer {
             var digests: [Int64: UInt64] = [:]
             try store.fetch(StoreQuery(schema, columns: columns, filter: .rowIDs(rowIDs.sorted()))) { row in
                 var digest = RowDigest()
-                for position in columns.indices { digest.add(row.value(position)) }
+                for position in columns.indices { digest.add(row, column: position) }
                 digests[row.rowID] = digest.value
             }
             guard digests.count == rowIDs.count else { return nil }
@@ -66,7 +89,7 @@ extension PersistentContainer {
             if !columns.isEmpty {
                 try store.fetch(StoreQuery(schema, columns: columns, filter: .rowIDs(covered.rows))) { row in
                     var values = RowDigest()
-                    for position in columns.indices { values.add(row.value(position)) }
+                    for position in columns.indices { values.add(row, column: position) }
                     rows[row.rowID] = values.value
                 }
             } else {
@@ -84,36 +107,5 @@ extension PersistentContainer {
             }
         }
         return digest.value
-    }
-}
-
-/// FNV-1a (64 bits) over stored values: the same in every process and run, as Swift's
-/// `Hasher` is not.
-struct RowDigest {
-    private(set) var value: UInt64 = 0xcbf2_9ce4_8422_2325
-
-    mutating func add(_ stored: StoredValue) {
-        switch stored {
-        case .null: add(bytes: [0])
-        case .integer(let integer): add(tag: 1, integer.littleEndian)
-        case .real(let real): add(tag: 2, real.bitPattern.littleEndian)
-        case .text(let text):
-            add(tag: 3, UInt64(text.utf8.count))
-            add(bytes: text.utf8)
-        case .blob(let bytes):
-            add(tag: 4, UInt64(bytes.count))
-            add(bytes: bytes)
-        }
-    }
-
-    private mutating func add<Number: FixedWidthInteger>(tag: UInt8, _ number: Number) {
-        add(bytes: [tag])
-        withUnsafeBytes(of: number) { add(bytes: $0) }
-    }
-
-    private mutating func add(bytes: some Sequence<UInt8>) {
-        for byte in bytes {
-            value = (value ^ UInt64(byte)) &* 0x100_0000_01b3
-        }
     }
 }
