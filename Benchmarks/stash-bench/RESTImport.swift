@@ -24,6 +24,10 @@ enum RESTImport {
         var paged: [Double] = []
         /// The same pages with the next page's URL in the body (`{"items": …, "next": …}`).
         var pagedByBody: [Double] = []
+        /// The same payload fetched again, nothing changed: the baseline downloads, decodes
+        /// and upserts it; Stash's call finds the answer it kept (`BodyFingerprint`).
+        var baselineAgain: [Double] = []
+        var stashAgain: [Double] = []
         var pageCount = 0
     }
 
@@ -71,6 +75,16 @@ enum RESTImport {
             measurements.held.append(held)
             precondition(articles.count == payload.count, "Stash returned \(articles.count) articles")
 
+            // Again, nothing changed (the loopback server sends no validators).
+            start = ContinuousClock.now
+            let (again, _) = try await URLSession.shared.data(from: server.url)
+            try Baseline.write(try Baseline.decode(again), to: database, upsert: true)
+            measurements.baselineAgain.append(seconds(ContinuousClock.now - start))
+            start = ContinuousClock.now
+            let articlesAgain = try await api.fetch([Article].self, from: "articles", into: container.mainContext)
+            measurements.stashAgain.append(seconds(ContinuousClock.now - start))
+            precondition(articlesAgain.count == payload.count, "Stash returned \(articlesAgain.count) articles again")
+
             // The same records, a page of `pageSize` a request, following the Link header.
             let pagedContainer = try StashRun.createStore(
                 at: directory.appendingPathComponent("rest-stash-paged-\(index).sqlite").path)
@@ -110,6 +124,9 @@ enum RESTImport {
             ÷ the same records in one page \(String(format: "%.2fx", median(measurements.paged) / stash))
               the same pages, the next page's URL in the body: \(format(median(measurements.pagedByBody))) s, \
             ÷ one page \(String(format: "%.2fx", median(measurements.pagedByBody) / stash))
+              again, nothing changed: baseline \(format(median(measurements.baselineAgain))) s   \
+            stash \(format(median(measurements.stashAgain))) s   \
+            stash/baseline \(String(format: "%.2fx", median(measurements.stashAgain) / median(measurements.baselineAgain)))
             """
     }
 

@@ -68,6 +68,9 @@ struct ImportSession<T: ManagedObject & Decodable> {
         let url: String
         let etag: String?
         let lastModified: String?
+        /// The answer's `BodyFingerprint`: kept even without validators, so that the same
+        /// answer next time is taken as a 304 would be.
+        let body: String?
         let next: String?
         /// Whether validators were kept for the page before: without new ones, they go.
         let hadValidators: Bool
@@ -75,9 +78,8 @@ struct ImportSession<T: ManagedObject & Decodable> {
         var record: DecodedValueRecord?
         var coverage: [ValueCoverage]?
 
-        /// Whether the page changes what is kept: a store never written by conditional GET
-        /// (an API without validators) gets no table and no transaction.
-        var changesRecord: Bool { etag != nil || lastModified != nil || hadValidators }
+        /// Whether the page changes what is kept: with conditional GET turned off, nothing is.
+        var changesRecord: Bool { etag != nil || lastModified != nil || body != nil || hadValidators }
     }
 
     mutating func run() async throws {
@@ -106,7 +108,12 @@ struct ImportSession<T: ManagedObject & Decodable> {
             if !many, response.statusCode != 304, T.self is any RemoteModel.Type {
                 itemETag = response.value(forHTTPHeaderField: "ETag")
             }
-            let next: URL?
+            // A full answer's fingerprint, for a page kept for conditional GET: the same
+            // answer as the last full one is taken as a 304 would be.
+            let fingerprint =
+                keeps && response.statusCode == 200
+                ? BodyFingerprint(data, contentType: response.value(forHTTPHeaderField: "Content-Type")).text : nil
+            var standing: StoredValidator?
             if response.statusCode == 304 {
                 guard let stored else {
                     // Validators were not sent: the 304 stands for nothing.
@@ -116,13 +123,7 @@ struct ImportSession<T: ManagedObject & Decodable> {
                             + "the client kept an answer for: there is nothing it could stand for",
                         url: response.url ?? url, status: 304)
                 }
-                let objects = stored.objects
-                let container = self.container
-                let covered = stored.covered
-                let (identity, values) = try await background.perform {
-                    (try container.rowIdentity(of: objects), try covered.flatMap { try container.valueDigest(of: $0) })
-                }
-                guard identity == stored.identity, values != nil, values == stored.values else {
+                guard try await stillStands(stored) else {
                     // Rows the page's last full answer held were deleted, or are other
                     // objects now, or hold other values in what the answer set (a local
                     // edit a full answer would undo): the 304 cannot stand for them; the
@@ -130,30 +131,46 @@ struct ImportSession<T: ManagedObject & Decodable> {
                     inFull.insert(url)
                     continue
                 }
+                standing = stored
+            } else if let stored, let fingerprint, stored.body == fingerprint, try await stillStands(stored) {
+                // The body is the page's last full answer again, and the rows still hold what
+                // it gave them: decoding it would change nothing. (When they do not, the body
+                // in hand is decoded below.)
+                try Self.checkContentType(response, data, url, client.configuration)
+                standing = stored
+            }
+            let next: URL?
+            if let stored = standing {
+                let objects = stored.objects
                 report.pages += 1
+                if response.statusCode != 304 { report.bytes += data.count }
                 notModifiedPages += 1
                 report.unchanged += Set(objects).count
                 pending.append(.stored(objects))
                 pages.append((objects.count, nil))
                 notModifiedObjects.formUnion(objects)
                 options.progress?.yield(.page(number: report.pages, objects: decoded.count))
-                // Where the last full answer of this page led.
-                next = stored.next.flatMap { URL(string: $0) }
+                // A 304 goes where the last full answer of this page led; the same body again
+                // goes where this answer leads (its `Link` header may have moved on).
+                next =
+                    response.statusCode == 304
+                    ? stored.next.flatMap { URL(string: $0) }
+                    : nextURL(after: url, response, data, itemsOnPage: objects.count)
             } else {
                 report.pages += 1
                 report.bytes += data.count
                 try Self.checkContentType(response, data, url, client.configuration)
                 let etag = response.value(forHTTPHeaderField: "ETag")
                 let lastModified = response.value(forHTTPHeaderField: "Last-Modified")
-                // Only a page that will be kept for conditional GET records what it sets.
-                let record = keeps && (etag != nil || lastModified != nil) ? DecodedValueRecord() : nil
+                // A page kept for conditional GET records what it sets.
+                let record = keeps ? DecodedValueRecord() : nil
                 let count = try await decode(data, from: response.url ?? url, recording: record)
                 options.progress?.yield(.page(number: report.pages, objects: decoded.count))
                 next = nextURL(after: url, response, data, itemsOnPage: count)
                 pending.append(.decoded(count))
                 let page = FreshPage(
-                    url: url.absoluteString, etag: etag, lastModified: lastModified, next: next?.absoluteString,
-                    hadValidators: stored != nil, record: record)
+                    url: url.absoluteString, etag: etag, lastModified: lastModified, body: fingerprint,
+                    next: next?.absoluteString, hadValidators: stored != nil, record: record)
                 pages.append((count, page))
                 if options.saving == .perPage { try await savePage() }
             }
@@ -199,9 +216,15 @@ struct ImportSession<T: ManagedObject & Decodable> {
         return result + rest
     }
 
-    /// The validators kept for the page at `url`, if they are for this entity. Read on the
-    /// background context's executor, as all of the import's store work is, off the
-    /// cooperative pool.
+    /// Where the call finds its objects in a body, for the records it keeps: `"[]"` before the
+    /// items' key path for a list (`"[]data"`), the key path alone for one object. One body
+    /// may hold several lists (`{"featured": […], "latest": […]}`): what it answered for one
+    /// stands for no other.
+    private var itemsKey: String { (many ? "[]" : "") + (options.itemsKey ?? "") }
+
+    /// The validators kept for the page at `url`, if they are for this entity and were kept
+    /// under this model. Read on the background context's executor, as all of the import's
+    /// store work is, off the cooperative pool.
     private func storedValidator(for url: URL) async throws -> StoredValidator? {
         let key = url.absoluteString
         let container = self.container
@@ -210,17 +233,33 @@ struct ImportSession<T: ManagedObject & Decodable> {
         }
         guard let text = kept,
             let validator = try? JSONDecoder().decode(PageValidator.self, from: Data(text.utf8)),
-            validator.entity == String(describing: T.self), validator.etag != nil || validator.lastModified != nil
+            validator.entity == String(describing: T.self),
+            validator.etag != nil || validator.lastModified != nil || validator.body != nil,
+            validator.parent == parent?.key, validator.items == itemsKey,
+            validator.model == nil || validator.model == container.modelDigest(of: validator.entities)
         else { return nil }
         return StoredValidator(
-            etag: validator.etag, lastModified: validator.lastModified,
-            objects: validator.rows.map { ObjectID(entityName: validator.entity, rowID: $0) },
+            etag: validator.etag, lastModified: validator.lastModified, body: validator.body,
+            objects: validator.rows.rowIDs.map { ObjectID(entityName: validator.entity, rowID: $0) },
             identity: UInt64(validator.identity, radix: 16), next: validator.next, covered: validator.covered,
             values: validator.values.flatMap { UInt64($0, radix: 16) })
     }
 
     /// Decodes one page into the background context; answers how many items it held. With a
     /// `record`, notes what the decode set in each object (`DecodedValueRecord`).
+    /// Whether the rows of a page's last full answer are still the objects it decoded
+    /// (`identity`), holding what it gave them (`values`): only then does a 304, or the
+    /// same answer again, stand for them.
+    private func stillStands(_ stored: StoredValidator) async throws -> Bool {
+        let objects = stored.objects
+        let container = self.container
+        let covered = stored.covered
+        let (identity, values) = try await background.perform {
+            (try container.rowIdentity(of: objects), try covered.flatMap { try container.valueDigest(of: $0) })
+        }
+        return identity == stored.identity && values != nil && values == stored.values
+    }
+
     private func decode(_ data: Data, from url: URL, recording record: DecodedValueRecord?) async throws -> Int {
         let background = self.background
         let decoded = self.decoded
@@ -304,6 +343,8 @@ struct ImportSession<T: ManagedObject & Decodable> {
             let pages = self.pages
             let container = self.container
             let entity = String(describing: T.self)
+            let parentKey = parent?.key
+            let itemsKey = self.itemsKey
             await background.perform {
                 let pendingIDs = decoded.pendingIDs().map { HandedOver(id: $0, object: nil) }
                 var ids = (earlier + Self.splice(parts, pendingIDs).map(\.id))[...]
@@ -312,17 +353,21 @@ struct ImportSession<T: ManagedObject & Decodable> {
                     let rows = Array(ids.prefix(objects))
                     ids = ids.dropFirst(objects)
                     guard let fresh, fresh.changesRecord else { continue }
-                    guard fresh.etag != nil || fresh.lastModified != nil,
+                    guard fresh.etag != nil || fresh.lastModified != nil || fresh.body != nil,
                         let identity = try? container.rowIdentity(of: rows),
                         let covered = fresh.coverage, let digest = try? container.valueDigest(of: covered)
                     else {
                         values[fresh.url] = String?.none
                         continue
                     }
-                    let validator = PageValidator(
+                    var validator = PageValidator(
                         etag: fresh.etag, lastModified: fresh.lastModified, entity: entity,
-                        rows: rows.compactMap(\.rowID), identity: String(identity, radix: 16), next: fresh.next,
-                        covered: covered, values: String(digest, radix: 16))
+                        rows: RowIDRuns(rows.compactMap(\.rowID)), identity: String(identity, radix: 16),
+                        next: fresh.next,
+                        covered: covered, values: String(digest, radix: 16), body: fresh.body)
+                    validator.model = container.modelDigest(of: validator.entities)
+                    validator.parent = parentKey
+                    validator.items = itemsKey
                     values[fresh.url] = (try? JSONEncoder().encode(validator)).map {
                         String(decoding: $0, as: UTF8.self)
                     }
@@ -449,6 +494,9 @@ struct ImportSession<T: ManagedObject & Decodable> {
     struct StoredValidator: Sendable {
         let etag: String?
         let lastModified: String?
+        /// The answer's `BodyFingerprint`: the same body again stands for the objects as a
+        /// 304 would.
+        let body: String?
         /// The objects the answer that came with them held.
         let objects: [ObjectID]
         /// Their identity then (`PersistentContainer.rowIdentity(of:)`): a 304 stands for

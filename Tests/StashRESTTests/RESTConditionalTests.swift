@@ -31,17 +31,21 @@ import Testing
             try store.sqlite(#"SELECT json_extract("value", '$.etag') FROM "_stash_http_validators""#)
                 == #""items-1-3""#)
 
-        // Turned off: nothing sent, nothing kept.
+        // An API that sends no validators: the answer's fingerprint is kept (`BodyFingerprint`).
         let (otherServer, other, otherContext) = try await serverAndEmptyStore()
-        // An API that sends no validators: no table, no transaction for them.
         _ = try await testClient(otherServer).fetch([Item].self, from: "items?count=3", into: otherContext)
-        #expect(try other.sqlite("SELECT count(*) FROM sqlite_master WHERE name = '_stash_http_validators'") == "0")
+        let fingerprints = #"""
+            SELECT count(*) FROM "_stash_http_validators"
+            WHERE json_extract("value", '$.body') IS NOT NULL AND json_extract("value", '$.etag') IS NULL
+            """#
+        #expect(try other.sqlite(fingerprints) == "1")
+        // Turned off: nothing sent, nothing kept.
         let off = testClient(otherServer) { $0.keepsValidators = false }
         _ = try await off.fetch([Item].self, from: "items?count=3&etag=1", into: otherContext)
         let again = try await off.fetchReporting([Item].self, from: "items?count=3&etag=1", into: otherContext)
         #expect(!again.report.notModified && again.report.unchanged == 3)
         #expect(try await otherServer.requests().map { $0.headers["if-none-match"] } == [nil, nil, nil])
-        #expect(try other.sqlite("SELECT count(*) FROM sqlite_master WHERE name = '_stash_http_validators'") == "0")
+        #expect(try other.sqlite(#"SELECT count(*) FROM "_stash_http_validators""#) == "1")
     }
 
     /// A 304 on page 1 stood for every page, and an edit on page 2 was never seen. Each page

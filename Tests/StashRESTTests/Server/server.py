@@ -38,10 +38,10 @@ Routes (query parameters in brackets):
   /always304                 304 to every request, validators sent or not
   /typed [type]              /items' array served with the Content-Type `type`
   /trickle [count, every]    /items' array one byte at a time, `every` seconds apart
-  /paged/<key> [pages, per_page, edit, edit_page]
+  /paged/<key> [pages, per_page, plain]
                              a paged API with an ETag per page (Link rel="next"); after
                              /paged/<key>/edit?page=N&title=T item titles on that page change
-                             and so does its ETag
+                             and so does its ETag; with plain=1, no ETag and never a 304
   /requests                  what was asked so far, this aside: [{"path", "headers"}]
   /api/...                   a REST API with writes (GET, POST, PATCH, DELETE): rest_api.py
 """
@@ -332,11 +332,12 @@ class Handler(BaseHTTPRequestHandler):
             for item in body:
                 item["title"] = "%s %d" % (edit, item["id"])
         tag = '"page-%d-%s"' % (page, edit or "")
-        headers = {"ETag": tag}
+        plain = query.get("plain") == "1"
+        headers = {} if plain else {"ETag": tag}
         if page < pages:
-            headers["Link"] = '<%s/paged/%s?pages=%d&per_page=%d&page=%d>; rel="next"' % (
-                self.base(), parts[0], pages, per_page, page + 1)
-        if self.headers.get("If-None-Match") == tag:
+            headers["Link"] = '<%s/paged/%s?pages=%d&per_page=%d%s&page=%d>; rel="next"' % (
+                self.base(), parts[0], pages, per_page, "&plain=1" if plain else "", page + 1)
+        if not plain and self.headers.get("If-None-Match") == tag:
             return self.send(304, b"", headers, content_type=None)
         return self.send(200, body, headers)
 
