@@ -6,8 +6,9 @@ import Stash
 /// sync deletes only its children.
 struct ImportParent: Sendable {
     let objectID: ObjectID
-    /// Names the parent and the class of its children, for the records conditional GET keeps
-    /// per page: an answer kept for one parent's children stands for no other's.
+    /// Names the parent and the relationship its children hold it by (`\Headline.feed`), for
+    /// the records conditional GET keeps per page: an answer kept for one parent's children
+    /// stands for no other's, nor for the same parent's children through another relationship.
     let key: String
     /// Runs `body`, a decode into `context`, with the items taking the parent.
     let decodingAsChildren: @Sendable (ManagedObjectContext, () throws -> Void) throws -> Void
@@ -24,7 +25,7 @@ struct ImportParent: Sendable {
         }
         let objectID = parent.objectID
         self.objectID = objectID
-        key = "\(objectID) \(Child.self)"
+        key = "\(objectID) \(relationship)"
         decodingAsChildren = { context, body in
             guard let own = try context.existingObject(with: objectID) as? Parent else {
                 throw RESTError(.invalidRequest, "the parent \(objectID) is not a \(Parent.self)", url: url)

@@ -12,8 +12,9 @@ public struct ImportReport: Sendable, Equatable {
     /// Body bytes received, all pages.
     public var bytes = 0
     public var duration: Duration = .zero
-    /// Every page was answered with a 304: nothing was decoded or changed. (A page answered
-    /// 304 among others counts its objects as unchanged.)
+    /// Every page was answered with a 304, or with the same body as its last full answer
+    /// (`BodyFingerprint`), and stood for the rows kept: nothing was decoded or changed. (Such
+    /// a page among others counts its objects as unchanged.)
     public var notModified = false
 
     public init() {}

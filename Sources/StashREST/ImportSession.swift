@@ -132,10 +132,15 @@ struct ImportSession<T: ManagedObject & Decodable> {
                     continue
                 }
                 standing = stored
-            } else if let stored, let fingerprint, stored.body == fingerprint, try await stillStands(stored) {
-                // The body is the page's last full answer again, and the rows still hold what
-                // it gave them: decoding it would change nothing. (When they do not, the body
-                // in hand is decoded below.)
+            } else if let stored, let fingerprint, stored.body == fingerprint,
+                response.value(forHTTPHeaderField: "ETag") == stored.etag,
+                response.value(forHTTPHeaderField: "Last-Modified") == stored.lastModified,
+                try await stillStands(stored)
+            {
+                // The body is the page's last full answer again, with the same validators (new
+                // ones are kept by a full decode), and the rows still hold what it gave them:
+                // decoding it would change nothing. (When they do not, the body in hand is
+                // decoded below.)
                 try Self.checkContentType(response, data, url, client.configuration)
                 standing = stored
             }
@@ -236,7 +241,7 @@ struct ImportSession<T: ManagedObject & Decodable> {
             validator.entity == String(describing: T.self),
             validator.etag != nil || validator.lastModified != nil || validator.body != nil,
             validator.parent == parent?.key, validator.items == itemsKey,
-            validator.model == nil || validator.model == container.modelDigest(of: validator.entities)
+            validator.model == container.modelDigest(of: validator.entities)
         else { return nil }
         return StoredValidator(
             etag: validator.etag, lastModified: validator.lastModified, body: validator.body,
@@ -245,20 +250,33 @@ struct ImportSession<T: ManagedObject & Decodable> {
             values: validator.values.flatMap { UInt64($0, radix: 16) })
     }
 
-    /// Decodes one page into the background context; answers how many items it held. With a
-    /// `record`, notes what the decode set in each object (`DecodedValueRecord`).
     /// Whether the rows of a page's last full answer are still the objects it decoded
-    /// (`identity`), holding what it gave them (`values`): only then does a 304, or the
+    /// (`identity`), holding what it gave them (`values`), and none of them was changed by an
+    /// earlier page of this call, not saved yet (a nested author two pages share: the full
+    /// answer would set its values again, after that page's): only then does a 304, or the
     /// same answer again, stand for them.
     private func stillStands(_ stored: StoredValidator) async throws -> Bool {
         let objects = stored.objects
         let container = self.container
         let covered = stored.covered
-        let (identity, values) = try await background.perform {
-            (try container.rowIdentity(of: objects), try covered.flatMap { try container.valueDigest(of: $0) })
+        let background = self.background
+        let (identity, values, changedHere) = try await background.perform {
+            let changedHere =
+                background.hasChanges
+                && (covered ?? []).contains { covered in
+                    covered.rows.contains { rowID in
+                        let id = ObjectID(entityName: covered.entity, rowID: rowID)
+                        return background.registeredObject(for: id)?.hasChanges == true
+                    }
+                }
+            let digests = try container.pageDigests(identities: [objects], coverages: covered.map { [$0] } ?? [])
+            return (digests.identities[0], digests.values.first ?? nil, changedHere)
         }
-        return identity == stored.identity && values != nil && values == stored.values
+        return !changedHere && identity == stored.identity && values != nil && values == stored.values
     }
+
+    /// Decodes one page into the background context; answers how many items it held. With a
+    /// `record`, notes what the decode set in each object (`DecodedValueRecord`).
 
     private func decode(_ data: Data, from url: URL, recording record: DecodedValueRecord?) async throws -> Int {
         let background = self.background
@@ -348,14 +366,28 @@ struct ImportSession<T: ManagedObject & Decodable> {
             await background.perform {
                 let pendingIDs = decoded.pendingIDs().map { HandedOver(id: $0, object: nil) }
                 var ids = (earlier + Self.splice(parts, pendingIDs).map(\.id))[...]
+                // The pages whose record changes, with their rows; kept or dropped below.
+                var recorded: [(fresh: FreshPage, rows: [ObjectID])] = []
                 var values: [String: String?] = [:]
                 for (objects, fresh) in pages {
                     let rows = Array(ids.prefix(objects))
                     ids = ids.dropFirst(objects)
                     guard let fresh, fresh.changesRecord else { continue }
-                    guard fresh.etag != nil || fresh.lastModified != nil || fresh.body != nil,
-                        let identity = try? container.rowIdentity(of: rows),
-                        let covered = fresh.coverage, let digest = try? container.valueDigest(of: covered)
+                    guard fresh.etag != nil || fresh.lastModified != nil || fresh.body != nil, fresh.coverage != nil
+                    else {
+                        values[fresh.url] = String?.none
+                        continue
+                    }
+                    recorded.append((fresh, rows))
+                }
+                // Every page's rows read at once, per entity.
+                let none = [UInt64?](repeating: nil, count: recorded.count)
+                let (identities, digests) =
+                    (try? container.pageDigests(
+                        identities: recorded.map(\.rows), coverages: recorded.map { $0.fresh.coverage ?? [] }))
+                    ?? (none, none)
+                for (index, (fresh, rows)) in recorded.enumerated() {
+                    guard let identity = identities[index], let covered = fresh.coverage, let digest = digests[index]
                     else {
                         values[fresh.url] = String?.none
                         continue

@@ -25,12 +25,12 @@ struct PageValidator: Codable, Sendable {
     /// change to any of them since (a placeholder title saved over the server's) means the
     /// next full answer would set it again, so a 304 cannot stand for it.
     var values: String?
-    /// The answer's `BodyFingerprint`, hexadecimal: the same answer again, validators or
-    /// none, stands for the rows as a 304 would. `nil` in a record kept before Stash kept it.
+    /// The answer's `BodyFingerprint`, hexadecimal: the same answer again, with the same
+    /// validators or none, stands for the rows as a 304 would.
     var body: String?
     /// The model of `entities` the answer was decoded with (`PersistentContainer
-    /// .modelDigest(of:)`): under another, the record stands for nothing. `nil` in a record
-    /// kept before Stash kept it.
+    /// .modelDigest(of:)`): under another, the record stands for nothing. A record kept before
+    /// Stash kept it (or `parent` and `items`) is not read: its URL is fetched in full once.
     var model: String?
 
     /// The parent whose children the answer's objects were decoded as (`ImportParent.key`),

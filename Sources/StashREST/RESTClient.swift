@@ -42,8 +42,8 @@ public final class RESTClient: Sendable {
     // MARK: Fetching
 
     /// The objects at `path` (every page), decoded into the store and saved, as `context`'s
-    /// objects. After a 304 (nothing changed since the last fetch), the objects the last
-    /// fetch of the URL returned.
+    /// objects. After a 304, or the same answer as last time (nothing changed since the last
+    /// fetch), the objects the last fetch of the URL returned, nothing decoded or saved.
     public func fetch<T: ManagedObject & Decodable>(
         _ type: [T].Type, from path: String, into context: ManagedObjectContext,
         options: FetchOptions = FetchOptions(), isolation: isolated (any Actor)? = #isolation
@@ -52,7 +52,7 @@ public final class RESTClient: Sendable {
     }
 
     /// The object at `path`, decoded into the store and saved, as `context`'s object. After
-    /// a 304, the object the last full answer held.
+    /// a 304, or the same answer again, the object the last full answer held.
     public func fetch<T: ManagedObject & Decodable>(
         _ type: T.Type, from path: String, into context: ManagedObjectContext,
         options: FetchOptions = FetchOptions(), isolation: isolated (any Actor)? = #isolation
@@ -61,7 +61,8 @@ public final class RESTClient: Sendable {
     }
 
     /// The object at `path`, with a report of what the call did (a feed document with its
-    /// items nested: how many were inserted and updated, whether it answered 304).
+    /// items nested: how many were inserted and updated, whether nothing had changed: a 304,
+    /// or the same answer as last time).
     ///
     /// One request, unless `options.pagination` names a next URL or cursor in the body
     /// (`.nextURL(key: "next_url")`, JSON Feed's): each page is the same object again, its

@@ -90,6 +90,7 @@ import Testing
         local.title = "only here"
         try context.save()
         let synced = try await api.fetchReporting([Item].self, from: path, into: context, deletingMissing: .all)
+        #expect(synced.report.notModified)
         #expect(synced.report.deleted == 1 && synced.report.unchanged == 6 && synced.report.updated == 0)
         #expect(synced.value.map(\.id) == Array(1...6))
         #expect(try store.count("Item") == 6)
@@ -141,6 +142,59 @@ import Testing
         #expect(try store.count("Item") == 3)
     }
 
+    /// The same body with new validators (an ETag that counts versions): decoded in full, so
+    /// that the new validators are kept and the next request gets its 304s again.
+    @Test func theSameBodyWithNewValidatorsIsKeptAnew() async throws {
+        let (server, store, context) = try await serverAndEmptyStore()
+        let api = testClient(server)
+        let withTags = "paged/tags?pages=2&per_page=2"
+        _ = try await api.fetch([Item].self, from: withTags, into: context)
+        try await server.get("paged/tags/bump")
+        let bumped = try await api.fetchReporting([Item].self, from: withTags, into: context)
+        #expect(!bumped.report.notModified && bumped.report.unchanged == 4 && bumped.report.bytes > 0)
+        let after = try await api.fetchReporting([Item].self, from: withTags, into: context)
+        #expect(after.report.notModified && after.report.bytes == 0)
+        let sent = try await server.requests().filter { $0.path.hasPrefix("/paged/tags?") }.map {
+            $0.headers["if-none-match"]
+        }
+        #expect(sent.suffix(2) == [#""page-1--r1""#, #""page-2--r1""#])
+        #expect(try store.count("Item") == 4)
+    }
+
+    /// Pages numbered in the query (`.page`), and saved page by page: the same answers stand.
+    @Test func pageNumbersAndPageByPageSaving() async throws {
+        let (server, store, context) = try await serverAndEmptyStore()
+        let api = testClient(server)
+        var options = FetchOptions()
+        options.pagination = .page()
+        options.saving = .perPage
+        let numbered = "items?count=5&per_page=2"
+        let first = try await api.fetchReporting([Item].self, from: numbered, into: context, options: options)
+        #expect(first.report.inserted == 5 && first.report.pages == 4)
+        let again = try await api.fetchReporting([Item].self, from: numbered, into: context, options: options)
+        #expect(again.report.notModified && again.report.pages == 4 && again.value.map(\.id) == Array(1...5))
+        #expect(try store.count("Item") == 5)
+    }
+
+    /// Two pages name the same object: the first page, changed, sets new values; the second,
+    /// the same as last time, would set the old ones again, as a full decode does, after
+    /// the first. It cannot stand for a row the first page changed and has not saved.
+    @Test func aPageCannotStandForARowAnEarlierPageChanged() async throws {
+        let (server, store, context) = try await serverAndEmptyStore()
+        let api = testClient(server)
+        let second = server.base.absoluteString + bodyPath(#"{"items": [{"id": 1, "title": "old"}]}"#)
+        func first(_ title: String) -> String {
+            bodyPath(#"{"items": [{"id": 1, "title": "\#(title)"}], "next": "\#(second)"}"#)
+        }
+        let options = nextURLItemsOptions()
+        _ = try await api.fetch([Item].self, from: first("first"), into: context, options: options)
+        #expect(try store.sqlite(#"SELECT "title" FROM "Item""#) == "old")
+        let changed = try await api.fetchReporting([Item].self, from: first("new"), into: context, options: options)
+        #expect(!changed.report.notModified)
+        #expect(try store.sqlite(#"SELECT "title" FROM "Item""#) == "old")
+        #expect(changed.value.map(\.title) == ["old", "old"])
+    }
+
     /// An answer kept under another model (an app upgrade changed what decoding sets) stands
     /// for nothing: the page is decoded in full, and kept anew under this model.
     @Test func anAnswerKeptUnderAnotherModelIsDecoded() async throws {
@@ -185,6 +239,13 @@ import Testing
             let modified = (attributes[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0
             return "\(attributes[.size] ?? 0) \(modified)"
         }
+    }
+
+    private func nextURLItemsOptions() -> FetchOptions {
+        var options = FetchOptions()
+        options.itemsKey = "items"
+        options.pagination = .nextURL(key: "next")
+        return options
     }
 
     private func writableSQLite(_ store: TemporaryStore, _ sql: String) throws {

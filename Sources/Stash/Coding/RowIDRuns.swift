@@ -41,6 +41,10 @@ package struct RowIDRuns: Codable, Sendable, Equatable {
         return parts.joined(separator: ",")
     }
 
+    /// At most this many ids in all: a record holds one page's rows, and a damaged one must
+    /// not ask for memory without end.
+    static let limit = 50_000_000
+
     private static func parse(_ text: String) -> [Int64]? {
         guard !text.isEmpty else { return [] }
         var rowIDs: [Int64] = []
@@ -48,13 +52,15 @@ package struct RowIDRuns: Codable, Sendable, Equatable {
             // A negative first id has a leading "-": the separator is the one after it.
             let separator = part.dropFirst().firstIndex(of: "-")
             guard let separator else {
-                guard let single = Int64(part) else { return nil }
+                guard let single = Int64(part), rowIDs.count < limit else { return nil }
                 rowIDs.append(single)
                 continue
             }
             guard let first = Int64(part[..<separator]), let last = Int64(part[part.index(after: separator)...]),
-                first <= last, last - first < 100_000_000
+                first <= last
             else { return nil }
+            let (span, overflow) = last.subtractingReportingOverflow(first)
+            guard !overflow, span < limit - rowIDs.count else { return nil }
             rowIDs.append(contentsOf: first...last)
         }
         return rowIDs

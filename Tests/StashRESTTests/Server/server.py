@@ -41,7 +41,8 @@ Routes (query parameters in brackets):
   /paged/<key> [pages, per_page, plain]
                              a paged API with an ETag per page (Link rel="next"); after
                              /paged/<key>/edit?page=N&title=T item titles on that page change
-                             and so does its ETag; with plain=1, no ETag and never a 304
+                             and so does its ETag; after /paged/<key>/bump every ETag changes,
+                             the bodies do not; with plain=1, no ETag and never a 304
   /requests                  what was asked so far, this aside: [{"path", "headers"}]
   /api/...                   a REST API with writes (GET, POST, PATCH, DELETE): rest_api.py
 """
@@ -322,16 +323,21 @@ class Handler(BaseHTTPRequestHandler):
             with LOCK:
                 EDITS.setdefault(key, {})[int(query.get("page", "1"))] = query.get("title", "edited")
             return self.send(200, {"edited": True})
+        if len(parts) > 1 and parts[1] == "bump":
+            with LOCK:
+                EDITS.setdefault(key, {})["revision"] = EDITS.get(key, {}).get("revision", 0) + 1
+            return self.send(200, {"bumped": True})
         pages = int(query.get("pages", "3"))
         per_page = int(query.get("per_page", "2"))
         page = int(query.get("page", "1"))
         with LOCK:
             edit = EDITS.get(key, {}).get(page)
+            revision = EDITS.get(key, {}).get("revision", 0)
         body = items(1 + (page - 1) * per_page, per_page)
         if edit is not None:
             for item in body:
                 item["title"] = "%s %d" % (edit, item["id"])
-        tag = '"page-%d-%s"' % (page, edit or "")
+        tag = '"page-%d-%s"' % (page, edit or "") if revision == 0 else '"page-%d-%s-r%d"' % (page, edit or "", revision)
         plain = query.get("plain") == "1"
         headers = {} if plain else {"ETag": tag}
         if page < pages:

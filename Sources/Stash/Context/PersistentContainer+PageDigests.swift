@@ -1,0 +1,114 @@
+/// What StashREST keeps beside a page's rows to tell later whether a 304, or the same answer
+/// again, still stands for them: their identity and the values the answer set, as digests
+/// (`RowDigest`) of what the store holds.
+extension PersistentContainer {
+    /// The identity of these rows, in order: a digest of their row ids and unique values
+    /// (single and composite), or `nil` when one of them is gone. Kept beside row ids that
+    /// must still name the same objects later (a 304's): a row deleted, and its id taken by
+    /// another (SQLite reuses the highest row id without `AUTOINCREMENT`) or its unique value
+    /// moved to another row, changes the digest where a count of the rows would not change.
+    package func rowIdentity(of objectIDs: [ObjectID]) throws -> UInt64? {
+        try pageDigests(identities: [objectIDs], coverages: []).identities[0]
+    }
+
+    /// A digest of what `coverage`'s rows hold now in its columns, or `nil` when one of the
+    /// rows is gone or a column is no longer there. Kept beside a 304's rows, it tells whether
+    /// they still hold what the full answer gave them.
+    package func valueDigest(of coverage: [ValueCoverage]) throws -> UInt64? {
+        try pageDigests(identities: [], coverages: [coverage]).values[0]
+    }
+
+    /// `rowIdentity(of:)` of each list and `valueDigest(of:)` of each coverage, reading each
+    /// entity's rows once for all of them: the pages of one import, or one page's both. Read
+    /// one page and one digest at a time, a record cost a 100,000-row import 0.17 s and
+    /// 1,000 pages of 100 rows 0.25 ms a page.
+    package func pageDigests(identities lists: [[ObjectID]], coverages: [[ValueCoverage]]) throws -> (
+        identities: [UInt64?], values: [UInt64?]
+    ) {
+        var reads: [String: EntityRead] = [:]
+        for objectID in lists.joined() {
+            guard let rowID = objectID.rowID else { continue }
+            reads[objectID.entityName, default: EntityRead()].rows.insert(rowID)
+            reads[objectID.entityName]!.identity = true
+        }
+        for covered in coverages.joined() {
+            reads[covered.entity, default: EntityRead()].rows.formUnion(covered.rows)
+            reads[covered.entity]!.columnSets.insert(covered.columns)
+        }
+        var identityRows: [String: [Int64: UInt64]] = [:]
+        var valueRows: [ColumnSet: [Int64: UInt64]] = [:]
+        for (name, read) in reads {
+            guard let schema = entities.first(where: { $0.name == name })?.schema else { continue }
+            // The column sets each row is digested by: its unique columns, and each set of
+            // columns a coverage names (one that names a column no longer there is left out,
+            // and its coverage answers nil).
+            var sets: [(key: ColumnSet?, columns: [Int])] = []
+            if read.identity {
+                sets.append((nil, Array(Set(schema.uniqueColumns + schema.uniqueCompounds.flatMap { $0 })).sorted()))
+            }
+            for names in read.columnSets {
+                let columns = names.compactMap { name in schema.columns.firstIndex { $0.name == name } }
+                if columns.count == names.count { sets.append((ColumnSet(entity: name, names: names), columns)) }
+            }
+            let selected = Array(Set(sets.flatMap(\.columns))).sorted()
+            let place = Dictionary(uniqueKeysWithValues: selected.enumerated().map { ($1, $0) })
+            let placed = sets.map { set in set.columns.map { place[$0]! } }
+            var found = Array(repeating: [Int64: UInt64](minimumCapacity: read.rows.count), count: sets.count)
+            try store.fetch(StoreQuery(schema, columns: selected, filter: .rowIDs(read.rows.sorted()))) { row in
+                for (index, positions) in placed.enumerated() {
+                    var digest = RowDigest()
+                    for position in positions { digest.add(row, column: position) }
+                    found[index][row.rowID] = digest.value
+                }
+            }
+            for (index, set) in sets.enumerated() {
+                if let key = set.key { valueRows[key] = found[index] } else { identityRows[name] = found[index] }
+            }
+        }
+        let identities = lists.map { objectIDs -> UInt64? in
+            var digest = RowDigest()
+            for objectID in objectIDs {
+                guard let rowID = objectID.rowID, let row = identityRows[objectID.entityName]?[rowID] else {
+                    return nil
+                }
+                digest.add(.text(objectID.entityName))
+                digest.add(.integer(rowID))
+                digest.add(.integer(Int64(bitPattern: row)))
+            }
+            return digest.value
+        }
+        let values = coverages.map { coverage -> UInt64? in
+            var digest = RowDigest()
+            for covered in coverage {
+                guard let rows = valueRows[ColumnSet(entity: covered.entity, names: covered.columns)] else {
+                    return nil
+                }
+                digest.add(.text(covered.entity))
+                for name in covered.columns { digest.add(.text(name)) }
+                for rowID in covered.rows {
+                    // With no column, only whether the row is there.
+                    guard let values = rows[rowID] else { return nil }
+                    digest.add(.integer(rowID))
+                    if !covered.columns.isEmpty { digest.add(.integer(Int64(bitPattern: values))) }
+                }
+            }
+            return digest.value
+        }
+        return (identities, values)
+    }
+
+    /// What to read of one entity's rows.
+    private struct EntityRead {
+        var rows: Set<Int64> = []
+        /// Whether a list names some of them: their unique columns are digested.
+        var identity = false
+        /// The sets of columns coverages name.
+        var columnSets: Set<[String]> = []
+    }
+
+    /// One entity's columns, by name, as a coverage names them.
+    private struct ColumnSet: Hashable {
+        let entity: String
+        let names: [String]
+    }
+}
