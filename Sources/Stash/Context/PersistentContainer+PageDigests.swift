@@ -26,13 +26,26 @@ extension PersistentContainer {
         identities: [UInt64?], values: [UInt64?]
     ) {
         var reads: [String: EntityRead] = [:]
+        // Row ids come in runs of one entity: one look-up of the entity a run (two a row, by
+        // name, cost 700 instructions).
+        var run: (entity: String, rows: [Int64])?
+        func endRun() {
+            guard let run else { return }
+            reads[run.entity, default: EntityRead()].rows += run.rows
+            reads[run.entity]!.identity = true
+        }
         for objectID in lists.joined() {
             guard let rowID = objectID.rowID else { continue }
-            reads[objectID.entityName, default: EntityRead()].rows.insert(rowID)
-            reads[objectID.entityName]!.identity = true
+            if run?.entity == objectID.entityName {
+                run!.rows.append(rowID)
+            } else {
+                endRun()
+                run = (objectID.entityName, [rowID])
+            }
         }
+        endRun()
         for covered in coverages.joined() {
-            reads[covered.entity, default: EntityRead()].rows.formUnion(covered.rows)
+            reads[covered.entity, default: EntityRead()].rows += covered.rows
             reads[covered.entity]!.columnSets.insert(covered.columns)
         }
         var identityRows: [String: [Int64: UInt64]] = [:]
@@ -53,8 +66,9 @@ extension PersistentContainer {
             let selected = Array(Set(sets.flatMap(\.columns))).sorted()
             let place = Dictionary(uniqueKeysWithValues: selected.enumerated().map { ($1, $0) })
             let placed = sets.map { set in set.columns.map { place[$0]! } }
-            var found = Array(repeating: [Int64: UInt64](minimumCapacity: read.rows.count), count: sets.count)
-            try store.fetch(StoreQuery(schema, columns: selected, filter: .rowIDs(read.rows.sorted()))) { row in
+            let rows = read.sortedRows
+            var found = Array(repeating: [Int64: UInt64](minimumCapacity: rows.count), count: sets.count)
+            try store.fetch(StoreQuery(schema, columns: selected, filter: .rowIDs(rows))) { row in
                 for (index, positions) in placed.enumerated() {
                     var digest = RowDigest()
                     for position in positions { digest.add(row, column: position) }
@@ -99,7 +113,19 @@ extension PersistentContainer {
 
     /// What to read of one entity's rows.
     private struct EntityRead {
-        var rows: Set<Int64> = []
+        /// As listed, repeats and all.
+        var rows: [Int64] = []
+        /// Ascending, each once.
+        var sortedRows: [Int64] {
+            var sorted = rows.sorted()
+            var kept = 0
+            for index in sorted.indices where index == 0 || sorted[index] != sorted[index - 1] {
+                sorted[kept] = sorted[index]
+                kept += 1
+            }
+            sorted.removeLast(sorted.count - kept)
+            return sorted
+        }
         /// Whether a list names some of them: their unique columns are digested.
         var identity = false
         /// The sets of columns coverages name.

@@ -30,4 +30,18 @@ final class SQLiteRow: StoreRow {
         let index = Int32(truncatingIfNeeded: column &+ 1)
         return statement.isText(index) ? statement.withText(index, body) : nil
     }
+
+    /// One type test, then the value: through `withUTF8`'s generic closure and the other
+    /// accessors a column cost about 500 instructions (checking a 20,000-row page's values,
+    /// callgrind).
+    func digest(_ column: Int, into digest: inout RowDigest) {
+        let index = Int32(truncatingIfNeeded: column &+ 1)
+        switch statement.columnType(index) {
+        case nil: digest.addNull()
+        case .integer: digest.add(integer: statement.int64(index))
+        case .real: digest.add(real: statement.double(index))
+        case .text: statement.withText(index) { digest.add(text: UnsafeRawBufferPointer($0)) }
+        case .blob: digest.add(value(column))
+        }
+    }
 }

@@ -110,6 +110,17 @@ final class SQLiteStatement {
         sqlite3_column_type(handle, column) == SQLITE_NULL
     }
 
+    /// The kind of value in `column` of the current row; `nil` for NULL.
+    func columnType(_ column: Int32) -> StoredType? {
+        switch sqlite3_column_type(handle, column) {
+        case SQLITE_INTEGER: .integer
+        case SQLITE_FLOAT: .real
+        case SQLITE_TEXT: .text
+        case SQLITE_BLOB: .blob
+        default: nil
+        }
+    }
+
     func isInteger(_ column: Int32) -> Bool {
         sqlite3_column_type(handle, column) == SQLITE_INTEGER
     }

@@ -12,4 +12,18 @@ package protocol StoreRow: AnyObject {
     func text(_ column: Int) -> String?
     /// Calls `body` with the UTF-8 bytes of a text column, valid only during the call.
     func withUTF8<Result>(_ column: Int, _ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result?
+    /// Adds the column's value to `digest`, as `digest.add(value(column))` would: read in
+    /// place, once (see `RowDigest`).
+    func digest(_ column: Int, into digest: inout RowDigest)
+}
+
+extension StoreRow {
+    /// Through the typed accessors, text first: most columns digested hold text.
+    package func digest(_ column: Int, into digest: inout RowDigest) {
+        if withUTF8(column, { digest.add(text: UnsafeRawBufferPointer($0)) }) != nil { return }
+        if let integer = integer(column) { return digest.add(integer: integer) }
+        if isNull(column) { return digest.addNull() }
+        if let real = real(column) { return digest.add(real: real) }
+        digest.add(value(column))
+    }
 }
