@@ -6,7 +6,7 @@ import Stash
 /// sync deletes only its children.
 struct ImportParent: Sendable {
     let objectID: ObjectID
-    /// Names the parent and the relationship its children hold it by (`\Headline.feed`), for
+    /// Names the parent and the relationship its children hold it by (`Headline.feed`), for
     /// the records conditional GET keeps per page: an answer kept for one parent's children
     /// stands for no other's, nor for the same parent's children through another relationship.
     let key: String
@@ -25,7 +25,7 @@ struct ImportParent: Sendable {
         }
         let objectID = parent.objectID
         self.objectID = objectID
-        key = "\(objectID) \(relationship)"
+        key = "\(objectID) \(Child.self).\(Child.relationshipName(for: relationship) ?? "\(relationship)")"
         decodingAsChildren = { context, body in
             guard let own = try context.existingObject(with: objectID) as? Parent else {
                 throw RESTError(.invalidRequest, "the parent \(objectID) is not a \(Parent.self)", url: url)

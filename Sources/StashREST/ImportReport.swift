@@ -13,8 +13,9 @@ public struct ImportReport: Sendable, Equatable {
     public var bytes = 0
     public var duration: Duration = .zero
     /// Every page was answered with a 304, or with the same body as its last full answer
-    /// (`BodyFingerprint`), and stood for the rows kept: nothing was decoded or changed. (Such
-    /// a page among others counts its objects as unchanged.)
+    /// (`BodyFingerprint`), and stood for the rows kept: nothing was decoded or changed, but
+    /// for what a sync (`deletingMissing:`) deletes because the pages no longer hold it.
+    /// (Such a page among others counts its objects as unchanged.)
     public var notModified = false
 
     public init() {}

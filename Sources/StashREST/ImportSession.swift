@@ -277,7 +277,6 @@ struct ImportSession<T: ManagedObject & Decodable> {
 
     /// Decodes one page into the background context; answers how many items it held. With a
     /// `record`, notes what the decode set in each object (`DecodedValueRecord`).
-
     private func decode(_ data: Data, from url: URL, recording record: DecodedValueRecord?) async throws -> Int {
         let background = self.background
         let decoded = self.decoded

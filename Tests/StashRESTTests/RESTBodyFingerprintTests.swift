@@ -118,6 +118,10 @@ import Testing
         let rows = try store.sqlite(
             "SELECT f.url, h.id FROM Headline h JOIN Subscription f ON f._pk = h.feed ORDER BY f.url, h.id")
         #expect(rows == "a|1\na|2\nb|1\nb|2")
+        // Kept by the relationship's name in the model, which a relaunch reads the same.
+        let parents = try store.sqlite(
+            #"SELECT DISTINCT json_extract("value", '$.parent') LIKE '% Headline.feed' FROM "_stash_http_validators""#)
+        #expect(parents == "1")
     }
 
     /// One body holding two lists, fetched for each: what it answered for one stands for no

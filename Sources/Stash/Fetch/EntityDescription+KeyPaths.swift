@@ -127,3 +127,13 @@ extension EntityDescription {
         return found
     }
 }
+
+extension ManagedObject {
+    /// The name of the relationship `keyPath` names in this model (`"feed"` for
+    /// `\Headline.feed`), or `nil`: what StashREST keeps a parent's records by. A key path's
+    /// description is for debugging only; in a stripped build a wrapper's getter prints as an
+    /// address that changes with every launch.
+    package static func relationshipName(for keyPath: AnyKeyPath) -> String? {
+        try? EntityRegistry.shared.entity(for: self).relationship(for: keyPath).name
+    }
+}
