@@ -1,8 +1,8 @@
 /// Row ids as they are kept in JSON records (StashREST's page validators): runs of
 /// consecutive ids written `first-last`, others alone, comma-separated (`"1-100000"`, or
 /// `"3,5-9"`), so that the records of a 100,000-row page are not 100,000 numbers twice
-/// (JSONEncoder took about 0.1 s for them). Reads either that text or a JSON array of
-/// numbers, which records written before hold.
+/// (JSONEncoder took about 0.1 s for them). Records written before, with arrays, are not
+/// read (StashREST discards them: their model digest is missing).
 package struct RowIDRuns: Codable, Sendable, Equatable {
     package var rowIDs: [Int64]
 
@@ -10,10 +10,6 @@ package struct RowIDRuns: Codable, Sendable, Equatable {
 
     package init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
-        if let numbers = try? container.decode([Int64].self) {
-            rowIDs = numbers
-            return
-        }
         let text = try container.decode(String.self)
         guard let parsed = Self.parse(text) else {
             throw DecodingError.dataCorruptedError(

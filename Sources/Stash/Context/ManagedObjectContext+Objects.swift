@@ -95,23 +95,4 @@ extension ManagedObjectContext {
             try? merger.refresh([object], in: state, keepingChanges: mergeChanges)
         }
     }
-
-    /// Whether every one of these saved objects still has its row, counted in the store
-    /// (one query per entity) without making objects: StashREST asks it before answering a
-    /// 304 with the objects of the last full answer.
-    package func rowsExist(for objectIDs: [ObjectID]) throws -> Bool {
-        try entering {
-            var rowsByEntity: [String: Set<Int64>] = [:]
-            for objectID in objectIDs {
-                guard let rowID = objectID.rowID else { return false }
-                rowsByEntity[objectID.entityName, default: []].insert(rowID)
-            }
-            for (name, rowIDs) in rowsByEntity {
-                guard let state = identity.state(named: name) else { return false }
-                let query = StoreQuery(state.entity.schema, filter: .rowIDs(rowIDs.sorted()))
-                guard try container.store.count(query) == rowIDs.count else { return false }
-            }
-            return true
-        }
-    }
 }

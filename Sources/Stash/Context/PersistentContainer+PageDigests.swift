@@ -71,7 +71,7 @@ extension PersistentContainer {
             try store.fetch(StoreQuery(schema, columns: selected, filter: .rowIDs(rows))) { row in
                 for (index, positions) in placed.enumerated() {
                     var digest = RowDigest()
-                    for position in positions { digest.add(row, column: position) }
+                    for position in positions { row.digest(position, into: &digest) }
                     found[index][row.rowID] = digest.value
                 }
             }

@@ -29,12 +29,6 @@ package struct RowDigest {
         }
     }
 
-    /// The value in `column` of `row`, digested as `add(row.value(column))` would digest it
-    /// (`StoreRow.digest(_:into:)`).
-    mutating func add(_ row: any StoreRow, column: Int) {
-        row.digest(column, into: &self)
-    }
-
     package mutating func addNull() { add(byte: 0) }
 
     package mutating func add(integer: Int64) { add(tag: 1, integer) }
