@@ -111,8 +111,7 @@ final class ObjectDecoder: ContextPart {
                 }
                 let object = entity.type.init()
                 object.cachedEntity = entity
-                let storage = object.storage
-                for (unique, value) in uniqueValues { storage.set(value, atEmptySlot: unique.index) }
+                for (unique, value) in uniqueValues { object.fill(value, atSlot: unique.index) }
                 for (index, key) in keys {
                     let unique = entity.uniqueAttributes[index]
                     guard
@@ -140,7 +139,7 @@ final class ObjectDecoder: ContextPart {
                 }
                 for attribute in entity.nonUniqueAttributes {
                     guard let value = try requiredOrIncomingValue(of: attribute, from: container) else { continue }
-                    storage.set(value, atEmptySlot: attribute.index)
+                    object.fill(value, atSlot: attribute.index)
                     changed.insert(attribute.index)
                 }
                 for attribute in entity.uniqueAttributes
@@ -172,7 +171,7 @@ final class ObjectDecoder: ContextPart {
             if context.policyInEffect.kind == .incomingWins {
                 for attribute in state.entity.nonUniqueAttributes {
                     guard let value = try presentValue(of: attribute, from: container) else { continue }
-                    object.setPrimitiveValue(value, of: attribute)
+                    object.fill(value, atSlot: attribute.index)
                     changed.insert(attribute.index)
                 }
             } else {
@@ -408,7 +407,7 @@ final class ObjectDecoder: ContextPart {
     /// to-one the object already has (set before `insert`) is left as it is.
     func takeDecodingParent(_ object: ManagedObject, in state: EntityState) {
         guard let scope = parent, scope.entity === state.entity, let slot = scope.relationship.slot,
-            case .none = RelationshipTarget(slotValue: object.values[slot])
+            case .none = RelationshipTarget(of: object, atSlot: slot)
         else { return }
         context.graph.setTarget(scope.parent, of: scope.relationship, in: object)
     }

@@ -7,23 +7,48 @@ extension ChangeTracker {
     /// that turns out to name a stored row does not pass on to it (see `UniqueResolver.standIn`).
     func awaken(_ object: ManagedObject) {
         let given = object.changedAttributes
-        let before = object.values
+        let outer = awakening
+        awakening = Awakening(given: given)
+        object.isAwakening = true
         object.awakeFromInsert()
-        // Nothing written: the value buffer is still the one shared with `before`.
-        let unchanged = before.withUnsafeBufferPointer { old in
-            object.values.withUnsafeBufferPointer { new in old.baseAddress == new.baseAddress }
-        }
-        guard !unchanged, object.state == .inserted, object.managedObjectContext === context else { return }
+        object.isAwakening = false
+        let awoken = awakening
+        awakening = outer
+        guard awoken.wrote, object.state == .inserted, object.managedObjectContext === context else { return }
         let entity = object.entity
         for attribute in entity.attributes
         where !attribute.isRelationship && given.contains(attribute.index) {
-            object.setPrimitiveValue(before[attribute.index], of: attribute)
+            if let before = awoken.given?[attribute.index] { object.setPrimitiveValue(before, of: attribute) }
         }
         let defaults = object.changedAttributes.subtracting(given)
         if !defaults.isEmpty { awokenDefaults[ObjectIdentifier(object)] = defaults }
         if entity.uniqueAttributes.contains(where: { given.contains($0.index) }) {
             context.identity.state(for: entity).index(object, in: context)
         }
+    }
+
+    /// What `awakeFromInsert()` did to the object it was called on so far.
+    struct Awakening {
+        /// The attributes the object was given before; each one's value before the hook
+        /// first wrote it.
+        let givenAttributes: AttributeSet
+        /// Made at the hook's first write of such a value: most hooks write none.
+        var given: [Int: Any?]?
+        /// Whether the hook wrote any value.
+        var wrote = false
+
+        init(given: AttributeSet = AttributeSet()) {
+            givenAttributes = given
+        }
+    }
+
+    /// Called before the object being awoken writes the value at `slot`: the value it was
+    /// given there is kept, to be put back once the hook returns.
+    func awakeWillWrite(_ object: ManagedObject, atSlot slot: Int) {
+        awakening.wrote = true
+        guard awakening.givenAttributes.contains(slot), awakening.given?[slot] == nil else { return }
+        awakening.given = awakening.given ?? [:]
+        awakening.given![slot] = .some(object.value(atSlot: slot))
     }
 
     /// Attributes of `object` that only `awakeFromInsert()` set.

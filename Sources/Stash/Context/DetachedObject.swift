@@ -84,17 +84,16 @@ extension ManagedObjectContext {
             let rowID = object.rowID, object.unloaded.isEmpty, !object.rowIsGone,
             identity.state(for: entity).updated[ObjectIdentifier(object)] == nil
         else { return nil }
-        let storage = object.storage
         // Never set: the insert left the column to its default, which for an optional
         // without one is NULL (a non-optional one is always set).
         var unset: [AttributeDescription] = []
-        for attribute in entity.attributes where storage.values[attribute.index] == nil {
+        for attribute in entity.attributes where !object.layout.isSet(atSlot: attribute.index, of: object) {
             guard attribute.codec.isOptional else { return nil }
             unset.append(attribute)
         }
         var dates: [(index: Int, value: Any)] = []
         for (index, kind, isOptional) in entity.storeAdjusted {
-            guard let value = storage.values[index] else { continue }
+            guard let value = object.value(atSlot: index) else { continue }
             if kind == .date {
                 guard let date = value as? Date else { continue }
                 guard let rounded = StoredDate.rounded(date) else { return nil }
@@ -106,8 +105,8 @@ extension ManagedObjectContext {
                 return nil
             }
         }
-        for attribute in unset { storage.values[attribute.index] = attribute.codec.nilValue }
-        for (index, value) in dates { storage.values[index] = value }
+        for attribute in unset { object.setValue(attribute.codec.nilValue, inSlot: attribute.index) }
+        for (index, value) in dates { object.setValue(value, inSlot: index) }
         return DetachedObject(
             objectID: ObjectID(entityName: entity.name, rowID: rowID, temporaryID: 0), object: object,
             savedAt: (lastSave.after, lastSave.token))

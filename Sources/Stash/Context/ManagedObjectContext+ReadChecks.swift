@@ -53,16 +53,12 @@
         }
 
         /// Traps, naming the property and how its read is misplaced, unless the caller may read
-        /// here: for a read of the attribute or to-one relationship at `slot` of `storage`'s
-        /// object, or (`toMany`) of its to-many relationship at that index.
-        func checkMisplacedRead(of storage: ObjectStorage, atSlot slot: Int, toMany: Bool) {
+        /// here: for a read of the attribute or to-one relationship at `slot` of `object`, or (`toMany`) of its to-many relationship at that index.
+        func checkMisplacedRead(of object: ManagedObject, atSlot slot: Int, toMany: Bool) {
             guard let misplaced = misplacedRead() else { return }
-            var property = "an attribute"
-            if let object = storage.owner {
-                let entity = object.entity
-                let named = toMany ? entity.toManyRelationships[slot].name : entity.attributes[slot].name
-                property = "\(entity.name).\(named)"
-            }
+            let entity = object.entity
+            let named = toMany ? entity.toManyRelationships[slot].name : entity.attributes[slot].name
+            let property = "\(entity.name).\(named)"
             fatalError(
                 "Stash: \(property) was read \(misplaced). A context's objects are read where the context is "
                     + "used, as they are written: read it there, or pass its objectID and read it through a "

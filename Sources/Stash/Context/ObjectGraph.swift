@@ -45,7 +45,7 @@ final class ObjectGraph: ContextPart {
 
     /// Whether `source`'s to-one relationship at `slot` names `target`, or may (not loaded).
     static func mayPoint(_ source: ManagedObject, _ slot: Int, at target: ManagedObject) -> Bool {
-        guard let value = source.values[slot] else { return source.unloaded.contains(slot) }
+        guard let value = source.value(atSlot: slot) else { return source.unloaded.contains(slot) }
         switch RelationshipTarget(slotValue: value) {
         case .none: return false
         case .object(let object): return object.resolved === target
@@ -309,7 +309,7 @@ final class ObjectGraph: ContextPart {
             var seen = Set(list.map(ObjectIdentifier.init))
             var others: [ManagedObject] = []
             for candidate in pending.candidates where !seen.contains(ObjectIdentifier(candidate)) {
-                let target = RelationshipTarget(slotValue: candidate.values[slot])
+                let target = RelationshipTarget(of: candidate, atSlot: slot)
                 if editor.registered(target, of: incoming) === owner || (isStored && target.rowID == owner.rowID) {
                     seen.insert(ObjectIdentifier(candidate))
                     others.append(candidate)
@@ -336,7 +336,7 @@ final class ObjectGraph: ContextPart {
         let editor = RelationshipEditor(context: context)
         for relationship in object.entity.relationships where !relationship.isToMany {
             let slot = relationship.slot!
-            let current = RelationshipTarget(slotValue: object.values[slot])
+            let current = RelationshipTarget(of: object, atSlot: slot)
             let target =
                 relationship.deleteRule == .cascade
                 ? object.toOneTarget(atSlot: slot) : editor.registered(current, of: relationship)
@@ -345,7 +345,7 @@ final class ObjectGraph: ContextPart {
             case let inverse? where inverse.isToMany:
                 if case .toMany(let index) = inverse.kind { editor.list(of: target, index)?.remove(object) }
             case let inverse?:
-                if editor.registered(RelationshipTarget(slotValue: target.values[inverse.slot!]), of: inverse)
+                if editor.registered(RelationshipTarget(of: target, atSlot: inverse.slot!), of: inverse)
                     === object,
                     relationship.deleteRule != .cascade
                 {

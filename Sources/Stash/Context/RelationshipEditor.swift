@@ -21,7 +21,7 @@ struct RelationshipEditor {
             }
             return
         }
-        let current = RelationshipTarget(slotValue: object.values[slot])
+        let current = RelationshipTarget(of: object, atSlot: slot)
         let old = registered(current, of: relationship)
         if let target, old === target { return }
         if target == nil, case .none = current { return }
@@ -36,12 +36,12 @@ struct RelationshipEditor {
             }
             if let target { appendToList(of: target, index, object) }
         case .toOne(let inverseSlot):
-            if let old, registered(RelationshipTarget(slotValue: old.values[inverseSlot]), of: inverse) === object {
+            if let old, registered(RelationshipTarget(of: old, atSlot: inverseSlot), of: inverse) === object {
                 write(nil, of: inverse, in: old)
             }
             if let target {
                 // The target's partner until now loses it: a one-to-one relationship has one.
-                if let previous = registered(RelationshipTarget(slotValue: target.values[inverseSlot]), of: inverse),
+                if let previous = registered(RelationshipTarget(of: target, atSlot: inverseSlot), of: inverse),
                     previous !== object
                 {
                     write(nil, of: relationship, in: previous)
@@ -81,7 +81,7 @@ struct RelationshipEditor {
                 }
             }
             for new in unique
-            where registered(RelationshipTarget(slotValue: new.values[inverseSlot]), of: inverse) !== object {
+            where registered(RelationshipTarget(of: new, atSlot: inverseSlot), of: inverse) !== object {
                 setTarget(object, of: inverse, in: new)
             }
         }

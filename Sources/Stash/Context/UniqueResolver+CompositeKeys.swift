@@ -50,7 +50,7 @@ extension UniqueResolver {
             if attribute.isRelationship {
                 let target =
                     targets[column].map(RelationshipTarget.object)
-                    ?? RelationshipTarget(slotValue: object.values[column])
+                    ?? RelationshipTarget(of: object, atSlot: column)
                 switch target {
                 case .none: return nil
                 case .row(let rowID): parts.append(.value(.integer(rowID)))
@@ -127,7 +127,7 @@ extension UniqueResolver {
             for relationship in state.entity.relationships where !relationship.isToMany {
                 guard let inverse = try? relationship.inverse(), case .toMany(let index) = inverse.kind,
                     let target = editor.registered(
-                        RelationshipTarget(slotValue: holder.values[relationship.slot!]), of: relationship),
+                        RelationshipTarget(of: holder, atSlot: relationship.slot!), of: relationship),
                     let list = editor.list(of: target, index),
                     let place = list.objects.firstIndex(where: { $0 === object })
                 else { continue }
@@ -152,7 +152,7 @@ extension UniqueResolver {
         let state = try context.identity.state(forType: inverse.entityType)
         guard state.compositeUniques.contains(where: { $0.contains(slot) }) else { return objects }
         return try objects.map { object in
-            guard object.state == .inserted, case .none = RelationshipTarget(slotValue: object.values[slot]),
+            guard object.state == .inserted, case .none = RelationshipTarget(of: object, atSlot: slot),
                 let (holder, constraint) = try compositeHolder(for: object, in: state, targets: [slot: owner])
             else { return object }
             if context.policyInEffect.kind == .fail { throw Self.compositeConflict(state, constraint) }

@@ -35,8 +35,8 @@ final class UniqueResolver: ContextPart {
         }
     }
 
-    /// Makes `object` stand in for `holder`: its wrappers are pointed at the holder's values,
-    /// so reading a property of either gives the same value and writing through either is a
+    /// Makes `object` stand in for `holder`: its properties read and write the holder's values
+    /// (see `Attribute`), so reading a property of either gives the same value and writing through either is a
     /// change of the holder, saved with it. Public properties and context calls (`objectID`,
     /// `hasChanges`, `delete`) answer for the holder too.
     func standIn(_ object: ManagedObject, for holder: ManagedObject, in state: EntityState) {
@@ -56,7 +56,6 @@ final class UniqueResolver: ContextPart {
             }
         }
         object.changedAttributes.removeAll()
-        ObjectLayout.of(type(of: object)).repoint(object, to: holder.storage)
     }
 
     /// Whether the values a new object was given go to the object it turns out to stand in
@@ -73,7 +72,6 @@ final class UniqueResolver: ContextPart {
     func standIn(
         _ object: ManagedObject, for holder: ManagedObject, in state: EntityState, undo: inout [() -> Void]
     ) {
-        let ownStorage = object.storage
         let ownChanges = object.changedAttributes
         let holderValues = holder.values
         let holderChanges = holder.changedAttributes
@@ -83,7 +81,6 @@ final class UniqueResolver: ContextPart {
         undo.append {
             object.state = .inserted
             object.standIn = nil
-            ObjectLayout.of(type(of: object)).repoint(object, to: ownStorage)
             object.changedAttributes = ownChanges
             holder.values = holderValues
             holder.changedAttributes = holderChanges

@@ -51,8 +51,8 @@ extension EntityDescription {
         let probe = type.init()
         probe.cachedEntity = self
         probe.probedSlots = []
-        probe.storage.isObserved = true
-        probe.storage.values = ContiguousArray(repeating: nil, count: attributes.count)
+        probe.isObserved = true
+        probe.values = ContiguousArray(repeating: nil, count: attributes.count)
         return probe
     }
 

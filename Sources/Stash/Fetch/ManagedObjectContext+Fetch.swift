@@ -235,16 +235,18 @@ extension ManagedObjectContext {
         }
         let object = entity.type.init()
         object.cachedEntity = entity
-        let storage = object.storage
         var column = 0
+        let base = UnsafeMutableRawPointer(Unmanaged.passUnretained(object).toOpaque())
         do {
-            try storage.values.withUnsafeMutableBufferPointer { slots in
-                precondition(entity.attributes.count <= slots.count, "a \(entity.name) has fewer slots than columns")
-                let base = slots.baseAddress!
-                for attribute in entity.attributes {
-                    ObjectStorage.put(try attribute.codec.read(row, column: column), into: base + column)
+            for attribute in entity.attributes {
+                if let direct = entity.directReads[column],
+                    Self.read(row, column, into: base + direct.offset, direct.access)
+                {
                     column &+= 1
+                    continue
                 }
+                object.fill(try attribute.codec.read(row, column: column), atSlot: column)
+                column &+= 1
             }
         } catch var error as StashError {
             error.entity = entity.name
@@ -253,6 +255,19 @@ extension ManagedObjectContext {
         }
         registerPersisted(object, rowID: rowID, in: state)
         return object
+    }
+
+    /// Reads `column` straight into the wrapper at `wrapper` (see `EntityDescription
+    /// .directReads`); `false` if it holds a value of another kind, which the codec reports.
+    @inline(__always)
+    private static func read(
+        _ row: any StoreRow, _ column: Int, into wrapper: UnsafeMutableRawPointer, _ access: SlotAccess
+    ) -> Bool {
+        switch access {
+        case .plain(let type): type.readIntoPlainSlot(row, column: column, at: wrapper)
+        case .optional(let type): type.readIntoOptionalSlot(row, column: column, at: wrapper)
+        case .toOne, .generic: false
+        }
     }
 
     /// A new, unsaved object turns out to have a stored row (same unique value): it becomes

@@ -36,7 +36,7 @@ extension ManagedObjectContext {
     ) throws {
         var missing = Set<Int64>()
         for object in objects {
-            if case .row(let rowID) = RelationshipTarget(in: object.storage, atSlot: slot),
+            if case .row(let rowID) = RelationshipTarget(of: object, atSlot: slot),
                 targetState.byRowID[rowID] == nil
             {
                 missing.insert(rowID)
@@ -54,7 +54,7 @@ extension ManagedObjectContext {
         // (`RegisteredObjects`), so a target named by row id alone could be gone by the read.
         let inverseList = relationship.inverseListIndex
         for object in objects {
-            guard case .row(let rowID) = RelationshipTarget(in: object.storage, atSlot: slot),
+            guard case .row(let rowID) = RelationshipTarget(of: object, atSlot: slot),
                 let target = loaded[rowID] ?? targetState.byRowID[rowID]
             else { continue }
             object.keep(target, inSlot: slot, inverseList: inverseList)

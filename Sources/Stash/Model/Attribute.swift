@@ -1,3 +1,5 @@
+import Synchronization
+
 /// A stored attribute of a `ManagedObject`: one column of the entity's table, one key of
 /// its JSON.
 ///
@@ -16,33 +18,32 @@
 /// }
 /// ```
 ///
-/// The wrapper keeps no value: values live in the object's box, in the slot the wrapper
-/// was given when the object was built (see `ConstructionFrame`). So the context can read
-/// and write every attribute of any object by slot, without reflection, and every
-/// assignment through the property is seen by change tracking.
+/// The wrapper keeps the value, typed, inside the object (`value`, `nil` while unset or not
+/// loaded), and its slot, the attribute's position in its entity, which `ManagedObject.init`
+/// writes (see `ObjectLayout`). Reads and writes go through the object (the enclosing-instance
+/// subscript), so every assignment is seen by change tracking; the context reads and writes
+/// every attribute of any object by slot through `ObjectLayout`, without reflection.
 @propertyWrapper
 public struct Attribute<Value: Codable> {
-    // These two come first, in this order: `ObjectLayout` reads and repoints them in place
-    // (see `WrapperHeader`).
-    @usableFromInline var storage: ObjectStorage
+    // The slot comes first: `ObjectLayout` writes it in place (see `WrapperHeader`).
     @usableFromInline var slot: Int
+    /// The value; `nil` means never set (an optional attribute's `nil` is `.some(nil)`,
+    /// never confused with unset) or, for an object that stands for a stored row, not
+    /// loaded yet.
+    @usableFromInline var value: Value?
 
     // Everything here is inlinable so that, in the model's module, it is specialized for
-    // `Value`: reading an attribute is then an array load and a cast.
+    // `Value`: reading an attribute is then a field load.
 
     /// An attribute with a default, used for new objects when the JSON has no such key.
     ///
     /// - Parameter options: `.unique` (the upsert key), `.indexed`.
     @inlinable
     public init(wrappedValue: Value, _ options: AttributeOptions = []) {
-        let frame = ConstructionFrame.unretainedCurrent
-        let box = frame._withUnsafeGuaranteedRef { $0.currentBox() }
-        slot = box.values.count
-        // As `Any`, so that an optional's `nil` is kept as a value, distinct from unset.
-        box.values.append(wrappedValue as Any)
-        storage = box
-        if frame._withUnsafeGuaranteedRef({ $0.isDescribing }) {
-            frame.takeUnretainedValue().declare(AttributeDeclaration(options: options), in: box, at: slot)
+        value = wrappedValue
+        slot = -1
+        if entitiesBeingDescribed.load(ordering: .relaxed) != 0 {
+            slot = declareIfDescribing(AttributeDeclaration(options: options))
         }
     }
 
@@ -51,15 +52,12 @@ public struct Attribute<Value: Codable> {
     /// was never set.
     @inlinable
     public init(_ options: AttributeOptions = []) {
-        let frame = ConstructionFrame.unretainedCurrent
-        let box = frame._withUnsafeGuaranteedRef { $0.currentBox() }
-        slot = box.values.count
         // Swift picks this initializer for optionals too (a constrained overload loses to
         // a non-generic one), so an optional starts "unset" and reads as nil.
-        box.values.append(nil)
-        storage = box
-        if frame._withUnsafeGuaranteedRef({ $0.isDescribing }) {
-            frame.takeUnretainedValue().declare(AttributeDeclaration(options: options), in: box, at: slot)
+        value = nil
+        slot = -1
+        if entitiesBeingDescribed.load(ordering: .relaxed) != 0 {
+            slot = declareIfDescribing(AttributeDeclaration(options: options))
         }
     }
 
@@ -146,35 +144,57 @@ public struct Attribute<Value: Codable> {
         _ options: AttributeOptions, key: String? = nil, originalName: String? = nil,
         normalized: AttributeNormalization? = nil
     ) {
-        let frame = ConstructionFrame.current
-        guard frame.isDescribing else { return }
+        guard slot >= 0 else { return }
         var declaration = AttributeDeclaration(options: options, key: key, originalName: originalName)
         declaration.normalization = normalized
-        frame.declare(declaration, in: storage, at: slot)
+        ConstructionFrame.current.redeclare(declaration, at: slot)
     }
 
-    @inlinable
+    @available(*, unavailable, message: "@Attribute is only for the stored properties of a ManagedObject subclass")
     public var wrappedValue: Value {
-        get {
+        get { fatalError() }
+        set { fatalError() }
+    }
+
+    /// Reads and writes go through the object: a stand-in reads and writes the object it
+    /// stands in for, a read of a value not loaded loads it, a write is a change.
+    ///
+    /// Inlinable so that, in the model's module, the access to the wrapper through
+    /// `storageKeyPath` (a key path literal) folds into a plain field access.
+    @inlinable
+    public static subscript<Owner: ManagedObject>(
+        _enclosingInstance owner: Owner, wrapped wrappedKeyPath: ReferenceWritableKeyPath<Owner, Value>,
+        storage storageKeyPath: ReferenceWritableKeyPath<Owner, Self>
+    ) -> Value {
+        // Always inlined into the property's accessor, where the key path is a literal.
+        @inline(__always) get {
+            let slot = owner[keyPath: storageKeyPath].slot
+            // Neither the owner's type nor the key path leaves this function: the key path
+            // then folds into a field access, where passing it on would build it every read.
+            if owner.standIn != nil { return standInValue(owner, atSlot: slot) }
             #if DEBUG
-                storage.checkRead(atSlot: slot)
+                owner.checkRead(atSlot: slot)
             #endif
-            if storage.isObserved { owner.observeAccess(atSlot: slot) }
-            if let value = storage.inlineValue(at: slot, as: Value.self) { return value }
-            guard let value = storage.values[slot] else {
-                return unboxed(owner.valueOfUnsetAttribute(atSlot: slot))
-            }
-            return unboxed(value)
+            if owner.isObserved { owner.observeAccess(atSlot: slot) }
+            if let value = owner[keyPath: storageKeyPath].value { return value }
+            return unboxed(owner.valueOfUnsetAttribute(atSlot: slot))
         }
-        nonmutating set {
-            owner.setValue(newValue as Any, atSlot: slot)
+        @inline(__always) set {
+            owner.setValue(newValue as Any, atSlot: owner[keyPath: storageKeyPath].slot)
         }
     }
 
-    @inlinable
-    var owner: ManagedObject {
-        guard let owner = storage.owner else { attributeOutsideManagedObject() }
-        return owner
+    /// A stand-in's read: the value of the object it stands in for (see
+    /// `UniqueResolver.standIn`), which is of the same class.
+    @usableFromInline
+    static func standInValue(_ owner: ManagedObject, atSlot slot: Int) -> Value {
+        let object = owner.resolved
+        #if DEBUG
+            object.checkRead(atSlot: slot)
+        #endif
+        if object.isObserved { object.observeAccess(atSlot: slot) }
+        if let value = object.value(atSlot: slot) { return unboxed(value) }
+        return unboxed(object.valueOfUnsetAttribute(atSlot: slot))
     }
 }
 
@@ -183,8 +203,11 @@ func attributeOutsideManagedObject() -> Never {
     fatalError("@Attribute is only for the stored properties of a ManagedObject subclass")
 }
 
-/// What schema building needs from a Stash property wrapper type.
+/// What schema building and the context need from a Stash property wrapper type.
 protocol ManagedProperty: SendableMetatype {
+    /// How the context reads and writes the wrapper's value (to-many relationships keep
+    /// none: never asked).
+    static var slotAccess: SlotAccess { get }
     /// The codec for the wrapped type, built once per entity.
     static func makeCodec() throws -> any AttributeCodec
     /// `true` for a to-many relationship, which has no slot in the value box.
@@ -199,4 +222,19 @@ extension Attribute: ManagedProperty {
     static func makeCodec() throws -> any AttributeCodec {
         try makeAttributeCodec(for: Value.self)
     }
+}
+
+/// How many entities are being described, on any thread: while none is, a wrapper's
+/// initializer does not look for its thread's `ConstructionFrame` at all.
+@usableFromInline
+let entitiesBeingDescribed = Atomic<Int>(0)
+
+/// Records `declaration` if this thread is describing an entity: its number among the
+/// declarations the frame holds, which the wrapper keeps as its slot until
+/// `ManagedObject.init` reads it (see `ObjectLayout.assignSlots`); -1 otherwise.
+@usableFromInline
+func declareIfDescribing(_ declaration: AttributeDeclaration) -> Int {
+    let frame = ConstructionFrame.current
+    guard frame.isDescribing else { return -1 }
+    return frame.declare(declaration)
 }

@@ -9,6 +9,10 @@ protocol AttributeCodec: Sendable {
     /// Whether every value is a plain value: one of the value types `StorableValue` covers,
     /// optional or not, which may move to another context with its object (`DetachedObject`).
     var holdsPlainValues: Bool { get }
+    /// Whether `read` is the column read as it is, through `StorableValue.read` (and NULL as
+    /// `nil` for an optional): then a fetch may read it straight into the object's wrapper
+    /// (`StorableValue.readIntoPlainSlot`), which gives the same value without boxing it.
+    var readsColumnAsIs: Bool { get }
     var isOptional: Bool { get }
     /// `Optional<Wrapped>.none` boxed, for an optional attribute never set.
     var nilValue: Any { get }
@@ -41,6 +45,7 @@ protocol AttributeCodec: Sendable {
 
 extension AttributeCodec {
     var holdsPlainValues: Bool { false }
+    var readsColumnAsIs: Bool { false }
 
     func read(_ row: any StoreRow, column: Int) throws -> Any {
         try value(from: row.value(column))
@@ -133,6 +138,7 @@ private func makeRawValueCodec<Value: Codable, Representable: RawRepresentable>(
 struct PrimitiveCodec<Value: StorableValue>: AttributeCodec {
     var storedType: StoredType { Value.storedType }
     var holdsPlainValues: Bool { true }
+    var readsColumnAsIs: Bool { true }
     var isOptional: Bool { false }
     var typeName: String { String(describing: Value.self) }
     var valueType: Any.Type { Value.self }
@@ -203,6 +209,7 @@ struct OptionalCodec<Wrapped>: AttributeCodec {
 
     var storedType: StoredType { base.storedType }
     var holdsPlainValues: Bool { base.holdsPlainValues }
+    var readsColumnAsIs: Bool { base.readsColumnAsIs }
     var isOptional: Bool { true }
     var typeName: String { base.typeName + "?" }
     var valueType: Any.Type { Wrapped?.self }

@@ -9,29 +9,30 @@ import Foundation
     import Darwin
 #endif
 
-/// What this thread knows about the managed object it is building: the value box its
-/// `@Attribute` wrappers fill.
+/// What this thread knows about the managed objects it builds: the layout of the class it
+/// built last, and, while an entity is described, the declarations its wrappers make.
 ///
 /// Swift runs a class's stored-property initializers, and so every wrapper's `init`, before
-/// the class's `init` body and before `ManagedObject.init` can see them. The first wrapper
-/// starts a box here; each wrapper appends its initial value and keeps the box and its slot;
-/// `ManagedObject.init` takes the box and claims it (`ObjectLayout.claim`), which checks
-/// through the object's own wrapper fields that the box is exactly theirs. When it is not
-/// (a model built inside another's initializer, an initializer that awaited and resumed on
-/// another thread), the object gathers its values from its wrappers into a box of its own.
-/// So the frame is a fast path, never a source of truth.
+/// the class's `init` body and before `ManagedObject.init` can see them. While an entity is
+/// described (`EntityDescription.init`, counted in `entitiesBeingDescribed`), each wrapper
+/// records its declaration here and keeps its number as its slot; `ManagedObject.init` reads
+/// those numbers back through the class's layout (`described`) before it writes the real
+/// slots. A model built inside another's initializer records its own declarations, which
+/// its own numbers find. Otherwise wrappers never look here.
 ///
 /// A frame belongs to one thread and is never shared, so its properties skip the runtime's
-/// exclusivity checks: with them, materializing fetched objects costs 11% more instructions
-/// (stash-bench under callgrind, 5,000 records).
+/// exclusivity checks.
 @usableFromInline
 final class ConstructionFrame {
-    /// The box the wrappers being initialized on this thread append to.
-    @exclusivity(unchecked) @usableFromInline var box: ObjectStorage?
-    /// How many values the last object built on this thread had: a new box reserves that.
-    @exclusivity(unchecked) @usableFromInline var capacityHint = 0
     /// Set while an entity is described: wrappers then record their declarations.
     @exclusivity(unchecked) @usableFromInline var isDescribing = false
+    /// The declarations recorded while describing, by number.
+    var declarations: [AttributeDeclaration] = []
+    var toManyDeclarations: [RelationshipDeclaration] = []
+    /// What each object built while describing declared, by object: its attributes' and
+    /// to-one relationships' declarations in slot order, its to-many ones' by index.
+    var describedObjects: [ObjectIdentifier: (fields: [AttributeDeclaration?], toMany: [RelationshipDeclaration?])] =
+        [:]
     /// The layout of the class built last on this thread: objects come in runs of one class.
     @exclusivity(unchecked) var lastLayout: ObjectLayout?
     /// Set while a key path through to-one relationships is probed (`EntityDescription
@@ -70,31 +71,29 @@ final class ConstructionFrame {
         return .passUnretained(makeCurrent())
     }
 
-    /// The box to append to, started by the first wrapper of an object.
-    @inlinable
-    func currentBox() -> ObjectStorage {
-        if let box { return box }
-        return startBox()
+    /// Records an attribute's or to-one relationship's declaration; returns its number.
+    func declare(_ declaration: AttributeDeclaration) -> Int {
+        declarations.append(declaration)
+        return declarations.count - 1
     }
 
-    @usableFromInline
-    func startBox() -> ObjectStorage {
-        let started = ObjectStorage(capacity: capacityHint)
-        box = started
-        return started
+    /// Replaces the declaration numbered `number`.
+    func redeclare(_ declaration: AttributeDeclaration, at number: Int) {
+        declarations[number] = declaration
     }
 
-    /// Records a wrapper's declaration while an entity is described.
-    @usableFromInline
-    func declare(_ declaration: AttributeDeclaration, in box: ObjectStorage, at slot: Int) {
-        box.declarations = box.declarations ?? [:]
-        box.declarations?[slot] = declaration
+    /// Records a to-many relationship's declaration; returns its number.
+    func declare(toMany declaration: RelationshipDeclaration) -> Int {
+        toManyDeclarations.append(declaration)
+        return toManyDeclarations.count - 1
     }
 
-    /// Hands the box to the object being initialized; the next wrapper starts a new one.
-    func takeBox() -> ObjectStorage? {
-        defer { box = nil }
-        return box
+    /// Keeps what `object`'s wrappers declared, given the numbers they kept as slots.
+    func described(_ object: ManagedObject, declarationNumbers numbers: (fields: [Int], toMany: [Int])) {
+        describedObjects[ObjectIdentifier(object)] = (
+            numbers.fields.map { declarations.indices.contains($0) ? declarations[$0] : nil },
+            numbers.toMany.map { toManyDeclarations.indices.contains($0) ? toManyDeclarations[$0] : nil }
+        )
     }
 
     /// The layout of `type`, from the one-entry cache or the process-wide one.

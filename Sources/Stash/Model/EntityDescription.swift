@@ -1,3 +1,5 @@
+import Synchronization
+
 /// The schema of one model class: its attributes, how to code them, and what a store
 /// needs to keep them (`schema`).
 ///
@@ -50,17 +52,30 @@ final class EntityDescription: Sendable {
     let compositeUniqueColumns = Locked<[[Int]]?>(nil)
     /// One key path per attribute, by slot: what Observation is told was read or changed.
     let observationKeyPaths: [any KeyPath<ManagedObject, Any?> & Sendable]
+    /// Per attribute, where a fetch reads its column straight into the object's wrapper
+    /// (the codec reads the column as it is, and the slot is a plain type's): its byte
+    /// offset in an instance and the slot's access; `nil` where the codec reads it.
+    let directReads: [(offset: Int, access: SlotAccess)?]
 
     init(type: ManagedObject.Type) throws {
         let name = String(describing: type)
         let layout = ObjectLayout.of(type)
         let frame = ConstructionFrame.current
         let wasDescribing = frame.isDescribing
+        let outerDeclarations = (frame.declarations, frame.toManyDeclarations)
         frame.isDescribing = true
+        entitiesBeingDescribed.add(1, ordering: .relaxed)
         let blank = type.init()
+        entitiesBeingDescribed.subtract(1, ordering: .relaxed)
         frame.isDescribing = wasDescribing
-        let box = blank.storage
-        guard box.values.count == layout.count else {
+        let described = frame.describedObjects.removeValue(forKey: ObjectIdentifier(blank))
+        if !wasDescribing {
+            frame.describedObjects = [:]
+            (frame.declarations, frame.toManyDeclarations) = outerDeclarations
+        }
+        guard let described, described.fields.count == layout.count,
+            described.toMany.count == layout.toManyFields.count
+        else {
             throw StashError(.invalidModel, "its attribute wrappers did not all initialize", entity: name)
         }
         var attributes: [AttributeDescription] = []
@@ -76,20 +91,20 @@ final class EntityDescription: Sendable {
             attributes.append(
                 try inPlace(name) {
                     try AttributeDescription(
-                        name: field.name, index: index, declaration: box.declarations?[index] ?? AttributeDeclaration(),
-                        defaultValue: box.values[index], codec: codec)
+                        name: field.name, index: index, declaration: described.fields[index] ?? AttributeDeclaration(),
+                        defaultValue: blank.value(atSlot: index), codec: codec)
                 })
         }
         try inPlace(name) { try KeyStep.checkPaths(of: attributes) }
         var relationships: [RelationshipDescription] = []
         for attribute in attributes {
-            guard let declaration = box.declarations?[attribute.index]?.relationship else { continue }
+            guard let declaration = described.fields[attribute.index]?.relationship else { continue }
             relationships.append(
                 try Self.relationship(
                     attribute.name, of: type, kind: .toOne(slot: attribute.index), declaration: declaration))
         }
         for (index, field) in layout.toManyFields.enumerated() {
-            guard let declaration = box.toManyDeclarations?[index] else {
+            guard let declaration = described.toMany[index] else {
                 throw StashError(
                     .invalidModel, "its relationship wrapper did not initialize", entity: name, attribute: field.name)
             }
@@ -121,6 +136,13 @@ final class EntityDescription: Sendable {
         self.uniqueAttributes = attributes.filter(\.isUnique)
         // Relationships are decoded on their own (see `ObjectDecoder+Relationships`).
         self.nonUniqueAttributes = attributes.filter { !$0.isUnique && !$0.isRelationship }
+        self.directReads = attributes.map { attribute in
+            let field = layout.fields[attribute.index]
+            switch field.access {
+            case .plain, .optional: return attribute.codec.readsColumnAsIs ? (field.offset, field.access) : nil
+            case .toOne, .generic: return nil
+            }
+        }
         self.observationKeyPaths = attributes.map { attribute -> any KeyPath<ManagedObject, Any?> & Sendable in
             \ManagedObject.[observedSlot: attribute.index]
         }
@@ -130,13 +152,13 @@ final class EntityDescription: Sendable {
             name: name,
             columns: attributes.map { attribute in
                 let index = attribute.index
-                guard let first = box.values[index], let second = other.storage.values[index],
+                guard let first = blank.value(atSlot: index), let second = other.value(atSlot: index),
                     (try? attribute.codec.storedValue(for: first)) != (try? attribute.codec.storedValue(for: second))
                 else { return attribute.column(defaultMaker: nil) }
                 let codec = attribute.codec
                 return attribute.column(
                     defaultMaker: DefaultMaker {
-                        guard let value = type.init().storage.values[index] else { return .null }
+                        guard let value = type.init().value(atSlot: index) else { return .null }
                         return try codec.storedValue(for: value)
                     })
             })

@@ -7,7 +7,7 @@ import Observation
 extension ManagedObject: Observable {
     /// The value at `slot`, by key path: what Observation is told was read or changed.
     subscript(observedSlot slot: Int) -> Any? {
-        storage.values[slot]
+        value(atSlot: slot)
     }
 
     /// Reports a read of the attribute at `slot`.
@@ -19,13 +19,13 @@ extension ManagedObject: Observable {
 
     /// Stores `value` at `slot` inside Observation's will-set and did-set, when observed.
     final func observedChange(atSlot slot: Int, _ change: () -> Void) {
-        guard storage.isObserved, let registrar else { return change() }
+        guard isObserved, let registrar else { return change() }
         registrar.withMutation(of: self, keyPath: entity.observationKeyPaths[slot], change)
     }
 
     /// Starts or stops reporting reads and writes.
     final func setObserved(_ observed: Bool) {
         if observed, registrar == nil { registrar = ObservationRegistrar() }
-        storage.isObserved = observed
+        isObserved = observed
     }
 }

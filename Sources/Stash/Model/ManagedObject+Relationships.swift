@@ -9,9 +9,9 @@ extension ManagedObject {
             return ConstructionFrame.current.relationshipProbes != nil ? probeTarget(atSlot: slot) : nil
         }
         let object = resolved
-        if object.storage.isObserved { object.observeAccess(atSlot: slot) }
+        if object.isObserved { object.observeAccess(atSlot: slot) }
         if object.unloaded.contains(slot) { object.managedObjectContext?.faults.fulfill(object) }
-        switch RelationshipTarget(in: object.storage, atSlot: slot) {
+        switch RelationshipTarget(of: object, atSlot: slot) {
         case .none:
             return nil
         case .object(let target):
@@ -33,7 +33,7 @@ extension ManagedObject {
     /// the row, found through the context while anyone holds the target.
     final func keep(_ target: ManagedObject, inSlot slot: Int, inverseList: Int?) {
         if let inverseList, target.toManyLists?[inverseList] != nil { return }
-        storage.values[slot] = RelationshipTarget.object(target)
+        setValue(RelationshipTarget.object(target), inSlot: slot)
     }
 
     /// Names `owner` by its row in the to-one `slot`, where the slot holds it as an object
@@ -41,10 +41,10 @@ extension ManagedObject {
     /// row finds `owner` through the context while anyone holds it. Not for an unsaved
     /// owner (no row), nor a changed slot (written at the save as it is).
     final func nameByRow(_ owner: ManagedObject, inSlot slot: Int) {
-        guard case .object(let target) = RelationshipTarget(slotValue: storage.values[slot]), target === owner,
+        guard case .object(let target) = RelationshipTarget(of: self, atSlot: slot), target === owner,
             owner.state == .persisted, let rowID = owner.rowID, !changedAttributes.contains(slot)
         else { return }
-        storage.values[slot] = RelationshipTarget.row(rowID)
+        setValue(RelationshipTarget.row(rowID), inSlot: slot)
     }
 
     /// A probe of the to-one relationship's target, for `EntityDescription.path(for:)`.

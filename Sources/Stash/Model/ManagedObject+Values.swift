@@ -1,29 +1,76 @@
 extension ManagedObject {
-    /// The attribute values by position (see `ObjectStorage`).
+    /// A copy of the attribute values by position, boxed (an optional attribute's `nil` is a
+    /// boxed `Optional.none`, an unset or unloaded one is `nil`): for snapshots that put
+    /// them back later (`values = snapshot`). The values themselves live in the wrappers
+    /// (see `ObjectLayout`).
     final var values: ContiguousArray<Any?> {
-        @inline(__always) get { storage.values }
-        @inline(__always) set { storage.values = newValue }
-        @inline(__always) _modify { yield &storage.values }
+        get {
+            let layout = self.layout
+            var values = ContiguousArray<Any?>()
+            values.reserveCapacity(layout.count)
+            for slot in 0..<layout.count { values.append(layout.value(atSlot: slot, of: self)) }
+            return values
+        }
+        set {
+            let layout = self.layout
+            precondition(newValue.count == layout.count, "\(newValue.count) values for \(layout.count) slots")
+            for slot in 0..<layout.count { layout.setValue(newValue[slot], atSlot: slot, of: self) }
+        }
     }
 
-    /// The value of `attribute`, `nil` if never set (an optional attribute's `nil` may be
-    /// either `nil` here or a boxed `Optional.none`).
+    /// The value at `slot`, `nil` if never set or not loaded.
+    @inline(__always)
+    final func value(atSlot slot: Int) -> Any? {
+        layout.value(atSlot: slot, of: self)
+    }
+
+    /// Sets the value at `slot` without telling anyone (`nil`: unset). Every write of a
+    /// value outside fetching and decoding passes here, so `awakeFromInsert()` can be undone
+    /// where it overwrote a value the object was given (`ChangeTracker.awaken`).
+    @inline(__always)
+    final func setValue(_ value: Any?, inSlot slot: Int) {
+        if isAwakening { managedObjectContext?.tracker.awakeWillWrite(self, atSlot: slot) }
+        layout.setValue(value, atSlot: slot, of: self)
+    }
+
+    /// `setValue(_:inSlot:)` with a value, which skips the check for "unset".
+    @inline(__always)
+    final func setValue(_ value: Any, inSlot slot: Int) {
+        if isAwakening { managedObjectContext?.tracker.awakeWillWrite(self, atSlot: slot) }
+        layout.fill(value, atSlot: slot, of: self)
+    }
+
+    /// Sets the value at `slot` of an object being filled from a row or from JSON, which no
+    /// hook is running on.
+    @inline(__always)
+    final func fill(_ value: Any, atSlot slot: Int) {
+        layout.fill(value, atSlot: slot, of: self)
+    }
+
+    /// The value of `attribute`, `nil` if never set (an optional attribute's `nil` is a
+    /// boxed `Optional.none`).
     @inline(__always)
     final func value(of attribute: AttributeDescription) -> Any? {
-        storage.values[attribute.index]
+        layout.value(atSlot: attribute.index, of: self)
     }
 
     /// The value of `attribute`, loading it first if the object has not (see `unloaded`).
     final func loadedValue(of attribute: AttributeDescription) -> Any? {
         if unloaded.contains(attribute.index) { managedObjectContext?.faults.fulfill(self) }
-        return storage.values[attribute.index]
+        return layout.value(atSlot: attribute.index, of: self)
     }
 
     /// Stores a value without telling anyone: for loading rows and merging, not for
     /// changes the user makes.
     @inline(__always)
     final func setPrimitiveValue(_ value: Any?, of attribute: AttributeDescription) {
-        storage.values[attribute.index] = value
+        setValue(value, inSlot: attribute.index)
+    }
+
+    /// `setPrimitiveValue` with a value.
+    @inline(__always)
+    final func setPrimitiveValue(_ value: Any, of attribute: AttributeDescription) {
+        setValue(value, inSlot: attribute.index)
     }
 
     /// Stores a value as a change: tracked for the next save and, for unique attributes,
@@ -47,13 +94,13 @@ extension ManagedObject {
             if !knownToDiffer, seemsToHold(value, attribute) {
                 // The same as stored, though maybe not identical (a date within the same
                 // millisecond): the object reads what it was given.
-                observedChange(atSlot: index) { storage.values[index] = value }
+                observedChange(atSlot: index) { setValue(value, inSlot: index) }
                 return restate(attribute, in: context)
             }
             if (state != .inserted && changedAttributes.isEmpty) || context.tracker.journal != nil {
                 context.tracker.objectWillChange(self)
             }
-            observedChange(atSlot: index) { storage.values[index] = value }
+            observedChange(atSlot: index) { setValue(value, inSlot: index) }
             changedAttributes.insert(index)
             if !restatedAttributes.isEmpty { restatedAttributes.remove(index) }
             if !context.tracker.awokenDefaults.isEmpty {
@@ -97,7 +144,7 @@ extension ManagedObject {
 
     /// An object in no context: nothing to tell anyone.
     private func setDetached(_ value: Any, of attribute: AttributeDescription) {
-        storage.values[attribute.index] = value
+        setValue(value, inSlot: attribute.index)
         changedAttributes.insert(attribute.index)
         unloaded.remove(attribute.index)
     }
@@ -115,6 +162,8 @@ extension ManagedObject {
     /// so an object made in code keeps its unique value in the form decoding gives it.
     @usableFromInline
     final func setValue(_ value: Any, atSlot slot: Int) {
+        // A stand-in's write is a change of the object it stands in for.
+        if standIn != nil { return resolved.setValue(value, atSlot: slot) }
         let attribute = entity.attributes[slot]
         setValue(attribute.normalization == nil ? value : attribute.normalized(value), of: attribute)
     }
@@ -142,7 +191,7 @@ extension ManagedObject {
                 )
             }
             context.faults.fulfill(self)
-            if let value = storage.values[slot] { return value }
+            if let value = self.value(atSlot: slot) { return value }
             // Its row is gone or could not be read: the world changed, which is no
             // programming error. It reads as its type's empty value (`isRowDeleted` says
             // which; a failed read is thrown by the context's next throwing call).

@@ -1,4 +1,5 @@
 import Observation
+import Synchronization
 
 /// The base class of every stored model: a final subclass is both an entity of the store
 /// and, when it says `Decodable`, the JSON mapping of a REST resource.
@@ -15,9 +16,20 @@ import Observation
 /// used from one isolation domain at a time: it is deliberately not `Sendable`. Pass its
 /// `objectID` across instead.
 open class ManagedObject: SendableMetatype {
-    /// The attribute values, shared with the wrappers (see `ObjectStorage`).
-    final private(set) var storage: ObjectStorage
+    /// Where this class's wrappers are, which hold the values (see `ObjectLayout`).
+    // Unsafe (unowned): layouts live as long as the process (`ObjectLayout.of` keeps them);
+    // a counted reference costs a retain and a release per object.
+    final unowned(unsafe) let layout: ObjectLayout
     final var cachedEntity: EntityDescription?
+    /// Set while the object's context reports reads and writes to Observation
+    /// (`ManagedObjectContext.observesObjects`). Unchecked for the reason `state` is: it is
+    /// read on every property read.
+    @exclusivity(unchecked) @usableFromInline final var isObserved = false
+    #if DEBUG
+        /// What the debug check on reads (`checkRead`) needs of the context, kept in step
+        /// with `managedObjectContext`. Unchecked for the reason `isObserved` is.
+        @exclusivity(unchecked) final var readGuard = ReadGuard()
+    #endif
 
     #if DEBUG
         /// The context that tracks this object, if any. Kept alive by the object, so that its
@@ -25,7 +37,7 @@ open class ManagedObject: SendableMetatype {
         /// the variable that held its context (see `RegisteredObjects`).
         public internal(set) final var managedObjectContext: ManagedObjectContext? {
             // The debug check on reads follows the object into and out of contexts.
-            didSet { storage.readGuard = managedObjectContext?.readGuard ?? ReadGuard() }
+            didSet { readGuard = managedObjectContext?.readGuard ?? ReadGuard() }
         }
     #else
         /// The context that tracks this object, if any. Kept alive by the object, so that its
@@ -61,10 +73,12 @@ open class ManagedObject: SendableMetatype {
     @exclusivity(unchecked) final var unloaded = AttributeSet()
     /// The object this one stands in for: a new object whose unique value another object
     /// of its context already had (see `UniqueResolver.resolveUniqueValues`).
-    @exclusivity(unchecked) final var standIn: ManagedObject?
+    @exclusivity(unchecked) @usableFromInline final var standIn: ManagedObject?
     /// Set when another context deleted the object's row: the object has left its context's
     /// identity map and fetches, and a change made to it fails the next save (`rowMissing`).
     @exclusivity(unchecked) final var rowIsGone = false
+    /// Set while `awakeFromInsert()` runs (see `ChangeTracker.awaken`).
+    @exclusivity(unchecked) final var isAwakening = false
     /// The choice `insert(_:onMatch:)` was given for this new object, until it is matched;
     /// `nil`: the context's merge policy decides. (Beside `rowIsGone`, in its padding.)
     final var uniqueMatch: UniqueMatch?
@@ -90,13 +104,36 @@ open class ManagedObject: SendableMetatype {
     /// keep this one: fetching builds objects with it.
     public required init() {
         let frame = ConstructionFrame.unretainedCurrent
-        let offered = frame._withUnsafeGuaranteedRef { $0.takeBox() }
         let layout = frame._withUnsafeGuaranteedRef { $0.layout(of: Self.self) }
-        storage = offered ?? ObjectStorage(capacity: 0)
-        storage = layout.claim(offered, for: self)
-        storage.owner = self
-        frame._withUnsafeGuaranteedRef { $0.capacityHint = layout.count }
+        self.layout = layout
+        if entitiesBeingDescribed.load(ordering: .relaxed) != 0,
+            frame._withUnsafeGuaranteedRef({ $0.isDescribing })
+        {
+            frame.takeUnretainedValue().described(
+                self, declarationNumbers: layout.assignSlots(of: self, reportingOld: true))
+        } else {
+            layout.assignSlots(of: self)
+        }
     }
+
+    #if DEBUG
+        /// Traps unless the caller is in the isolation of the object's context, for a read of
+        /// the attribute or to-one relationship at `slot` (or, `toMany`, the to-many one at
+        /// that index). Debug builds only: release builds check writes and entry points.
+        /// One function with few locals: every call and local costs in a debug build, where a
+        /// plain read is about 800 instructions.
+        @usableFromInline
+        final func checkRead(atSlot slot: Int, toMany: Bool = false) {
+            switch readGuard.kind {
+            case .none: return
+            case .main: if isOnMainActor { return }
+            case .queue: if readGuard.executor!._withUnsafeGuaranteedRef({ $0.isRunningJob }) { return }
+            case .unconfined: if readGuard.context!._withUnsafeGuaranteedRef({ $0.hasNoOtherOccupant }) { return }
+            case .actor: return readGuard.context!._withUnsafeGuaranteedRef { $0.checkActorOfRead() }
+            }
+            readGuard.context!.takeUnretainedValue().checkMisplacedRead(of: self, atSlot: slot, toMany: toMany)
+        }
+    #endif
 
     /// A new object inserted into `context`, saved by its next `save()`.
     deinit {
@@ -177,7 +214,7 @@ open class ManagedObject: SendableMetatype {
     }
 
     /// The object this one stands for: itself, or the one it stands in for.
-    final var resolved: ManagedObject {
+    @usableFromInline final var resolved: ManagedObject {
         var object = self
         while let next = object.standIn { object = next }
         return object

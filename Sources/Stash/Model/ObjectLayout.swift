@@ -3,19 +3,18 @@
 /// Where the instances of one model class keep their Stash wrappers, read once per class
 /// from the runtime's field metadata: each wrapper field's name, byte offset and type.
 ///
-/// It is what lets an object check, as it is initialized, that the value box it was offered
-/// is exactly the one its own wrappers filled, and otherwise gather its values from its
-/// wrappers into a box of its own and point them there. Every wrapper type starts with the
-/// same two stored properties, the box and the slot (`WrapperHeader`); that is all this
-/// reads or writes.
+/// The values of an object live in its wrappers, typed, inside the object's own memory
+/// (see `Attribute`): this is what lets the context read and write them by slot without
+/// knowing their types. Every wrapper type starts with the same stored property, its slot
+/// (`WrapperHeader`), which `ManagedObject.init` writes from here.
 final class ObjectLayout: Sendable {
     let type: ManagedObject.Type
     /// The wrapper fields in slot order: the order Swift initializes them in, which is the
     /// most derived class's first, each class's in declaration order. Attributes and to-one
-    /// relationships: each has a slot in the value box.
+    /// relationships: each has a slot, its column's position.
     let fields: [Field]
-    /// The to-many relationship fields, in the same order: they keep no value in the box,
-    /// only their index (see `Relationship`).
+    /// The to-many relationship fields, in the same order: they keep no value, only their
+    /// index (see `Relationship`).
     let toManyFields: [Field]
     /// Whether the class or a superclass below `ManagedObject` stores properties of its own
     /// besides Stash wrappers (a cache, a formatter): what they hold is not Stash's to vouch
@@ -28,6 +27,8 @@ final class ObjectLayout: Sendable {
         /// Byte offset of the wrapper in an instance.
         let offset: Int
         let wrapperType: any ManagedProperty.Type
+        /// How the context reads and writes the wrapper's value.
+        let access: SlotAccess
     }
 
     var count: Int { fields.count }
@@ -56,7 +57,8 @@ final class ObjectLayout: Sendable {
                     return true
                 }
                 let field = Field(
-                    name: String(String(cString: name).dropFirst()), offset: offset, wrapperType: wrapperType)
+                    name: String(String(cString: name).dropFirst()), offset: offset, wrapperType: wrapperType,
+                    access: wrapperType.isToMany ? .toOne : wrapperType.slotAccess)
                 if wrapperType.isToMany {
                     toManyFields.append(field)
                 } else {
@@ -79,77 +81,56 @@ final class ObjectLayout: Sendable {
         return count
     }
 
-    // MARK: Claiming a box
+    // MARK: Slots
 
-    /// The box `object` keeps: `offered` (the box the thread's wrappers filled) when the
-    /// object's wrappers put exactly their values there, which is the common case and costs
-    /// one field read; otherwise a new box gathered from wherever they put them.
-    func claim(_ offered: ObjectStorage?, for object: ManagedObject) -> ObjectStorage {
-        guard let first = fields.first ?? toManyFields.first else { return ObjectStorage(capacity: 0) }
+    /// Writes each wrapper's slot into `object`'s wrappers, which Swift initialized before
+    /// `ManagedObject.init` could see them; returns the slot each had (its declaration's
+    /// number while an entity is described, else -1), in slot order.
+    @discardableResult
+    func assignSlots(of object: ManagedObject, reportingOld: Bool = false) -> (fields: [Int], toMany: [Int]) {
         let base = UnsafeMutableRawPointer(Unmanaged.passUnretained(object).toOpaque())
-        if let offered, offered.values.count == fields.count, offered.toManyCount == toManyFields.count,
-            header(of: first, in: base).pointee.storage === offered
-        {
-            // A box holds only values appended since the last object on this thread claimed
-            // one; with one of ours in it and its size ours, every value in it is ours.
-            assert(isExactly(offered, base), "\(type)'s wrappers do not own the box they filled")
-            return offered
-        }
-        return gather(base)
-    }
-
-    /// Copies each wrapper's value into a new box, in slot order, and points the wrapper at it.
-    private func gather(_ base: UnsafeMutableRawPointer) -> ObjectStorage {
-        let box = ObjectStorage(capacity: fields.count)
-        for (slot, field) in fields.enumerated() {
-            let header = header(of: field, in: base)
-            let source = header.pointee.storage
-            let sourceSlot = header.pointee.slot
-            _ = box.append(source.values[sourceSlot])
-            if let declaration = source.declarations?[sourceSlot] {
-                box.declarations = box.declarations ?? [:]
-                box.declarations?[slot] = declaration
-            }
-            header.pointee.storage = box
+        var old: (fields: [Int], toMany: [Int]) = ([], [])
+        for slot in fields.indices {
+            let header = (base + fields[slot].offset).assumingMemoryBound(to: WrapperHeader.self)
+            if reportingOld { old.fields.append(header.pointee.slot) }
             header.pointee.slot = slot
         }
-        for (index, field) in toManyFields.enumerated() {
-            let header = header(of: field, in: base)
-            if let declaration = header.pointee.storage.toManyDeclarations?[header.pointee.slot] {
-                box.toManyDeclarations = box.toManyDeclarations ?? [:]
-                box.toManyDeclarations?[index] = declaration
-            }
-            header.pointee.storage = box
+        for index in toManyFields.indices {
+            let header = (base + toManyFields[index].offset).assumingMemoryBound(to: WrapperHeader.self)
+            if reportingOld { old.toMany.append(header.pointee.slot) }
             header.pointee.slot = index
         }
-        box.toManyCount = toManyFields.count
-        return box
+        return old
     }
 
-    private func isExactly(_ box: ObjectStorage, _ base: UnsafeMutableRawPointer) -> Bool {
-        [fields, toManyFields].allSatisfy { fields in
-            fields.enumerated().allSatisfy { slot, field in
-                let header = header(of: field, in: base).pointee
-                return header.storage === box && header.slot == slot
-            }
-        }
+    /// The address of the wrapper at `slot` in `object`, an instance of this layout's class.
+    @inline(__always)
+    func wrapper(atSlot slot: Int, of object: ManagedObject) -> UnsafeMutableRawPointer {
+        UnsafeMutableRawPointer(Unmanaged.passUnretained(object).toOpaque()) + fields[slot].offset
     }
 
-    /// Points an object's wrappers at another box, slot for slot: how an object made by the
-    /// hand-written `init(from:)` becomes a stand-in for the context's object for its row.
-    func repoint(_ object: ManagedObject, to box: ObjectStorage) {
-        let base = UnsafeMutableRawPointer(Unmanaged.passUnretained(object).toOpaque())
-        for fields in [fields, toManyFields] {
-            for (slot, field) in fields.enumerated() {
-                let header = header(of: field, in: base)
-                header.pointee.storage = box
-                header.pointee.slot = slot
-            }
-        }
+    /// The value at `slot`: `nil` when unset or not loaded (see `Attribute`).
+    @inline(__always)
+    func value(atSlot slot: Int, of object: ManagedObject) -> Any? {
+        fields[slot].access.value(at: UnsafeRawPointer(wrapper(atSlot: slot, of: object)))
     }
 
-    private func header(of field: Field, in base: UnsafeMutableRawPointer) -> UnsafeMutablePointer<WrapperHeader> {
-        (base + field.offset).assumingMemoryBound(to: WrapperHeader.self)
+    /// Sets the value at `slot` (`nil`: unset), converting it to the attribute's type.
+    @inline(__always)
+    func setValue(_ value: Any?, atSlot slot: Int, of object: ManagedObject) {
+        fields[slot].access.setValue(value, at: wrapper(atSlot: slot, of: object))
+    }
+
+    /// Sets the value at `slot` of an object being filled.
+    @inline(__always)
+    func fill(_ value: Any, atSlot slot: Int, of object: ManagedObject) {
+        fields[slot].access.fill(value, at: wrapper(atSlot: slot, of: object))
+    }
+
+    /// Whether the slot holds a value (is set and loaded).
+    @inline(__always)
+    func isSet(atSlot slot: Int, of object: ManagedObject) -> Bool {
+        fields[slot].access.isSet(at: UnsafeRawPointer(wrapper(atSlot: slot, of: object)))
     }
 
     // MARK: The process-wide cache
@@ -171,23 +152,22 @@ final class ObjectLayout: Sendable {
 /// mutable static, which strict concurrency will not read.
 private let classFields = _EachFieldOptions(rawValue: 1 << 0)
 
-/// The stored properties every Stash wrapper starts with, in this order.
+/// The stored property every Stash wrapper starts with: its slot (an attribute's or to-one
+/// relationship's position among the entity's columns; a to-many relationship's index among
+/// the to-many ones).
 struct WrapperHeader {
-    var storage: ObjectStorage
     var slot: Int
 
     /// Traps if the compiler laid a wrapper out differently from this header: then nothing
     /// here would be safe. Checked once, when the first layout is made.
     static func checkLayout() {
         precondition(
-            MemoryLayout<Attribute<Int8>>.offset(of: \Attribute<Int8>.storage) == 0
-                && MemoryLayout<Attribute<String?>>.offset(of: \Attribute<String?>.slot)
-                    == MemoryLayout<WrapperHeader>.offset(of: \WrapperHeader.slot),
+            MemoryLayout<Attribute<Int8>>.offset(of: \Attribute<Int8>.slot) == 0
+                && MemoryLayout<Attribute<String?>>.offset(of: \Attribute<String?>.slot) == 0,
             "Stash: @Attribute's layout is not what ObjectLayout expects")
         precondition(
-            MemoryLayout<Relationship<ManagedObject?>>.offset(of: \Relationship<ManagedObject?>.storage) == 0
-                && MemoryLayout<Relationship<[ManagedObject]>>.offset(of: \Relationship<[ManagedObject]>.slot)
-                    == MemoryLayout<WrapperHeader>.offset(of: \WrapperHeader.slot),
+            MemoryLayout<Relationship<ManagedObject?>>.offset(of: \Relationship<ManagedObject?>.slot) == 0
+                && MemoryLayout<Relationship<[ManagedObject]>>.offset(of: \Relationship<[ManagedObject]>.slot) == 0,
             "Stash: @Relationship's layout is not what ObjectLayout expects")
     }
 }

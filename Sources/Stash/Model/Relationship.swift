@@ -17,16 +17,18 @@
 /// memory at once; `save()` writes the column. A related object is loaded when first read,
 /// never with the object that names it.
 ///
-/// Like `@Attribute`, the wrapper keeps no value: a to-one relationship's target sits in
-/// its object's value box at its slot (its column's position); a to-many one is kept by its
-/// object (`ManagedObject.toManyLists`), at the index `ObjectLayout` gives the wrapper.
+/// Like `@Attribute`, the wrapper keeps a to-one relationship's target inside the object
+/// (`target`, `nil` while unset or not loaded) at its slot (its column's position); a to-many
+/// one is kept by its object (`ManagedObject.toManyLists`), at the index `ObjectLayout` gives
+/// the wrapper.
 @propertyWrapper
 public struct Relationship<Value> {
-    // These two come first, in this order: `ObjectLayout` reads and repoints them in place
-    // (see `WrapperHeader`). To-one: the slot in the box; to-many: the relationship's index
-    // among the entity's to-many ones.
-    @usableFromInline var storage: ObjectStorage
+    // The slot comes first: `ObjectLayout` writes it in place (see `WrapperHeader`). To-one:
+    // the column's position; to-many: the relationship's index among the entity's to-many ones.
     @usableFromInline var slot: Int
+    /// A to-one relationship's target: none, a row not loaded as an object yet, or the
+    /// object; `nil` while unset or not loaded. Always `nil` for a to-many relationship.
+    @usableFromInline var target: RelationshipTarget?
 
     /// A relationship with the default delete rule (`.nullify`) and no declared inverse:
     /// `@Relationship var author: Author?`.
@@ -38,27 +40,18 @@ public struct Relationship<Value> {
         declaring deleteRule: DeleteRule, inverse: AnyKeyPath?, key: String?, ordered: Bool = true,
         decoding: ListDecoding = .replace
     ) {
+        slot = -1
+        target = nil
+        guard entitiesBeingDescribed.load(ordering: .relaxed) != 0 else { return }
         let frame = ConstructionFrame.current
-        let box = frame.currentBox()
-        storage = box
-        let isToOne = _isOptional(Value.self)
-        if isToOne {
-            slot = box.values.count
-            // Unset: no target.
-            box.values.append(nil)
+        guard frame.isDescribing else { return }
+        let declaration = RelationshipDeclaration(
+            valueType: Value.self, deleteRule: deleteRule, inverse: inverse.map(SendableKeyPath.init), key: key,
+            ordered: ordered, decoding: decoding)
+        if _isOptional(Value.self) {
+            slot = frame.declare(AttributeDeclaration(key: key, relationship: declaration))
         } else {
-            slot = box.toManyCount
-            box.toManyCount += 1
-        }
-        if frame.isDescribing {
-            let declaration = RelationshipDeclaration(
-                valueType: Value.self, deleteRule: deleteRule, inverse: inverse.map(SendableKeyPath.init), key: key,
-                ordered: ordered, decoding: decoding)
-            if isToOne {
-                frame.declare(AttributeDeclaration(key: key, relationship: declaration), in: box, at: slot)
-            } else {
-                box.toManyDeclarations = (box.toManyDeclarations ?? [:]).merging([slot: declaration]) { $1 }
-            }
+            slot = frame.declare(toMany: declaration)
         }
     }
 
@@ -81,10 +74,9 @@ public struct Relationship<Value> {
         storage storageKeyPath: ReferenceWritableKeyPath<Owner, Self>
     ) -> Value {
         get {
-            let wrapper = owner[keyPath: storageKeyPath]
-            let slot = wrapper.slot
+            let slot = owner[keyPath: storageKeyPath].slot
             #if DEBUG
-                wrapper.storage.checkRead(atSlot: slot, toMany: !_isOptional(Value.self))
+                owner.resolved.checkRead(atSlot: slot, toMany: !_isOptional(Value.self))
             #endif
             if _isOptional(Value.self) {
                 // Unchecked: `Value` is `Target?`, one reference as `ManagedObject?` is, and the

@@ -1,6 +1,7 @@
 import Foundation
 
 /// What a to-one relationship's slot holds once set or loaded.
+@usableFromInline
 enum RelationshipTarget {
     /// No related object: a NULL column.
     case none
@@ -16,10 +17,9 @@ enum RelationshipTarget {
 
     /// What `storage`'s `slot` holds, read in place when the slot holds a target (the `as?`
     /// of `init(slotValue:)` cost about 240 instructions a read in stash-bench's graph fetch).
-    init(in storage: ObjectStorage, atSlot slot: Int) {
-        self =
-            storage.inlineValue(at: slot, as: RelationshipTarget.self)
-            ?? RelationshipTarget(slotValue: storage.values[slot])
+    /// The target kept at `slot` of `object`, which is a to-one relationship's.
+    init(of object: ManagedObject, atSlot slot: Int) {
+        self = ToOneSlot.target(at: object.layout.wrapper(atSlot: slot, of: object)) ?? .none
     }
 
     /// The related row, if it is known: a new object has none before it is saved.
@@ -81,6 +81,8 @@ struct RelationshipCodec<Target: ManagedObject>: AttributeCodec {
 
 extension Relationship: ManagedProperty {
     static var isToMany: Bool { !_isOptional(Value.self) }
+
+    static var slotAccess: SlotAccess { .toOne }
 
     static func makeCodec() throws -> any AttributeCodec {
         guard let toOne = Value.self as? any ToOneRelationship.Type else {

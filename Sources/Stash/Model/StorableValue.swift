@@ -16,7 +16,7 @@ import Foundation
 ///
 /// Dates are text so that they read well and sort in time order as text; they keep
 /// milliseconds, which is what JSON APIs send.
-protocol StorableValue: Codable {
+protocol StorableValue: Codable, SendableMetatype {
     static var storedType: StoredType { get }
     /// A value of the type that few computed properties would return unchanged (see
     /// `AttributeCodec.placeholder`).
@@ -46,6 +46,22 @@ protocol StorableValue: Codable {
     static func decodeBoxedOptional(from container: KeyedDecodingContainer<AttributeKey>, forKey key: AttributeKey)
         throws -> Any
     static func readBoxedOptional(_ row: any StoreRow, column: Int) -> Any?
+
+    // A wrapper's value read and written in place, as `Attribute<Self>` and as
+    // `Attribute<Self?>` (see `SlotAccess`).
+    static func plainSlotValue(at wrapper: UnsafeRawPointer) -> Any?
+    static func setPlainSlotValue(_ value: Any?, at wrapper: UnsafeMutableRawPointer)
+    static func plainSlotIsSet(at wrapper: UnsafeRawPointer) -> Bool
+    static func optionalSlotValue(at wrapper: UnsafeRawPointer) -> Any?
+    static func setOptionalSlotValue(_ value: Any?, at wrapper: UnsafeMutableRawPointer)
+    static func optionalSlotIsSet(at wrapper: UnsafeRawPointer) -> Bool
+    static func fillPlainSlot(_ value: Any, at wrapper: UnsafeMutableRawPointer)
+    static func fillOptionalSlot(_ value: Any, at wrapper: UnsafeMutableRawPointer)
+    /// A row's column read straight into `Attribute<Self>` at `wrapper`, as `read` reads it;
+    /// `false` (nothing written) when the column holds another kind of value.
+    static func readIntoPlainSlot(_ row: any StoreRow, column: Int, at wrapper: UnsafeMutableRawPointer) -> Bool
+    /// The same into `Attribute<Self?>`: NULL is `nil`.
+    static func readIntoOptionalSlot(_ row: any StoreRow, column: Int, at wrapper: UnsafeMutableRawPointer) -> Bool
 }
 
 extension StorableValue {

@@ -49,14 +49,3 @@ func isStoredInline(_ metadata: UnsafeRawPointer) -> Bool {
     let flags = witnesses.load(fromByteOffset: 10 * MemoryLayout<Int>.size, as: UInt32.self)
     return flags & 0x0002_0000 == 0
 }
-
-/// Whether the `Any?` at `container` is `nil`: its type word is zero, the value `Optional`
-/// gives `nil` in place of a type's metadata. A value's metadata is never zero, so a slot
-/// that holds one never reads as empty, whatever the layout: at worst (a `nil` kept another
-/// way) an empty slot reads as full, and the caller assigns as usual. The size guard is
-/// decided when compiling, as `ObjectStorage.inlineValue`'s is.
-@inline(__always)
-func isEmptySlot(_ container: UnsafeRawPointer) -> Bool {
-    MemoryLayout<Any?>.size == MemoryLayout<Any>.size
-        && container.load(fromByteOffset: existentialTypeOffset, as: UInt.self) == 0
-}
