@@ -27,7 +27,7 @@ final class RegisteredObjects: @unchecked Sendable {
     // makes each access exclusive already; the runtime's checks cost about 195 instructions per
     // freed object (3.9M of 63.5M to let go of 20,000 fetched objects, stash-bench --store
     // postgres under callgrind).
-    @exclusivity(unchecked) private var entries: [Int64: UnsafeMutableRawPointer] = [:]
+    @exclusivity(unchecked) private var entries = RowTable()
     private let lock = Atomic<Bool>(false)
     /// The most entries since the table was last compacted: when freed objects leave it at a
     /// quarter of that, `departures` is raised.
@@ -52,7 +52,7 @@ final class RegisteredObjects: @unchecked Sendable {
             guard let newValue else {
                 // An object being deinitialized is left alone: its deinit finds no entry.
                 let object = withLock { () -> ManagedObject? in
-                    guard let address = entries.removeValue(forKey: rowID), swift_tryRetain(address) != nil else {
+                    guard let address = entries.remove(rowID), swift_tryRetain(address) != nil else {
                         return nil
                     }
                     return Unmanaged<ManagedObject>.fromOpaque(address).takeRetainedValue()
@@ -66,7 +66,7 @@ final class RegisteredObjects: @unchecked Sendable {
                 previous.forget(newValue)
             }
             withLock {
-                entries[rowID] = Unmanaged.passUnretained(newValue).toOpaque()
+                entries.set(Unmanaged.passUnretained(newValue).toOpaque(), for: rowID)
                 if entries.count > peak { peak = entries.count }
             }
             newValue.registration = self
@@ -80,8 +80,8 @@ final class RegisteredObjects: @unchecked Sendable {
         let address = Unmanaged.passUnretained(object).toOpaque()
         let rowID = object.registeredRowID
         let thinned = withLock { () -> Bool in
-            // One hash of the key, not two: every fetched object passes here as it is freed.
-            if let index = entries.index(forKey: rowID), entries[index].value == address { entries.remove(at: index) }
+            // Only its own entry: another object may hold the row now.
+            entries.remove(rowID, only: address)
             guard peak >= Self.compactionFloor, entries.count * 4 <= peak else { return false }
             peak = entries.count
             return true
@@ -99,11 +99,7 @@ final class RegisteredObjects: @unchecked Sendable {
     /// storage as entries leave).
     func compact() {
         withLock {
-            if entries.count * 2 < entries.capacity {
-                var fresh = [Int64: UnsafeMutableRawPointer](minimumCapacity: entries.count)
-                for (rowID, address) in entries { fresh[rowID] = address }
-                entries = fresh
-            }
+            if entries.count * 2 < entries.capacity { entries.shrink() }
             peak = entries.count
         }
     }
@@ -111,7 +107,11 @@ final class RegisteredObjects: @unchecked Sendable {
     /// The rows registered (alive or being freed), taken under one lock: for a pass over
     /// many entries, where `contains` would take the lock once each.
     var rowIDs: Set<Int64> {
-        withLock { Set(entries.keys) }
+        withLock {
+            var rowIDs = Set<Int64>(minimumCapacity: entries.count)
+            entries.forEach { rowID, _ in rowIDs.insert(rowID) }
+            return rowIDs
+        }
     }
 
     /// How many rows have a live object.
@@ -120,9 +120,13 @@ final class RegisteredObjects: @unchecked Sendable {
     /// The live objects.
     var objects: [ManagedObject] {
         withLock {
-            entries.values.compactMap { address in
-                swift_tryRetain(address) != nil ? Unmanaged<ManagedObject>.fromOpaque(address).takeRetainedValue() : nil
+            var objects: [ManagedObject] = []
+            entries.forEach { _, address in
+                if swift_tryRetain(address) != nil {
+                    objects.append(Unmanaged<ManagedObject>.fromOpaque(address).takeRetainedValue())
+                }
             }
+            return objects
         }
     }
 

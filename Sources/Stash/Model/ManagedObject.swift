@@ -17,9 +17,7 @@ import Synchronization
 /// `objectID` across instead.
 open class ManagedObject: SendableMetatype {
     /// Where this class's wrappers are, which hold the values (see `ObjectLayout`).
-    // Unsafe (unowned): layouts live as long as the process (`ObjectLayout.of` keeps them);
-    // a counted reference costs a retain and a release per object.
-    final unowned(unsafe) let layout: ObjectLayout
+    final let layout: ObjectLayout
     final var cachedEntity: EntityDescription?
     /// Set while the object's context reports reads and writes to Observation
     /// (`ManagedObjectContext.observesObjects`). Unchecked for the reason `state` is: it is

@@ -169,12 +169,14 @@ extension StorableValue {
     }
 
     static func readIntoOptionalSlot(_ row: any StoreRow, column: Int, at wrapper: UnsafeMutableRawPointer) -> Bool {
-        if row.isNull(column) {
-            wrapper.assumingMemoryBound(to: Attribute<Self?>.self).pointee.value = .some(nil)
+        // The value first: `read` answers nil for NULL, so a column that holds one is asked
+        // its type once, not twice.
+        if let value = read(row, column: column) {
+            wrapper.assumingMemoryBound(to: Attribute<Self?>.self).pointee.value = .some(value)
             return true
         }
-        guard let value = read(row, column: column) else { return false }
-        wrapper.assumingMemoryBound(to: Attribute<Self?>.self).pointee.value = .some(value)
+        guard row.isNull(column) else { return false }
+        wrapper.assumingMemoryBound(to: Attribute<Self?>.self).pointee.value = .some(nil)
         return true
     }
 }

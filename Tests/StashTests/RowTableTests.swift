@@ -1,0 +1,77 @@
+import Testing
+
+@testable import Stash
+
+/// `RowTable`, the row table's hash table: every operation checked against a `Dictionary`
+/// doing the same, over keys that collide (dense, strided, negative, huge) and through
+/// growth, removals that shift runs back, and shrinking.
+@Suite struct RowTableTests {
+    private func address(_ number: Int) -> UnsafeMutableRawPointer {
+        UnsafeMutableRawPointer(bitPattern: number * 16 + 16)!
+    }
+
+    private func check(_ table: RowTable, _ model: [Int64: UnsafeMutableRawPointer], probing keys: [Int64]) {
+        #expect(table.count == model.count)
+        for key in keys { #expect(table[key] == model[key], "row \(key)") }
+        var listed: [Int64: UnsafeMutableRawPointer] = [:]
+        table.forEach { rowID, address in listed[rowID] = address }
+        #expect(listed == model)
+    }
+
+    @Test(arguments: [
+        "dense", "strided", "negative", "huge",
+    ])
+    func itAgreesWithADictionary(keys kind: String) {
+        let keys: [Int64] =
+            switch kind {
+            case "dense": Array(1...3_000)
+            case "strided": (0..<3_000).map { Int64($0) * 1_024 }
+            case "negative": (0..<3_000).map { -Int64($0) * 7 }
+            default: (0..<3_000).map { Int64.max - Int64($0) * 65_536 }
+            }
+        var table = RowTable()
+        var model: [Int64: UnsafeMutableRawPointer] = [:]
+        var generator = SystemRandomNumberGenerator()
+        for round in 0..<20_000 {
+            let key = keys.randomElement(using: &generator)!
+            switch Int.random(in: 0..<10, using: &generator) {
+            case 0..<5:
+                table.set(address(round), for: key)
+                model[key] = address(round)
+            case 5..<8:
+                #expect(table.remove(key) == model.removeValue(forKey: key))
+            case 8:
+                // Removing only a given address leaves another one in place.
+                let other = address(round)
+                #expect(table.remove(key, only: other) == nil)
+                if let held = model[key] {
+                    #expect(table.remove(key, only: held) == held)
+                    model[key] = nil
+                }
+            default:
+                if table.count * 2 < table.capacity { table.shrink() }
+            }
+            #expect(table.count == model.count)
+        }
+        check(table, model, probing: keys)
+        table.shrink()
+        check(table, model, probing: keys)
+        table.reserveCapacity(10_000)
+        #expect(table.capacity >= 10_000)
+        check(table, model, probing: keys)
+        table.removeAll()
+        check(table, [:], probing: keys)
+    }
+
+    @Test func itStaysAtMostHalfFullAndShrinksToWhatItHolds() {
+        var table = RowTable()
+        for rowID in Int64(1)...1_000 { table.set(address(Int(rowID)), for: rowID) }
+        #expect(table.count == 1_000)
+        #expect(table.capacity >= 1_000)
+        for rowID in Int64(1)...990 { table.remove(rowID) }
+        table.shrink()
+        #expect(table.capacity < 64)
+        for rowID in Int64(991)...1_000 { #expect(table[rowID] == address(Int(rowID))) }
+        #expect(table[5] == nil)
+    }
+}
