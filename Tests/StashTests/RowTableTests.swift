@@ -14,7 +14,7 @@ import Testing
         #expect(table.count == model.count)
         for key in keys { #expect(table[key] == model[key], "row \(key)") }
         var listed: [Int64: UnsafeMutableRawPointer] = [:]
-        table.forEach { rowID, address in listed[rowID] = address }
+        table.forEachEntry { rowID, address in listed[rowID] = address }
         #expect(listed == model)
     }
 

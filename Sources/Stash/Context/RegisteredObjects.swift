@@ -109,7 +109,7 @@ final class RegisteredObjects: @unchecked Sendable {
     var rowIDs: Set<Int64> {
         withLock {
             var rowIDs = Set<Int64>(minimumCapacity: entries.count)
-            entries.forEach { rowID, _ in rowIDs.insert(rowID) }
+            entries.forEachEntry { rowID, _ in rowIDs.insert(rowID) }
             return rowIDs
         }
     }
@@ -121,7 +121,7 @@ final class RegisteredObjects: @unchecked Sendable {
     var objects: [ManagedObject] {
         withLock {
             var objects: [ManagedObject] = []
-            entries.forEach { _, address in
+            entries.forEachEntry { _, address in
                 if swift_tryRetain(address) != nil {
                     objects.append(Unmanaged<ManagedObject>.fromOpaque(address).takeRetainedValue())
                 }

@@ -124,7 +124,7 @@ struct RowTable {
     }
 
     /// The entries, in no order.
-    func forEach(_ body: (Int64, UnsafeMutableRawPointer) throws -> Void) rethrows {
+    func forEachEntry(_ body: (Int64, UnsafeMutableRawPointer) throws -> Void) rethrows {
         for entry in entries {
             if let address = entry.address { try body(entry.rowID, address) }
         }
