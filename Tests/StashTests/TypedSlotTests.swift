@@ -24,6 +24,27 @@ final class Rack: ManagedObject, Decodable {
     @Relationship(inverse: \Specimen.rack) var specimenList: [Specimen]
 }
 
+/// A folder whose `awakeFromInsert()` inserts a child, whose own hook writes to its parent
+/// while the parent's hook still runs.
+final class NestFolder: ManagedObject, Decodable {
+    @Attribute var name = ""
+    @Attribute var note = ""
+    @Relationship(inverse: \NestFolder.children) var parent: NestFolder?
+    @Relationship var children: [NestFolder]
+
+    override func awakeFromInsert() {
+        if let parent {
+            parent.note = "touched by the child"
+        } else if name == "root" {
+            let child = NestFolder()
+            child.name = "child"
+            child.note = "the child's"
+            child.parent = self
+            managedObjectContext!.insert(child)
+        }
+    }
+}
+
 /// A `Codable` value type kept as JSON text.
 struct SpecimenBox: Codable, Equatable {
     var note: String
@@ -156,5 +177,33 @@ struct SpecimenBox: Codable, Equatable {
         first.remark = "set on the holder"
         #expect(second.remark == "set on the holder")
         #expect(second.objectID == first.objectID)
+    }
+
+    @Test func aSlotThatIsNotAToOneRelationshipsReadsAsNoTarget() {
+        let specimen = Specimen()
+        specimen.label = "not a relationship"
+        guard case .none = RelationshipTarget(of: specimen, atSlot: 1) else {
+            Issue.record("an attribute's slot was read as a relationship")
+            return
+        }
+        #expect(specimen.label == "not a relationship")
+    }
+
+    /// What an object was given wins over what `awakeFromInsert()` sets, even when another
+    /// object's hook, run inside its own, sets it; and each object keeps its own values.
+    @Test func anAwakeningInsideAnotherKeepsEachObjectsGivenValues() throws {
+        let container = try testContainer(for: NestFolder.self, inMemory: true)
+        let context = ManagedObjectContext(container)
+        let root = NestFolder()
+        root.name = "root"
+        root.note = "given"
+        context.insert(root)
+        #expect(root.note == "given")
+        let child = try #require(root.children.first)
+        #expect(child.name == "child")
+        #expect(child.note == "the child's")
+        try context.save()
+        let notes = try ManagedObjectContext(container).fetch(FetchDescriptor<NestFolder>()).map(\.note).sorted()
+        #expect(notes == ["given", "the child's"])
     }
 }

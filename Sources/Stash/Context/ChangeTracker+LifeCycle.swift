@@ -7,13 +7,13 @@ extension ChangeTracker {
     /// that turns out to name a stored row does not pass on to it (see `UniqueResolver.standIn`).
     func awaken(_ object: ManagedObject) {
         let given = object.changedAttributes
-        let outer = awakening
-        awakening = Awakening(given: given)
+        // A stack: a hook may insert another object, whose hook may write to this one.
+        awakenings.append(Awakening(of: object, given: given))
+        let wasAwakening = object.isAwakening
         object.isAwakening = true
         object.awakeFromInsert()
-        object.isAwakening = false
-        let awoken = awakening
-        awakening = outer
+        object.isAwakening = wasAwakening
+        let awoken = awakenings.removeLast()
         guard awoken.wrote, object.state == .inserted, object.managedObjectContext === context else { return }
         let entity = object.entity
         for attribute in entity.attributes
@@ -29,6 +29,7 @@ extension ChangeTracker {
 
     /// What `awakeFromInsert()` did to the object it was called on so far.
     struct Awakening {
+        let object: ObjectIdentifier
         /// The attributes the object was given before; each one's value before the hook
         /// first wrote it.
         let givenAttributes: AttributeSet
@@ -37,18 +38,22 @@ extension ChangeTracker {
         /// Whether the hook wrote any value.
         var wrote = false
 
-        init(given: AttributeSet = AttributeSet()) {
+        init(of object: ManagedObject, given: AttributeSet) {
+            self.object = ObjectIdentifier(object)
             givenAttributes = given
         }
     }
 
-    /// Called before the object being awoken writes the value at `slot`: the value it was
-    /// given there is kept, to be put back once the hook returns.
+    /// Called before an object being awoken has the value at `slot` written, by its own hook
+    /// or another's: the value it was given there is kept, to be put back once its hook returns.
     func awakeWillWrite(_ object: ManagedObject, atSlot slot: Int) {
-        awakening.wrote = true
-        guard awakening.givenAttributes.contains(slot), awakening.given?[slot] == nil else { return }
-        awakening.given = awakening.given ?? [:]
-        awakening.given![slot] = .some(object.value(atSlot: slot))
+        guard let position = awakenings.lastIndex(where: { $0.object == ObjectIdentifier(object) }) else { return }
+        awakenings[position].wrote = true
+        guard awakenings[position].givenAttributes.contains(slot), awakenings[position].given?[slot] == nil else {
+            return
+        }
+        awakenings[position].given = awakenings[position].given ?? [:]
+        awakenings[position].given![slot] = .some(object.value(atSlot: slot))
     }
 
     /// Attributes of `object` that only `awakeFromInsert()` set.

@@ -10,8 +10,9 @@ final class ChangeTracker: ContextPart {
     @exclusivity(unchecked) var journal: ChangeJournal?
     /// Attributes that only `awakeFromInsert()` set, by new object (see `awaken`).
     @exclusivity(unchecked) var awokenDefaults: [ObjectIdentifier: AttributeSet] = [:]
-    /// The object `awakeFromInsert()` runs on, and what it overwrote (see `awaken`).
-    var awakening = Awakening()
+    /// The objects whose `awakeFromInsert()` runs, innermost last, and what each hook
+    /// overwrote (see `awaken`).
+    var awakenings: [Awakening] = []
 
     /// Called before a saved object's first change since its last save (keeps its saved
     /// values for `rollback()`), and before any change while a journal is active.

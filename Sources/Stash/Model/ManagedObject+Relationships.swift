@@ -33,7 +33,7 @@ extension ManagedObject {
     /// the row, found through the context while anyone holds the target.
     final func keep(_ target: ManagedObject, inSlot slot: Int, inverseList: Int?) {
         if let inverseList, target.toManyLists?[inverseList] != nil { return }
-        setValue(RelationshipTarget.object(target), inSlot: slot)
+        setTarget(.object(target), inSlot: slot)
     }
 
     /// Names `owner` by its row in the to-one `slot`, where the slot holds it as an object
@@ -44,7 +44,7 @@ extension ManagedObject {
         guard case .object(let target) = RelationshipTarget(of: self, atSlot: slot), target === owner,
             owner.state == .persisted, let rowID = owner.rowID, !changedAttributes.contains(slot)
         else { return }
-        setValue(RelationshipTarget.row(rowID), inSlot: slot)
+        setTarget(.row(rowID), inSlot: slot)
     }
 
     /// A probe of the to-one relationship's target, for `EntityDescription.path(for:)`.

@@ -33,6 +33,16 @@ extension ManagedObject {
         layout.setValue(value, atSlot: slot, of: self)
     }
 
+    /// `setValue(_:inSlot:)` for a to-one relationship's slot, with no `Any` in between.
+    @inline(__always)
+    final func setTarget(_ target: RelationshipTarget, inSlot slot: Int) {
+        guard case .toOne = layout.fields[slot].access else {
+            preconditionFailure("\(type(of: self))'s slot \(slot) is not a to-one relationship's")
+        }
+        if isAwakening { managedObjectContext?.tracker.awakeWillWrite(self, atSlot: slot) }
+        ToOneSlot.setTarget(target, at: layout.wrapper(atSlot: slot, of: self))
+    }
+
     /// `setValue(_:inSlot:)` with a value, which skips the check for "unset".
     @inline(__always)
     final func setValue(_ value: Any, inSlot slot: Int) {

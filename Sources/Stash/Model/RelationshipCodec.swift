@@ -17,9 +17,15 @@ enum RelationshipTarget {
 
     /// What `storage`'s `slot` holds, read in place when the slot holds a target (the `as?`
     /// of `init(slotValue:)` cost about 240 instructions a read in stash-bench's graph fetch).
-    /// The target kept at `slot` of `object`, which is a to-one relationship's.
+    /// The target kept at `slot` of `object`; `.none` if the slot is not a to-one
+    /// relationship's in the object's class (a subclass numbers its slots its own way).
     init(of object: ManagedObject, atSlot slot: Int) {
-        self = ToOneSlot.target(at: object.layout.wrapper(atSlot: slot, of: object)) ?? .none
+        let layout = object.layout
+        guard slot < layout.count, case .toOne = layout.fields[slot].access else {
+            self = .none
+            return
+        }
+        self = ToOneSlot.target(at: layout.wrapper(atSlot: slot, of: object)) ?? .none
     }
 
     /// The related row, if it is known: a new object has none before it is saved.
