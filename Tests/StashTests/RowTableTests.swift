@@ -32,7 +32,7 @@ import Testing
         var table = RowTable()
         var model: [Int64: UnsafeMutableRawPointer] = [:]
         // Seeded, so that a failure can be replayed.
-        var generator = SplitMix(seed: 0x5EED_0000 &+ UInt64(kind.utf8.count))
+        var generator = SplitMix64(seed: 0x5EED_0000 &+ UInt64(kind.utf8.count))
         for round in 0..<20_000 {
             let key = keys.randomElement(using: &generator)!
             switch Int.random(in: 0..<10, using: &generator) {
@@ -74,20 +74,5 @@ import Testing
         #expect(table.capacity < 64)
         for rowID in Int64(991)...1_000 { #expect(table[rowID] == address(Int(rowID))) }
         #expect(table[5] == nil)
-    }
-}
-
-/// A small seeded generator (SplitMix64), for runs that can be replayed.
-private struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
