@@ -111,7 +111,7 @@ final class ObjectDecoder: ContextPart {
                 }
                 let object = entity.type.init()
                 object.cachedEntity = entity
-                for (unique, value) in uniqueValues { object.fill(value, atSlot: unique.index) }
+                for (unique, value) in uniqueValues { object.setValue(value, inSlot: unique.index) }
                 for (index, key) in keys {
                     let unique = entity.uniqueAttributes[index]
                     guard
@@ -139,7 +139,7 @@ final class ObjectDecoder: ContextPart {
                 }
                 for attribute in entity.nonUniqueAttributes {
                     guard let value = try requiredOrIncomingValue(of: attribute, from: container) else { continue }
-                    object.fill(value, atSlot: attribute.index)
+                    object.setValue(value, inSlot: attribute.index)
                     changed.insert(attribute.index)
                 }
                 for attribute in entity.uniqueAttributes
@@ -171,7 +171,7 @@ final class ObjectDecoder: ContextPart {
             if context.policyInEffect.kind == .incomingWins {
                 for attribute in state.entity.nonUniqueAttributes {
                     guard let value = try presentValue(of: attribute, from: container) else { continue }
-                    object.fill(value, atSlot: attribute.index)
+                    object.setValue(value, inSlot: attribute.index)
                     changed.insert(attribute.index)
                 }
             } else {

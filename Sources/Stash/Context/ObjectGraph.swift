@@ -45,8 +45,8 @@ final class ObjectGraph: ContextPart {
 
     /// Whether `source`'s to-one relationship at `slot` names `target`, or may (not loaded).
     static func mayPoint(_ source: ManagedObject, _ slot: Int, at target: ManagedObject) -> Bool {
-        guard let value = source.value(atSlot: slot) else { return source.unloaded.contains(slot) }
-        switch RelationshipTarget(slotValue: value) {
+        guard source.layout.isSet(atSlot: slot, of: source) else { return source.unloaded.contains(slot) }
+        switch RelationshipTarget(of: source, atSlot: slot) {
         case .none: return false
         case .object(let object): return object.resolved === target
         case .row(let rowID): return rowID == target.rowID

@@ -236,16 +236,17 @@ extension ManagedObjectContext {
         let object = entity.type.init()
         object.cachedEntity = entity
         var column = 0
-        let base = UnsafeMutableRawPointer(Unmanaged.passUnretained(object).toOpaque())
+        let layout = object.layout
         do {
             for attribute in entity.attributes {
-                if let direct = entity.directReads[column],
-                    Self.read(row, column, into: base + direct.offset, direct.access)
+                if entity.readsColumnDirectly[column],
+                    layout.fields[column].access.read(
+                        row, column: column, into: layout.wrapper(atSlot: column, of: object))
                 {
                     column &+= 1
                     continue
                 }
-                object.fill(try attribute.codec.read(row, column: column), atSlot: column)
+                object.setValue(try attribute.codec.read(row, column: column), inSlot: column)
                 column &+= 1
             }
         } catch var error as StashError {
@@ -255,19 +256,6 @@ extension ManagedObjectContext {
         }
         registerPersisted(object, rowID: rowID, in: state)
         return object
-    }
-
-    /// Reads `column` straight into the wrapper at `wrapper` (see `EntityDescription
-    /// .directReads`); `false` if it holds a value of another kind, which the codec reports.
-    @inline(__always)
-    private static func read(
-        _ row: any StoreRow, _ column: Int, into wrapper: UnsafeMutableRawPointer, _ access: SlotAccess
-    ) -> Bool {
-        switch access {
-        case .plain(let type): type.readIntoPlainSlot(row, column: column, at: wrapper)
-        case .optional(let type): type.readIntoOptionalSlot(row, column: column, at: wrapper)
-        case .toOne, .generic: false
-        }
     }
 
     /// A new, unsaved object turns out to have a stored row (same unique value): it becomes

@@ -52,10 +52,9 @@ final class EntityDescription: Sendable {
     let compositeUniqueColumns = Locked<[[Int]]?>(nil)
     /// One key path per attribute, by slot: what Observation is told was read or changed.
     let observationKeyPaths: [any KeyPath<ManagedObject, Any?> & Sendable]
-    /// Per attribute, where a fetch reads its column straight into the object's wrapper
-    /// (the codec reads the column as it is, and the slot is a plain type's): its byte
-    /// offset in an instance and the slot's access; `nil` where the codec reads it.
-    let directReads: [(offset: Int, access: SlotAccess)?]
+    /// Per attribute, whether a fetch may read its column straight into the object's wrapper
+    /// (`SlotAccess.read`): its codec reads the column as it is (`readsColumnAsIs`).
+    let readsColumnDirectly: [Bool]
 
     init(type: ManagedObject.Type) throws {
         let name = String(describing: type)
@@ -136,13 +135,7 @@ final class EntityDescription: Sendable {
         self.uniqueAttributes = attributes.filter(\.isUnique)
         // Relationships are decoded on their own (see `ObjectDecoder+Relationships`).
         self.nonUniqueAttributes = attributes.filter { !$0.isUnique && !$0.isRelationship }
-        self.directReads = attributes.map { attribute in
-            let field = layout.fields[attribute.index]
-            switch field.access {
-            case .plain, .optional: return attribute.codec.readsColumnAsIs ? (field.offset, field.access) : nil
-            case .toOne, .generic: return nil
-            }
-        }
+        self.readsColumnDirectly = attributes.map(\.codec.readsColumnAsIs)
         self.observationKeyPaths = attributes.map { attribute -> any KeyPath<ManagedObject, Any?> & Sendable in
             \ManagedObject.[observedSlot: attribute.index]
         }

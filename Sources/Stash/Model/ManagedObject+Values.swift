@@ -25,7 +25,8 @@ extension ManagedObject {
     }
 
     /// Sets the value at `slot` without telling anyone (`nil`: unset). Every write of a
-    /// value outside fetching and decoding passes here, so `awakeFromInsert()` can be undone
+    /// value passes here (or through `setValue(_:inSlot:)` with a value, or `setTarget`), so
+    /// `awakeFromInsert()` can be undone
     /// where it overwrote a value the object was given (`ChangeTracker.awaken`).
     @inline(__always)
     final func setValue(_ value: Any?, inSlot slot: Int) {
@@ -43,17 +44,11 @@ extension ManagedObject {
         ToOneSlot.setTarget(target, at: layout.wrapper(atSlot: slot, of: self))
     }
 
-    /// `setValue(_:inSlot:)` with a value, which skips the check for "unset".
+    /// `setValue(_:inSlot:)` with a value, which skips the check for "unset": what fetching
+    /// and decoding write.
     @inline(__always)
     final func setValue(_ value: Any, inSlot slot: Int) {
         if isAwakening { managedObjectContext?.tracker.awakeWillWrite(self, atSlot: slot) }
-        layout.fill(value, atSlot: slot, of: self)
-    }
-
-    /// Sets the value at `slot` of an object being filled from a row or from JSON, which no
-    /// hook is running on.
-    @inline(__always)
-    final func fill(_ value: Any, atSlot slot: Int) {
         layout.fill(value, atSlot: slot, of: self)
     }
 

@@ -27,7 +27,8 @@ final class ObjectLayout: Sendable {
         /// Byte offset of the wrapper in an instance.
         let offset: Int
         let wrapperType: any ManagedProperty.Type
-        /// How the context reads and writes the wrapper's value.
+        /// How the context reads and writes the wrapper's value (a to-many relationship's
+        /// wrapper keeps none: never asked).
         let access: SlotAccess
     }
 
@@ -58,7 +59,7 @@ final class ObjectLayout: Sendable {
                 }
                 let field = Field(
                     name: String(String(cString: name).dropFirst()), offset: offset, wrapperType: wrapperType,
-                    access: wrapperType.isToMany ? .toOne : wrapperType.slotAccess)
+                    access: wrapperType.slotAccess)
                 if wrapperType.isToMany {
                     toManyFields.append(field)
                 } else {

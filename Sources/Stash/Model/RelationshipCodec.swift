@@ -10,13 +10,29 @@ enum RelationshipTarget {
     /// The related object, loaded or set.
     case object(ManagedObject)
 
-    /// The slot's value as a target; an unset slot has none.
+    /// The target a value as the context passes values names: a `RelationshipTarget`, or an
+    /// object; `nil` (unset) and anything else name none. A target is read in place (see
+    /// `unboxed`): the runtime's cast cost about 300 instructions a related object kept
+    /// (stash-bench's graph fetch).
     init(slotValue: Any?) {
-        self = (slotValue as? RelationshipTarget) ?? .none
+        guard let value = slotValue else {
+            self = .none
+            return
+        }
+        let inline: RelationshipTarget? = withUnsafePointer(to: value) { pointer in
+            inlineValue(in: UnsafeRawPointer(pointer), as: RelationshipTarget.self)
+        }
+        if let inline {
+            self = inline
+        } else if let target = value as? RelationshipTarget {
+            self = target
+        } else if let object = value as? ManagedObject {
+            self = .object(object)
+        } else {
+            self = .none
+        }
     }
 
-    /// What `storage`'s `slot` holds, read in place when the slot holds a target (the `as?`
-    /// of `init(slotValue:)` cost about 240 instructions a read in stash-bench's graph fetch).
     /// The target kept at `slot` of `object`; `.none` if the slot is not a to-one
     /// relationship's in the object's class (a subclass numbers its slots its own way).
     init(of object: ManagedObject, atSlot slot: Int) {
@@ -62,10 +78,7 @@ struct RelationshipCodec<Target: ManagedObject>: AttributeCodec {
 
     /// The target's row id: for a related object already saved, or a stored row.
     func storedValue(for value: Any) throws -> StoredValue {
-        if let object = value as? ManagedObject {
-            return try storedValue(for: RelationshipTarget.object(object))
-        }
-        guard let target = value as? RelationshipTarget else { return .null }
+        let target = RelationshipTarget(slotValue: value)
         if case .object(let object) = target, object.resolved.rowID == nil {
             throw StashError(
                 .invalidValue, "the related \(type(of: object)) has no row yet", entity: nil, attribute: nil)

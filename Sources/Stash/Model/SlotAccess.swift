@@ -43,8 +43,21 @@ enum SlotAccess: Sendable {
         switch self {
         case .plain(let type): type.fillPlainSlot(value, at: wrapper)
         case .optional(let type): type.fillOptionalSlot(value, at: wrapper)
-        case .toOne: ToOneSlot.setTarget(ToOneSlot.target(from: value), at: wrapper)
+        case .toOne: ToOneSlot.setTarget(RelationshipTarget(slotValue: value), at: wrapper)
         case .generic(let type): type.setSlotValue(value, at: wrapper)
+        }
+    }
+
+    /// Reads a row's `column` straight into the wrapper at `wrapper`, as the plain types'
+    /// `read` reads it (see `EntityDescription.readsColumnDirectly`); `false`, with nothing written,
+    /// when the column holds a value of another kind (the codec then reports it) or the slot
+    /// is not a plain type's.
+    @inline(__always)
+    func read(_ row: any StoreRow, column: Int, into wrapper: UnsafeMutableRawPointer) -> Bool {
+        switch self {
+        case .plain(let type): type.readIntoPlainSlot(row, column: column, at: wrapper)
+        case .optional(let type): type.readIntoOptionalSlot(row, column: column, at: wrapper)
+        case .toOne, .generic: false
         }
     }
 

@@ -11,22 +11,9 @@ enum ToOneSlot {
         wrapper.assumingMemoryBound(to: Relationship<ManagedObject?>.self).pointee.target = target
     }
 
-    /// Sets the target from a value as the context passes values: a `RelationshipTarget`, or
-    /// an object; `nil` is unset.
+    /// Sets the target from a value as the context passes values (see
+    /// `RelationshipTarget.init(slotValue:)`); `nil` is unset.
     static func setTarget(_ value: Any?, at wrapper: UnsafeMutableRawPointer) {
-        guard let value else { return setTarget(RelationshipTarget?.none, at: wrapper) }
-        setTarget(target(from: value), at: wrapper)
-    }
-
-    /// The target `value` names. A `RelationshipTarget` is read in place (see `unboxed`): the
-    /// runtime's cast cost about 300 instructions a related object kept (graph fetch).
-    static func target(from value: Any) -> RelationshipTarget {
-        let inline: RelationshipTarget? = withUnsafePointer(to: value) { pointer in
-            inlineValue(in: UnsafeRawPointer(pointer), as: RelationshipTarget.self)
-        }
-        if let inline { return inline }
-        if let target = value as? RelationshipTarget { return target }
-        if let object = value as? ManagedObject { return .object(object) }
-        return .none
+        setTarget(value == nil ? nil : RelationshipTarget(slotValue: value), at: wrapper)
     }
 }
