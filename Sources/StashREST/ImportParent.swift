@@ -25,7 +25,7 @@ struct ImportParent: Sendable {
         }
         let objectID = parent.objectID
         self.objectID = objectID
-        key = "\(objectID) \(Child.self).\(Child.relationshipName(for: relationship) ?? "\(relationship)")"
+        key = "\(objectID) \(Child.self).\(try Child.relationshipName(for: relationship))"
         decodingAsChildren = { context, body in
             guard let own = try context.existingObject(with: objectID) as? Parent else {
                 throw RESTError(.invalidRequest, "the parent \(objectID) is not a \(Parent.self)", url: url)

@@ -269,6 +269,8 @@ struct ImportSession<T: ManagedObject & Decodable> {
                         return background.registeredObject(for: id)?.hasChanges == true
                     }
                 }
+            // Such a page is decoded in full whatever its rows hold: no need to read them.
+            if changedHere { return (UInt64?.none, UInt64?.none, true) }
             let digests = try container.pageDigests(identities: [objects], coverages: covered.map { [$0] } ?? [])
             return (digests.identities[0], digests.values.first ?? nil, changedHere)
         }
@@ -530,13 +532,13 @@ struct ImportSession<T: ManagedObject & Decodable> {
         let body: String?
         /// The objects the answer that came with them held.
         let objects: [ObjectID]
-        /// Their identity then (`PersistentContainer.rowIdentity(of:)`): a 304 stands for
+        /// Their identity then (`PersistentContainer.pageDigests`): a 304 stands for
         /// them only if it is the same now.
         let identity: UInt64?
         /// Where the answer led: the next page's URL.
         let next: String?
         /// The rows the answer decoded and the columns it set, and their digest then
-        /// (`PersistentContainer.valueDigest(of:)`): a 304 stands for them only if it is the
+        /// (`PersistentContainer.pageDigests`): a 304 stands for them only if it is the
         /// same now. `nil` in a record kept before these were.
         let covered: [ValueCoverage]?
         let values: UInt64?

@@ -1,5 +1,5 @@
 /// Rows of one entity and the columns a decode set in them (`DecodedValueRecord`): what
-/// `PersistentContainer.valueDigest(of:)` reads to tell whether they still hold what that
+/// `PersistentContainer.pageDigests` reads to tell whether they still hold what that
 /// decode gave them. Kept by StashREST in its validators, as JSON.
 package struct ValueCoverage: Codable, Sendable, Equatable {
     package var entity: String

@@ -21,6 +21,13 @@ extension PersistentContainer {
     /// stands for nothing, since decoding it again would set what the rows do not hold yet.
     /// What the decoder's settings and a hand-written `init(from:)` do is not in it.
     package func modelDigest(of names: Set<String>) -> String? {
+        if let known = modelDigests.withLock({ $0[names] }) { return known }
+        guard let digest = computedModelDigest(of: names) else { return nil }
+        modelDigests.withLock { $0[names] = digest }
+        return digest
+    }
+
+    private func computedModelDigest(of names: Set<String>) -> String? {
         var digest = RowDigest()
         for name in names.sorted() {
             guard let entity = entities.first(where: { $0.name == name }) else { return nil }

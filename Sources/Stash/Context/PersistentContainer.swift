@@ -24,6 +24,9 @@ public final class PersistentContainer: Sendable {
     /// what deleting one of its objects must look at.
     let incomingRelationships: [ObjectIdentifier: [RelationshipDescription]]
     let store: any Store
+    /// `modelDigest(of:)` by the names asked: the model does not change, and StashREST asks
+    /// twice a page.
+    let modelDigests = Locked<[Set<String>: String]>([:])
     /// Counts the saves of all contexts of the container, so that a context's caches of
     /// stored facts can tell whether another context wrote since they learned them.
     private let saves = Atomic<UInt64>(0)

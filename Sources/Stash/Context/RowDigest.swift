@@ -1,7 +1,6 @@
 /// A 64-bit digest of stored values, the same in every process and run (Swift's `Hasher` is
 /// not): what conditional GET keeps to tell later whether rows are still the objects, and
-/// hold the values, that an answer left (`PersistentContainer.rowIdentity(of:)`,
-/// `valueDigest(of:)`).
+/// hold the values, that an answer left (`PersistentContainer.pageDigests`).
 ///
 /// FNV-1a's step, `(digest ^ input) * prime`, taken a byte at a time for tags and eight bytes
 /// at a time for a value's bytes. Each step is a bijection of the digest for a given input,

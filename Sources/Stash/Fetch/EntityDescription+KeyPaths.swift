@@ -130,10 +130,11 @@ extension EntityDescription {
 
 extension ManagedObject {
     /// The name of the relationship `keyPath` names in this model (`"feed"` for
-    /// `\Headline.feed`), or `nil`: what StashREST keeps a parent's records by. A key path's
+    /// `\Headline.feed`); the model's error when it names none: what StashREST keeps a
+    /// parent's records by. A key path's
     /// description is for debugging only; in a stripped build a wrapper's getter prints as an
     /// address that changes with every launch.
-    package static func relationshipName(for keyPath: AnyKeyPath) -> String? {
-        try? EntityRegistry.shared.entity(for: self).relationship(for: keyPath).name
+    package static func relationshipName(for keyPath: AnyKeyPath) throws -> String {
+        try EntityRegistry.shared.entity(for: self).relationship(for: keyPath).name
     }
 }

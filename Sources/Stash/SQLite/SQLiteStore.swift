@@ -175,7 +175,9 @@ final class SQLiteStore: Store, @unchecked Sendable {
         var index = start + 1
         while index < min(start + rangeBatchSize, rowIDs.endIndex), rowIDs[index] >= rowIDs[index - 1] {
             let (span, overflow) = rowIDs[index].subtractingReportingOverflow(rowIDs[start])
-            if !overflow, span < Int64(2 * (index - start + 1)) { end = index + 1 }
+            // Sorted: the span only grows, so past twice the longest stretch none is dense.
+            if overflow || span >= Int64(2 * rangeBatchSize) { break }
+            if span < Int64(2 * (index - start + 1)) { end = index + 1 }
             index += 1
         }
         return end
