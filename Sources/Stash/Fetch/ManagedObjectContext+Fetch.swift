@@ -238,7 +238,10 @@ extension ManagedObjectContext {
         var column = 0
         let layout = object.layout
         do {
-            for attribute in entity.attributes {
+            // By position, not `for attribute in`: that retains and releases each attribute's
+            // description, which only a column read through its codec needs (about 40
+            // instructions a column).
+            while column < entity.attributes.count {
                 if entity.readsColumnDirectly[column],
                     layout.fields[column].access.read(
                         row, column: column, into: layout.wrapper(atSlot: column, of: object))
@@ -246,7 +249,7 @@ extension ManagedObjectContext {
                     column &+= 1
                     continue
                 }
-                object.setValue(try attribute.codec.read(row, column: column), inSlot: column)
+                object.setValue(try entity.attributes[column].codec.read(row, column: column), inSlot: column)
                 column &+= 1
             }
         } catch var error as StashError {

@@ -11,24 +11,16 @@ final class SQLiteRow: StoreRow {
 
     func isNull(_ column: Int) -> Bool { statement.isNull(Int32(truncatingIfNeeded: column &+ 1)) }
 
-    func integer(_ column: Int) -> Int64? {
-        let index = Int32(truncatingIfNeeded: column &+ 1)
-        return statement.isInteger(index) ? statement.int64(index) : nil
-    }
+    func integer(_ column: Int) -> Int64? { statement.integer(Int32(truncatingIfNeeded: column &+ 1)) }
 
-    func real(_ column: Int) -> Double? {
-        let index = Int32(truncatingIfNeeded: column &+ 1)
-        return statement.isReal(index) ? statement.double(index) : nil
-    }
+    func real(_ column: Int) -> Double? { statement.real(Int32(truncatingIfNeeded: column &+ 1)) }
 
     func text(_ column: Int) -> String? {
-        let index = Int32(truncatingIfNeeded: column &+ 1)
-        return statement.isText(index) ? statement.text(index) : nil
+        statement.withTextIfText(Int32(truncatingIfNeeded: column &+ 1)) { String(decoding: $0, as: UTF8.self) }
     }
 
     func withUTF8<Result>(_ column: Int, _ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result? {
-        let index = Int32(truncatingIfNeeded: column &+ 1)
-        return statement.isText(index) ? statement.withText(index, body) : nil
+        statement.withTextIfText(Int32(truncatingIfNeeded: column &+ 1), body)
     }
 
     /// One type test, then the value: through `withUTF8`'s generic closure and the other
