@@ -34,6 +34,8 @@ final class EntitySQL: Sendable {
     /// unless made with `lookUps`.
     let selectWhereEqual: [(plain: String, limited: String)]
     private let quotedTable: String
+    /// `selectEveryColumn`'s texts for `commonShapes`, each ordered or not, limited or not.
+    private let selectsOfEveryColumn: [String]
 
     /// `lookUps`: render `selectWhereEqual` (for the store's own entities, made once).
     init(_ schema: EntitySchema, lookUps: Bool = false) {
@@ -61,6 +63,13 @@ final class EntitySQL: Sendable {
             "SELECT " + (["\"_pk\""] + schema.columns.map { quoted($0.name) }).joined(separator: ", ") + " FROM "
             + quotedTable
         selectAllColumns = selectAll
+        let everyColumn = Array(schema.columns.indices)
+        selectsOfEveryColumn = Self.commonShapes.flatMap { [quotedTable] shape in
+            [(false, false), (false, true), (true, false), (true, true)].map { ordered, limited in
+                Self.select(
+                    everyColumn, of: schema, from: quotedTable, where: shape, ordered: ordered, limited: limited)
+            }
+        }
         // Rendered by the renderer itself, so the text is the one any other path would run.
         selectWhereEqual = (lookUps ? schema.columns.indices : 0..<0).map { column in
             var query = StoreQuery(schema)
@@ -112,14 +121,43 @@ final class EntitySQL: Sendable {
     /// of the rows `filter` selects, in row id order unless `ordered` is false; with
     /// `limited`, two more parameters give the limit and the offset.
     func select(_ columns: [Int], where filter: FilterShape, ordered: Bool = true, limited: Bool = false) -> String {
+        Self.select(columns, of: schema, from: quotedTable, where: filter, ordered: ordered, limited: limited)
+    }
+
+    /// `select` of every column: made once for the shapes most reads take (the whole table,
+    /// one row, a range of row ids), where building the text cost about 23k instructions,
+    /// as much as the one-row read it was for (an essay's author, a fault).
+    func selectEveryColumn(where filter: FilterShape, ordered: Bool = true, limited: Bool = false) -> String {
+        guard let position = Self.commonShape(filter) else {
+            return select(Array(schema.columns.indices), where: filter, ordered: ordered, limited: limited)
+        }
+        return selectsOfEveryColumn[position * 4 + (ordered ? 2 : 0) + (limited ? 1 : 0)]
+    }
+
+    /// The shapes `selectsOfEveryColumn` holds, by position; `nil` for one made when asked.
+    private static func commonShape(_ filter: FilterShape) -> Int? {
+        switch filter {
+        case .all: 0
+        case .rowIDs(count: 1): 1
+        case .rowRange: 2
+        case .rowIDs, .values: nil
+        }
+    }
+
+    private static let commonShapes: [FilterShape] = [.all, .rowIDs(count: 1), .rowRange]
+
+    private static func select(
+        _ columns: [Int], of schema: EntitySchema, from quotedTable: String, where filter: FilterShape,
+        ordered: Bool, limited: Bool
+    ) -> String {
         let names = (["_pk"] + columns.map { schema.columns[$0].name }).map(quoted).joined(separator: ", ")
-        return "SELECT \(names) FROM \(quotedTable)\(whereClause(filter))" + (ordered ? " ORDER BY \"_pk\"" : "")
-            + (limited ? " LIMIT ? OFFSET ?" : "")
+        return "SELECT \(names) FROM \(quotedTable)\(whereClause(filter, of: schema))"
+            + (ordered ? " ORDER BY \"_pk\"" : "") + (limited ? " LIMIT ? OFFSET ?" : "")
     }
 
     /// `SELECT count(*) FROM "Post" …`.
     func count(where filter: FilterShape) -> String {
-        "SELECT count(*) FROM \(quotedTable)\(whereClause(filter))"
+        "SELECT count(*) FROM \(quotedTable)\(Self.whereClause(filter, of: schema))"
     }
 
     /// The shape of a query's WHERE clause: which column, how many values.
@@ -131,7 +169,7 @@ final class EntitySQL: Sendable {
         case values(column: Int, count: Int)
     }
 
-    private func whereClause(_ filter: FilterShape) -> String {
+    private static func whereClause(_ filter: FilterShape, of schema: EntitySchema) -> String {
         switch filter {
         case .all: ""
         case .rowIDs(let count): " WHERE \"_pk\" IN (\(placeholders(count)))"

@@ -105,7 +105,9 @@ final class SQLiteStore: Store, @unchecked Sendable {
             try inPlace(query.entity.name) {
                 if !limited, case .rowIDs(let rowIDs) = query.filter {
                     return try forEachRange(of: rowIDs) { range, wanted in
-                        let statement = try connection.statement(entitySQL.select(columns, where: range))
+                        let statement = try connection.statement(
+                            query.columns == nil
+                                ? entitySQL.selectEveryColumn(where: range) : entitySQL.select(columns, where: range))
                         defer { statement.reset() }
                         try statement.bind([.integer(wanted.first!), .integer(wanted.last!)])
                         let row = SQLiteRow(statement)
@@ -131,7 +133,10 @@ final class SQLiteStore: Store, @unchecked Sendable {
                     precondition(shape == .all || parameters.count < filterBatchSize, "a limit needs one batch")
                     parameters += [.integer(Int64(query.limit ?? -1)), .integer(Int64(query.offset ?? 0))]
                 }
-                let sql = entitySQL.select(columns, where: shape, limited: limited)
+                let sql =
+                    query.columns == nil
+                    ? entitySQL.selectEveryColumn(where: shape, limited: limited)
+                    : entitySQL.select(columns, where: shape, limited: limited)
                 let statement = try connection.statement(sql)
                 defer { statement.reset() }
                 try statement.bind(parameters)
