@@ -16,7 +16,7 @@ extension EntityDescription {
     /// that one attribute and returns its value unchanged, of its type; a computed property
     /// such as `title.uppercased()` or `!read` does not. The answer is kept per key path.
     func member(for keyPath: AnyKeyPath) throws -> Member {
-        if let slot = keyPathSlots.withLock({ $0[keyPath] }) { return member(atSlot: slot) }
+        if let slot = keyPathSlots.withLock({ $0.slot(of: keyPath) }) { return member(atSlot: slot) }
         let probe = makeProbe()
         let value = probe[keyPath: keyPath]
         let slots = Array(Set(probe.probedSlots ?? []))
@@ -27,7 +27,7 @@ extension EntityDescription {
                 entity: name)
         }
         if slots[0] < 0 {
-            keyPathSlots.withLock { $0[keyPath] = slots[0] }
+            keyPathSlots.withLock { $0.learn(keyPath, slots[0]) }
             return member(atSlot: slots[0])
         }
         let attribute = attributes[slots[0]]
@@ -41,7 +41,7 @@ extension EntityDescription {
                 "the key path \(keyPath) computes a value from \(attribute.name); a query can name a stored attribute only",
                 entity: name, attribute: attribute.name)
         }
-        keyPathSlots.withLock { $0[keyPath] = slots[0] }
+        keyPathSlots.withLock { $0.learn(keyPath, slots[0]) }
         return .attribute(attribute)
     }
 

@@ -47,7 +47,7 @@ final class EntityDescription: Sendable {
     /// context is checked for.
     let storeAdjusted: [(index: Int, kind: QueryKind, isOptional: Bool)]
     /// Which attribute each key path used in a query names (see `attribute(for:)`).
-    let keyPathSlots = Locked<[AnyKeyPath: Int]>([:])
+    let keyPathSlots = Locked(KeyPathSlots())
     /// `compositeUniques()`, once resolved.
     let compositeUniqueColumns = Locked<[[Int]]?>(nil)
     /// One key path per attribute, by slot: what Observation is told was read or changed.
