@@ -16,9 +16,35 @@ import Testing
         post.title = "first"
         post.title = "second"
         let saved = try #require(state.updated[ObjectIdentifier(post)])
-        #expect(saved.values?[title] as? String == "Title 1")
+        #expect(saved.values?.value(atSlot: title, of: post) as? String == "Title 1")
         tracked.tracker.rollback()
         #expect(post.title == "Title 1" && !tracked.hasChanges && state.updated.isEmpty)
+    }
+
+    /// Values are kept one attribute at a time, as each is first changed: one changed after
+    /// another, and one changed again, all go back to what was saved; one never changed is
+    /// left as it is, a merged value included.
+    @Test func eachAttributeIsKeptAsItIsFirstChanged() throws {
+        let (_, context) = try savedPosts(1)
+        let post = try context.fetch(FetchDescriptor<Post>())[0]
+        let state = try context.identity.state(forType: Post.self)
+        post.title = "first"
+        post.body = "changed later"
+        post.title = "second"
+        post.title = "Title 1"  // back to the saved value, still a change until the save
+        let saved = try #require(state.updated[ObjectIdentifier(post)]?.values)
+        let body = try #require(state.entity.attribute(named: "body")).index
+        #expect(saved.value(atSlot: body, of: post) as? String == "Body of post 1\nline 2")
+        // Another context saves the post's other attributes meanwhile: merged in, not undone.
+        let other = try ManagedObjectContext(context.container).fetch(FetchDescriptor<Post>())[0]
+        other.summary = "someone else's"
+        try other.managedObjectContext!.save()
+        #expect(context.hasChanges)  // an entry point: the other save is merged in
+        #expect(post.summary == "someone else's")
+        context.tracker.rollback()
+        #expect(post.title == "Title 1" && post.body == "Body of post 1\nline 2")
+        #expect(post.summary == "someone else's")
+        #expect(!context.hasChanges)
     }
 
     @Test func aRollbackSendsNewObjectsAwayAndBringsDeletedOnesBack() throws {

@@ -14,15 +14,21 @@ final class ChangeTracker: ContextPart {
     /// overwrote (see `awaken`).
     var awakenings: [Awakening] = []
 
-    /// Called before a saved object's first change since its last save (keeps its saved
-    /// values for `rollback()`), and before any change while a journal is active.
-    func objectWillChange(_ object: ManagedObject) {
+    /// Called before a saved object's first change of `slot` since its last save (keeps the
+    /// value it was saved with, for `rollback()`; no slot: a value set again, `restate`), and
+    /// before any change while a journal is active.
+    func objectWillChange(_ object: ManagedObject, atSlot slot: Int? = nil) {
         withContext { context in
             context.entering {
                 let state = context.identity.state(for: object.entity)
                 journal?.recordChange(object, in: state)
                 guard object.state == .persisted || object.state == .deleted else { return }
-                keepSavedValues(of: object, in: state)
+                guard let slot else { return keepSavedValues(of: object, in: state) }
+                // One access to the table: the state made if the object had none, the slot kept.
+                state.updated[
+                    ObjectIdentifier(object),
+                    default: SavedState(object: object, values: SavedValues(), unloaded: object.unloaded)
+                ].values?.keepValue(atSlot: slot, of: object)
             }
         }
     }
@@ -43,7 +49,7 @@ final class ChangeTracker: ContextPart {
     private func keepSavedValues(of object: ManagedObject, in state: EntityState) {
         let id = ObjectIdentifier(object)
         if state.updated[id] == nil {
-            state.updated[id] = SavedState(object: object, values: object.values, unloaded: object.unloaded)
+            state.updated[id] = SavedState(object: object, values: SavedValues(), unloaded: object.unloaded)
         }
     }
 
@@ -65,7 +71,7 @@ final class ChangeTracker: ContextPart {
                 for saved in state.updated.values {
                     let object = saved.object
                     if let values = saved.values {
-                        object.values = values
+                        values.restore(into: object)
                     } else {
                         for attribute in state.entity.attributes
                         where object.changedAttributes.contains(attribute.index) {

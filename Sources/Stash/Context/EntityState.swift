@@ -288,13 +288,14 @@ enum UniqueEntry {
     case row(Int64)
 }
 
-/// A saved object's values as of its last save (or as loaded), kept at its first change so
+/// A changed saved object's values as of its last save (or as loaded), kept as it changes so
 /// `rollback()` can put them back.
 struct SavedState {
     let object: ManagedObject
-    /// The values by position; `nil` when none are kept, for an object decoded for a row it
-    /// never loaded: what rollback cannot put back from here is read from the row again.
-    var values: ContiguousArray<Any?>?
+    /// The values before this context's changes (see `SavedValues`); `nil` when none are kept,
+    /// for an object decoded for a row it never loaded: what rollback cannot put back from
+    /// here is read from the row again.
+    var values: SavedValues?
     /// Attributes not loaded at the first change: rollback makes them unloaded again.
     var unloaded: AttributeSet
     /// Changed attributes whose stored value was never seen, so not known to differ from the

@@ -66,7 +66,7 @@ final class FaultLoader: ContextPart {
             }
             if saved?.unverified.contains(attribute.index) == true {
                 if saved?.values != nil {
-                    saved?.values?[attribute.index] = stored
+                    saved?.values?.set(stored, atSlot: attribute.index)
                     saved?.unloaded.remove(attribute.index)
                 }
                 // Compared as the store sees them: the row's value as it is, the object's

@@ -120,7 +120,7 @@ final class Merger: ContextPart {
                     switch policy {
                     case .incomingWins:
                         // This context's value stays; the store's is what it last saw now.
-                        saved?.values?[index] = stored
+                        saved?.values?.set(stored, atSlot: index)
                         saved?.unverified.remove(index)
                         saved?.unloaded.remove(index)
                         continue
@@ -132,7 +132,7 @@ final class Merger: ContextPart {
                 }
                 // What a rollback puts back is what the object sees now.
                 if saved?.values != nil {
-                    saved?.values?[index] = stored
+                    saved?.values?.set(stored, atSlot: index)
                     saved?.unloaded.remove(index)
                 }
                 if !object.unloaded.contains(index), object.holds(stored, for: attribute) { continue }

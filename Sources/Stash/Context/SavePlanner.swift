@@ -92,7 +92,9 @@ final class SavePlanner: ContextPart {
                 entityChanges.updates.expected = { row, column in
                     // What the object last saw: its values at its first change, kept in step
                     // with other contexts' saves by merging.
-                    guard let values = seen[row], let value = values[column] else { return nil }
+                    guard let values = seen[row], let value = values.value(atSlot: column, of: updated[row]) else {
+                        return nil
+                    }
                     return try? entity.attributes[column].codec.storedValue(for: value)
                 }
             }

@@ -268,10 +268,10 @@ extension ManagedObjectContext {
     ) throws {
         let policy = mergePolicy.kind
         if policy == .fail { throw UniqueResolver.conflict(state.entity, unique, key) }
-        var saved = object.values
+        var saved = SavedValues()
         for attribute in state.entity.attributes {
             let stored = try row.value(of: attribute, in: state.entity)
-            saved[attribute.index] = stored
+            saved.set(stored, atSlot: attribute.index)
             if policy == .storedWins || !object.changedAttributes.contains(attribute.index) {
                 object.setPrimitiveValue(stored, of: attribute)
             }

@@ -102,8 +102,9 @@ extension ManagedObject {
                 observedChange(atSlot: index) { setValue(value, inSlot: index) }
                 return restate(attribute, in: context)
             }
-            if (state != .inserted && changedAttributes.isEmpty) || context.tracker.journal != nil {
-                context.tracker.objectWillChange(self)
+            // A saved object keeps each attribute's value as it is first changed (`SavedValues`).
+            if (state != .inserted && !changedAttributes.contains(index)) || context.tracker.journal != nil {
+                context.tracker.objectWillChange(self, atSlot: index)
             }
             observedChange(atSlot: index) { setValue(value, inSlot: index) }
             changedAttributes.insert(index)
