@@ -73,6 +73,14 @@ enum GraphRun {
         return essays.count
     }
 
+    /// Decodes through `context.decode` (the byte-level reader where the model allows) and saves.
+    static func decodePayload(_ data: Data, into container: PersistentContainer) throws -> Int {
+        let context = ManagedObjectContext(container)
+        let essays = try context.decode([Essay].self, from: data)
+        try context.save()
+        return essays.count
+    }
+
     /// Every essay, and each one's author's name.
     static func fetchAll(from container: PersistentContainer) throws -> Int {
         let context = ManagedObjectContext(container)

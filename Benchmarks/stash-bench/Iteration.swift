@@ -87,6 +87,22 @@ struct Iteration {
             results.add(.graphImport, side, start.elapsed)
             precondition(imported == graph.count, "graph import made \(imported) essays")
         }
+        // The same import through `context.decode` (Stash's reader), into stores of their own,
+        // the hand-written import run again beside it.
+        let decodeDatabase = try GraphBaseline.createStore(
+            at: directory.appendingPathComponent("graph-baseline-decode.sqlite").path)
+        let decodeContainer = try GraphRun.createStore(
+            at: directory.appendingPathComponent("graph-stash-decode.sqlite").path)
+        for side in order {
+            let start = Instant()
+            let imported = try span(.graphImportDecode, side) {
+                side == .stash
+                    ? try GraphRun.decodePayload(graph.data, into: decodeContainer)
+                    : try GraphBaseline.importPayload(graph.data, into: decodeDatabase)
+            }
+            results.add(.graphImportDecode, side, start.elapsed)
+            precondition(imported == graph.count, "graph import through context.decode made \(imported) essays")
+        }
         for side in order {
             let start = Instant()
             let checksum = try span(.graphFetch, side) {

@@ -12,7 +12,7 @@ enum Operation: CaseIterable {
     case importTotal, importDecode, importWrite, fetchAll, fetchRelease, reimportTotal, reimportDecode, reimportWrite
     case edit
     case lookUps, newestPages, filteredCounts
-    case graphImport, graphFetch
+    case graphImport, graphImportDecode, graphFetch
 
     var label: String {
         switch self {
@@ -29,6 +29,7 @@ enum Operation: CaseIterable {
         case .newestPages: "\(QueryWorkload.pageCount) fetches of 20 newest unread"
         case .filteredCounts: "\(QueryWorkload.countCount) filtered fetchCounts"
         case .graphImport: "graph import (nested authors)"
+        case .graphImportDecode: "  the same through context.decode"
         case .graphFetch: "graph fetch + each author"
         }
     }
@@ -122,6 +123,7 @@ struct Results {
         let parts = [
             Operation.importTotal, .fetchAll, .reimportTotal, .edit, .lookUps, .newestPages, .filteredCounts,
             .graphImport,
+            .graphImportDecode,
             .graphFetch,
         ].map {
             operation in
@@ -180,6 +182,7 @@ extension Operation {
         case .newestPages: "newest"
         case .filteredCounts: "counts"
         case .graphImport: "graph-import"
+        case .graphImportDecode: "graph-import-decode"
         case .graphFetch: "graph-fetch"
         }
     }
@@ -194,6 +197,7 @@ extension Operation {
         case .newestPages: "newest"
         case .filteredCounts: "count"
         case .graphImport: "graph import"
+        case .graphImportDecode: "graph decode"
         case .graphFetch: "graph fetch"
         }
     }
