@@ -47,6 +47,35 @@ import Testing
         #expect(!context.hasChanges)
     }
 
+    /// A value set again (restated) becomes a change when another context moves the row on
+    /// under `.fail`: what this context saw is kept then, so a later edit still conflicts
+    /// and a rollback still puts it back (a review found both lost once values were kept an
+    /// attribute at a time).
+    @Test func aRestatedValueThatBecomesAChangeKeepsWhatTheContextSaw() throws {
+        for ending in ["save", "rollback"] {
+            let (container, context) = try savedPosts(1)
+            context.mergePolicy = .fail
+            let post = try context.fetch(FetchDescriptor<Post>())[0]
+            post.title = "Title 1"  // as it is: restated
+            let other = ManagedObjectContext(container)
+            try other.fetch(FetchDescriptor<Post>())[0].title = "moved on"
+            try other.save()
+            context.refresh(post, mergeChanges: true)
+            post.title = "moved on"  // the row's value now, not what this context saw
+            if ending == "save" {
+                #expect(throws: StashError.self) { try context.save() }
+                do {
+                    try context.save()
+                } catch let error as StashError {
+                    #expect(error.code == .conflict && error.attribute == "title")
+                }
+            } else {
+                context.tracker.rollback()
+                #expect(post.title == "Title 1")
+            }
+        }
+    }
+
     @Test func aRollbackSendsNewObjectsAwayAndBringsDeletedOnesBack() throws {
         let (_, context) = try savedPosts(2)
         let posts = try context.fetch(FetchDescriptor<Post>(sortBy: [SortDescriptor(\.id)]))

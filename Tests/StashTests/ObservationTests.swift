@@ -35,6 +35,47 @@ import Testing
         #expect(deliveries == [[], [1, 2, 3], [1, 3]])
     }
 
+    /// An observer told of a merged value changes another attribute of the same changed
+    /// object, in the middle of the merge: that change's saved value is kept, and a rollback
+    /// puts it back. (A merge that wrote back a copy of the saved state it made before the
+    /// observer ran would drop it: a review's finding, before it could ship.)
+    @MainActor
+    @Test func aChangeAnObserverMakesDuringAMergeIsRolledBack() async throws {
+        let container = try testContainer(for: Post.self, inMemory: true)
+        try await container.performBackgroundTask { context in
+            _ = try recipeDecoder(context).decode([Post].self, from: postsJSON(count: 1))
+            try context.save()
+        }
+        let context = container.mainContext
+        let post = try context.fetch(FetchDescriptor<Post>())[0]
+        post.title = "changed here"
+        let userBefore = post.userId
+        let merged = Flag()
+        let postID = post.objectID
+        withObservationTracking {
+            _ = post.body
+        } onChange: {
+            // Told as the merge writes the body, on the main actor, inside the merge.
+            MainActor.assumeIsolated {
+                // An attribute the merge has passed already (it goes in declaration order).
+                (container.mainContext.registeredObject(for: postID) as? Post)?.userId = 4_242
+            }
+            merged.set()
+        }
+        try await container.performBackgroundTask { context in
+            try context.fetch(FetchDescriptor<Post>())[0].body = "elsewhere"
+            try context.save()
+        }
+        let deadline = ContinuousClock.now + .seconds(5)
+        while !merged.isSet, ContinuousClock.now < deadline {
+            _ = context.hasChanges  // an entry point: the save is merged in
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        #expect(merged.isSet && post.body == "elsewhere" && post.userId == 4_242)
+        context.rollback()
+        #expect(post.title == "Title 1" && post.userId == userBefore && post.body == "elsewhere")
+    }
+
     @MainActor
     @Test func observationSeesChangesMadeHereAndMergedFromElsewhere() async throws {
         let container = try testContainer(for: Post.self, inMemory: true)

@@ -1,5 +1,5 @@
-/// The context's part that records what changes: each saved object's values before its first
-/// change (what `rollback()` puts back), the journal of an all-or-nothing decode, the values
+/// The context's part that records what changes: each saved object's values before this
+/// context changed them, kept an attribute at a time (what `rollback()` puts back), the journal of an all-or-nothing decode, the values
 /// only `awakeFromInsert()` set, and what a committed save leaves on the objects (row ids,
 /// values the store kept or read, no pending changes).
 final class ChangeTracker: ContextPart {
@@ -43,8 +43,8 @@ final class ChangeTracker: ContextPart {
         }
     }
 
-    /// Keeps `object`'s values as they are now, what `rollback()` puts back, unless it has
-    /// changed since its last save and they are kept already.
+    /// Starts `object`'s saved state (what `rollback()` puts back) unless it has one: none of
+    /// its values kept yet, each kept as it is first changed (`SavedValues`).
     @inline(__always)
     private func keepSavedValues(of object: ManagedObject, in state: EntityState) {
         let id = ObjectIdentifier(object)

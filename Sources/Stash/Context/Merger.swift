@@ -104,25 +104,34 @@ final class Merger: ContextPart {
         try withContext { context in
             let policy = context.policyInEffect.kind
             let id = ObjectIdentifier(object)
-            var saved = state.updated[id]
+            // The saved state is changed where it is, never copied out and written back: an
+            // observer told of a merged value may change another attribute meanwhile, whose
+            // saved value is kept there (`SavedValues`).
+            let tracked = state.updated[id] != nil
             var uniqueChanged = false
             for attribute in state.entity.attributes {
                 let index = attribute.index
                 let stored = try inPlace(state.entity, attribute) { try attribute.codec.read(row, column: index) }
                 if keepingChanges, object.restatedAttributes.contains(index), !object.holds(stored, for: attribute) {
                     // Set to what the context saw, which the store no longer holds: a change
-                    // now, unless the stored value wins.
+                    // now, unless the stored value wins. What the context saw is what the
+                    // object holds: kept, as a change's saved value is.
                     object.restatedAttributes.remove(index)
-                    if policy != .storedWins { object.changedAttributes.insert(index) }
+                    if policy != .storedWins {
+                        if tracked { state.updated[id]?.values?.keepValue(atSlot: index, of: object) }
+                        object.changedAttributes.insert(index)
+                    }
                 }
                 let changedHere = keepingChanges && object.changedAttributes.contains(index)
                 if changedHere {
                     switch policy {
                     case .incomingWins:
                         // This context's value stays; the store's is what it last saw now.
-                        saved?.values?.set(stored, atSlot: index)
-                        saved?.unverified.remove(index)
-                        saved?.unloaded.remove(index)
+                        if tracked {
+                            state.updated[id]?.values?.set(stored, atSlot: index)
+                            state.updated[id]?.unverified.remove(index)
+                            state.updated[id]?.unloaded.remove(index)
+                        }
                         continue
                     case .fail:
                         continue
@@ -130,10 +139,11 @@ final class Merger: ContextPart {
                         object.changedAttributes.remove(index)
                     }
                 }
-                // What a rollback puts back is what the object sees now.
-                if saved?.values != nil {
-                    saved?.values?.set(stored, atSlot: index)
-                    saved?.unloaded.remove(index)
+                // What a rollback puts back is what the object sees now: a kept value becomes
+                // the row's; a slot not kept takes the row's value below.
+                if tracked, state.updated[id]?.values != nil {
+                    state.updated[id]?.values?.replaceKept(with: stored, atSlot: index)
+                    state.updated[id]?.unloaded.remove(index)
                 }
                 if !object.unloaded.contains(index), object.holds(stored, for: attribute) { continue }
                 object.observedChange(atSlot: index) { object.setPrimitiveValue(stored, of: attribute) }
@@ -143,12 +153,9 @@ final class Merger: ContextPart {
             if !keepingChanges {
                 object.changedAttributes.removeAll()
                 object.restatedAttributes.removeAll()
-                saved = nil
             }
             if object.changedAttributes.isEmpty && object.restatedAttributes.isEmpty {
                 state.updated[id] = nil
-            } else if let saved {
-                state.updated[id] = saved
             }
             if uniqueChanged { state.index(object, in: context) }
         }

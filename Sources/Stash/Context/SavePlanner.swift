@@ -90,8 +90,8 @@ final class SavePlanner: ContextPart {
                 entityChanges.onConflict = policy.kind == .fail ? .fail : .keepStored
                 let seen = updated.map { state.updated[ObjectIdentifier($0)]?.values }
                 entityChanges.updates.expected = { row, column in
-                    // What the object last saw: its values at its first change, kept in step
-                    // with other contexts' saves by merging.
+                    // What the object last saw: each changed attribute's value before its first
+                    // change (`SavedValues`), kept in step with other contexts' saves by merging.
                     guard let values = seen[row], let value = values.value(atSlot: column, of: updated[row]) else {
                         return nil
                     }

@@ -33,6 +33,13 @@ struct SavedValues {
         }
     }
 
+    /// Makes `value` what `slot` was saved with if a value is kept for it; a slot not kept
+    /// takes the value in the object, which the caller writes.
+    mutating func replaceKept(with value: Any?, atSlot slot: Int) {
+        guard let position = kept.firstIndex(where: { $0.slot == slot }) else { return }
+        kept[position].value = value
+    }
+
     /// Puts the kept values back into `object`.
     func restore(into object: ManagedObject) {
         for entry in kept { object.setValue(entry.value, inSlot: entry.slot) }

@@ -90,12 +90,12 @@ final class SQLiteStatement {
     // MARK: Reading the current row (0-based columns)
 
     // Each column is read through its `sqlite3_value`, taken once: every `sqlite3_column_*`
-    // call finds the column again and enters and leaves the connection's mutex, and a fetch
-    // asks each column its type before its value (about 60 instructions a call, 1.6k of a
-    // fetched row's 18k under callgrind). The value SQLite hands out is "unprotected": no
-    // mutex is held for it, which makes no difference here, as connections are opened
-    // `SQLITE_OPEN_NOMUTEX` and used by one thread at a time (see `SQLiteConnection`). It
-    // is valid until the statement steps or resets, which no caller outlives.
+    // call finds the column again, and a fetch asks each column its kind before its value
+    // (about 60 instructions a call, 1.6k of a fetched row's 18k under callgrind). SQLite calls
+    // the value it hands out "unprotected" (no mutex held for it), which changes nothing here:
+    // connections are opened `SQLITE_OPEN_NOMUTEX`, so there is no connection mutex to hold,
+    // and each is used by one thread at a time (see `SQLiteConnection`). It is valid until
+    // the statement steps or resets, which no caller outlives.
 
     /// The value in `column` of the current row.
     @inline(__always)
