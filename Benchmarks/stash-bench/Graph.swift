@@ -64,7 +64,7 @@ enum GraphRun {
     }
 
     /// Decodes and saves: the nested authors upsert as they come.
-    static func importPayload(_ data: Data, into container: PersistentContainer) throws -> Int {
+    static func importPayload(_ data: Data, _ container: PersistentContainer) throws -> Int {
         let context = ManagedObjectContext(container)
         let decoder = JSONDecoder()
         decoder.userInfo[.managedObjectContext] = context
@@ -74,7 +74,7 @@ enum GraphRun {
     }
 
     /// Decodes through `context.decode` (the byte-level reader where the model allows) and saves.
-    static func decodePayload(_ data: Data, into container: PersistentContainer) throws -> Int {
+    static func decodePayload(_ data: Data, _ container: PersistentContainer) throws -> Int {
         let context = ManagedObjectContext(container)
         let essays = try context.decode([Essay].self, from: data)
         try context.save()

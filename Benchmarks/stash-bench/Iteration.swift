@@ -72,37 +72,14 @@ struct Iteration {
     }
 
     /// The nested-author import and the fetch that reads each essay's author, on stores of
-    /// their own; both sides must read back what was generated.
+    /// their own; both sides must read back what was generated. The import runs twice, into
+    /// stores of their own: through the recipe, then through `context.decode` (Stash's reader),
+    /// the hand-written import run again beside it.
     private func runGraph(_ results: inout Results) throws {
         let graph = GraphPayload.generate(count: payload.count)
-        let database = try GraphBaseline.createStore(at: directory.appendingPathComponent("graph-baseline.sqlite").path)
-        let container = try GraphRun.createStore(at: directory.appendingPathComponent("graph-stash.sqlite").path)
-        for side in order {
-            let start = Instant()
-            let imported = try span(.graphImport, side) {
-                side == .stash
-                    ? try GraphRun.importPayload(graph.data, into: container)
-                    : try GraphBaseline.importPayload(graph.data, into: database)
-            }
-            results.add(.graphImport, side, start.elapsed)
-            precondition(imported == graph.count, "graph import made \(imported) essays")
-        }
-        // The same import through `context.decode` (Stash's reader), into stores of their own,
-        // the hand-written import run again beside it.
-        let decodeDatabase = try GraphBaseline.createStore(
-            at: directory.appendingPathComponent("graph-baseline-decode.sqlite").path)
-        let decodeContainer = try GraphRun.createStore(
-            at: directory.appendingPathComponent("graph-stash-decode.sqlite").path)
-        for side in order {
-            let start = Instant()
-            let imported = try span(.graphImportDecode, side) {
-                side == .stash
-                    ? try GraphRun.decodePayload(graph.data, into: decodeContainer)
-                    : try GraphBaseline.importPayload(graph.data, into: decodeDatabase)
-            }
-            results.add(.graphImportDecode, side, start.elapsed)
-            precondition(imported == graph.count, "graph import through context.decode made \(imported) essays")
-        }
+        let (database, container) = try importGraph(
+            graph, .graphImport, named: "graph", &results, GraphRun.importPayload)
+        _ = try importGraph(graph, .graphImportDecode, named: "graph-decode", &results, GraphRun.decodePayload)
         for side in order {
             let start = Instant()
             let checksum = try span(.graphFetch, side) {
@@ -111,6 +88,28 @@ struct Iteration {
             results.add(.graphFetch, side, start.elapsed)
             precondition(checksum == graph.checksum, "graph fetch read \(checksum), not \(graph.checksum)")
         }
+    }
+
+    /// Imports `graph` on both sides as `operation` into new stores named after `name`, and
+    /// answers them.
+    private func importGraph(
+        _ graph: GraphPayload, _ operation: Operation, named name: String, _ results: inout Results,
+        _ stashImport: (Data, PersistentContainer) throws -> Int
+    ) throws -> (RawDatabase, PersistentContainer) {
+        let database = try GraphBaseline.createStore(
+            at: directory.appendingPathComponent("\(name)-baseline.sqlite").path)
+        let container = try GraphRun.createStore(at: directory.appendingPathComponent("\(name)-stash.sqlite").path)
+        for side in order {
+            let start = Instant()
+            let imported = try span(operation, side) {
+                side == .stash
+                    ? try stashImport(graph.data, container)
+                    : try GraphBaseline.importPayload(graph.data, into: database)
+            }
+            results.add(operation, side, start.elapsed)
+            precondition(imported == graph.count, "\(operation.label) made \(imported) essays")
+        }
+        return (database, container)
     }
 
     /// An edit of every stored object, as a screen that counts views writes it: one value
