@@ -76,6 +76,22 @@ import Testing
         }
     }
 
+    /// An object decoded for a stored row the context never loaded keeps no saved values:
+    /// a rollback marks what changed as not loaded, so it is read from the row again. Its
+    /// unique attribute included: changed after the decode, it read as unset (a trap) after
+    /// the rollback.
+    @Test func aRollbackOfARowDecodedWithoutLoadingItReadsTheRowAgain() throws {
+        let (container, _) = try savedPosts(1)
+        let context = ManagedObjectContext(container)
+        let post = try context.decode([Post].self, from: postsJSON(count: 1, titlePrefix: "Decoded"))[0]
+        #expect(post.title == "Decoded 1")
+        post.id = 99
+        context.rollback()
+        #expect(post.id == 1 && post.title == "Title 1" && post.body == "Body of post 1\nline 2")
+        #expect(!context.hasChanges)
+        #expect(try context.fetch(FetchDescriptor<Post>(predicate: #Predicate { $0.id == 1 })).first === post)
+    }
+
     @Test func aRollbackSendsNewObjectsAwayAndBringsDeletedOnesBack() throws {
         let (_, context) = try savedPosts(2)
         let posts = try context.fetch(FetchDescriptor<Post>(sortBy: [SortDescriptor(\.id)]))

@@ -73,10 +73,15 @@ final class ChangeTracker: ContextPart {
                     if let values = saved.values {
                         values.restore(into: object)
                     } else {
-                        for attribute in state.entity.attributes
-                        where object.changedAttributes.contains(attribute.index) {
+                        // Nothing kept (decoded for a row never loaded): what changed is read
+                        // from the row again, as what was never loaded is. Left unset but not
+                        // marked, a required attribute trapped when read.
+                        let changed = object.changedAttributes
+                        for attribute in state.entity.attributes where changed.contains(attribute.index) {
                             object.setPrimitiveValue(nil, of: attribute)
                         }
+                        object.unloaded = object.unloaded.union(changed)
+                        if !changed.isEmpty, let rowID = object.rowID { state.partial.append(rowID) }
                     }
                     object.changedAttributes.removeAll()
                     object.restatedAttributes.removeAll()
