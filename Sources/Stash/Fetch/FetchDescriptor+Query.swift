@@ -8,9 +8,7 @@ extension FetchDescriptor {
         if let predicate {
             query.predicate = try PredicateTranslator.translate(predicate, for: entity)
         }
-        // Skipped when empty: `map` over a generic array asks the runtime for its types'
-        // metadata (about 800 instructions a look-up).
-        if !sortBy.isEmpty { query.sort = try sortBy.map { try Self.querySort($0, for: entity) } }
+        query.sort = try sortBy.map { try Self.querySort($0, for: entity) }
         // A negative limit is no object, as the merge of unsaved changes counts it; SQLite
         // would read `LIMIT -1` as no limit.
         query.limit = fetchLimit.map { max($0, 0) }
