@@ -68,7 +68,19 @@ private func runSQLiteShell(_ arguments: [String]) throws -> String {
     let process = try ChildProcess("/usr/bin/env", ["sqlite3"] + arguments, standardOutput: .pipe)
     let data = process.standardOutputReader!.readDataToEndOfFile()
     process.waitUntilExit()
+    // A statement the shell refused (a constraint, a lock) changed nothing: a test that went
+    // on would check a store its statement never reached.
+    guard process.terminationReason == .exit, process.terminationStatus == 0 else {
+        throw SQLiteShellFailure(arguments: arguments, status: process.terminationStatus)
+    }
     return String(decoding: data, as: UTF8.self)
+}
+
+/// The `sqlite3` shell exited with an error (its message is on standard error).
+struct SQLiteShellFailure: Error, CustomStringConvertible {
+    let arguments: [String]
+    let status: Int32
+    var description: String { "sqlite3 \(arguments.joined(separator: " ")) exited with status \(status)" }
 }
 
 /// Where `../shared/fixtures` is, if this checkout has it beside it.
