@@ -1,7 +1,8 @@
 /// The context's part that records what changes: each saved object's values before this
-/// context changed them, kept an attribute at a time (what `rollback()` puts back), the journal of an all-or-nothing decode, the values
-/// only `awakeFromInsert()` set, and what a committed save leaves on the objects (row ids,
-/// values the store kept or read, no pending changes).
+/// context changed them, kept an attribute at a time (what `rollback()` puts back), the
+/// journal of an all-or-nothing decode, the values only `awakeFromInsert()` set, and what a
+/// committed save leaves on the objects (row ids, values the store kept or read, no pending
+/// changes).
 final class ChangeTracker: ContextPart {
     // Unchecked, these fields that every decoded or edited object reads: the context is
     // used from one isolation at a time (see `Confinement`), and the runtime's check costs
@@ -27,8 +28,8 @@ final class ChangeTracker: ContextPart {
                 // One access to the table: the state made if the object had none, the slot kept.
                 state.updated[
                     ObjectIdentifier(object),
-                    default: SavedState(object: object, values: SavedValues(), unloaded: object.unloaded)
-                ].values?.keepValue(atSlot: slot, of: object)
+                    default: SavedState(object: object, unloaded: object.unloaded)
+                ].values.keepValue(atSlot: slot, of: object)
             }
         }
     }
@@ -49,7 +50,7 @@ final class ChangeTracker: ContextPart {
     private func keepSavedValues(of object: ManagedObject, in state: EntityState) {
         let id = ObjectIdentifier(object)
         if state.updated[id] == nil {
-            state.updated[id] = SavedState(object: object, values: SavedValues(), unloaded: object.unloaded)
+            state.updated[id] = SavedState(object: object, unloaded: object.unloaded)
         }
     }
 
@@ -70,19 +71,7 @@ final class ChangeTracker: ContextPart {
                 state.clearInserted()
                 for saved in state.updated.values {
                     let object = saved.object
-                    if let values = saved.values {
-                        values.restore(into: object)
-                    } else {
-                        // Nothing kept (decoded for a row never loaded): what changed is read
-                        // from the row again, as what was never loaded is. Left unset but not
-                        // marked, a required attribute trapped when read.
-                        let changed = object.changedAttributes
-                        for attribute in state.entity.attributes where changed.contains(attribute.index) {
-                            object.setPrimitiveValue(nil, of: attribute)
-                        }
-                        object.unloaded = object.unloaded.union(changed)
-                        if !changed.isEmpty, let rowID = object.rowID { state.partial.append(rowID) }
-                    }
+                    saved.values.restore(into: object)
                     object.changedAttributes.removeAll()
                     object.restatedAttributes.removeAll()
                     if !saved.unloaded.isEmpty {

@@ -292,14 +292,27 @@ enum UniqueEntry {
 /// `rollback()` can put them back.
 struct SavedState {
     let object: ManagedObject
-    /// The values before this context's changes (see `SavedValues`); `nil` when none are kept,
-    /// for an object decoded for a row it never loaded: what rollback cannot put back from
-    /// here is read from the row again.
-    var values: SavedValues?
+    /// The values before this context's changes (see `SavedValues`). For an object decoded
+    /// for a row it never loaded, what it was given is kept as unset: rollback unsets it, and
+    /// it is read from the row again (it is in `unloaded`).
+    var values = SavedValues()
     /// Attributes not loaded at the first change: rollback makes them unloaded again.
     var unloaded: AttributeSet
     /// Changed attributes whose stored value was never seen, so not known to differ from the
     /// row: the save compares them with the row inside its transaction and writes those that
     /// differ (`RowWrites.checkedSets`), as it does restated ones.
     var unverified = AttributeSet()
+
+    /// The row was seen to hold `value` at `slot` (a merge, a fault): for a slot this context
+    /// changed, what a rollback puts back and a save expects, no longer to be compared with
+    /// the row; for another, what a kept value becomes. Either way the slot is loaded.
+    mutating func rowHolds(_ value: Any?, atSlot slot: Int, changedHere: Bool) {
+        if changedHere {
+            values.set(value, atSlot: slot)
+            unverified.remove(slot)
+        } else {
+            values.replaceKept(with: value, atSlot: slot)
+        }
+        unloaded.remove(slot)
+    }
 }

@@ -65,15 +65,11 @@ final class FaultLoader: ContextPart {
                 object.unloaded.remove(attribute.index)
             }
             if saved?.unverified.contains(attribute.index) == true {
-                if saved?.values != nil {
-                    saved?.values?.set(stored, atSlot: attribute.index)
-                    saved?.unloaded.remove(attribute.index)
-                }
+                saved?.rowHolds(stored, atSlot: attribute.index, changedHere: true)
                 // Compared as the store sees them: the row's value as it is, the object's
                 // as it would be written. One that differs is a change the save writes; one
                 // that is the same is restated, compared again inside the save's
                 // transaction, since the row may move on before then.
-                saved?.unverified.remove(attribute.index)
                 if object.changedAttributes.contains(attribute.index), let current = object.value(of: attribute),
                     (try? attribute.codec.storedValue(for: current)) == row.value(attribute.index)
                 {

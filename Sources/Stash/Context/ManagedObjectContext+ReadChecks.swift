@@ -5,7 +5,7 @@
     /// crossed in an `@unchecked Sendable` box. Release builds check writes and entry points
     /// only, and pay nothing on reads.
     ///
-    /// The fast part, on every read, is `ObjectStorage.checkRead`; what it could not tell
+    /// The fast part, on every read, is `ManagedObject.checkRead`; what it could not tell
     /// comes here.
     extension ManagedObjectContext {
         /// What this context's objects keep for the check (see `ReadGuard`).

@@ -106,8 +106,8 @@ final class Merger: ContextPart {
             let id = ObjectIdentifier(object)
             // The saved state is changed where it is, never copied out and written back: an
             // observer told of a merged value may change another attribute meanwhile, whose
-            // saved value is kept there (`SavedValues`).
-            let tracked = state.updated[id] != nil
+            // saved value is kept there (`SavedValues`). Looked up only while some object of the
+            // entity has one, asked each time, since such an observer may make the first.
             var uniqueChanged = false
             for attribute in state.entity.attributes {
                 let index = attribute.index
@@ -118,7 +118,7 @@ final class Merger: ContextPart {
                     // object holds: kept, as a change's saved value is.
                     object.restatedAttributes.remove(index)
                     if policy != .storedWins {
-                        if tracked { state.updated[id]?.values?.keepValue(atSlot: index, of: object) }
+                        if !state.updated.isEmpty { state.updated[id]?.values.keepValue(atSlot: index, of: object) }
                         object.changedAttributes.insert(index)
                     }
                 }
@@ -127,10 +127,8 @@ final class Merger: ContextPart {
                     switch policy {
                     case .incomingWins:
                         // This context's value stays; the store's is what it last saw now.
-                        if tracked {
-                            state.updated[id]?.values?.set(stored, atSlot: index)
-                            state.updated[id]?.unverified.remove(index)
-                            state.updated[id]?.unloaded.remove(index)
+                        if !state.updated.isEmpty {
+                            state.updated[id]?.rowHolds(stored, atSlot: index, changedHere: true)
                         }
                         continue
                     case .fail:
@@ -141,10 +139,7 @@ final class Merger: ContextPart {
                 }
                 // What a rollback puts back is what the object sees now: a kept value becomes
                 // the row's; a slot not kept takes the row's value below.
-                if tracked, state.updated[id]?.values != nil {
-                    state.updated[id]?.values?.replaceKept(with: stored, atSlot: index)
-                    state.updated[id]?.unloaded.remove(index)
-                }
+                if !state.updated.isEmpty { state.updated[id]?.rowHolds(stored, atSlot: index, changedHere: false) }
                 if !object.unloaded.contains(index), object.holds(stored, for: attribute) { continue }
                 object.observedChange(atSlot: index) { object.setPrimitiveValue(stored, of: attribute) }
                 object.unloaded.remove(index)

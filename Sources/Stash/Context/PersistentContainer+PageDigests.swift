@@ -14,8 +14,7 @@ extension PersistentContainer {
     ///   one of the rows is gone or a column is no longer there: whether they still hold what
     ///   the full answer gave them.
     ///
-    /// Read
-    /// one page and one digest at a time, a record cost a 100,000-row import 0.17 s and
+    /// Read one page and one digest at a time, a record cost a 100,000-row import 0.17 s and
     /// 1,000 pages of 100 rows 0.25 ms a page.
     package func pageDigests(identities lists: [[ObjectID]], coverages: [[ValueCoverage]]) throws -> (
         identities: [UInt64?], values: [UInt64?]

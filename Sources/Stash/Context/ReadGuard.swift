@@ -1,9 +1,9 @@
 #if DEBUG
-    /// What the debug check on reads needs of an object's context, kept in the object's value
-    /// box (`ObjectStorage.readGuard`) and read on every attribute and relationship read.
+    /// What the debug check on reads needs of an object's context, kept in the object
+    /// (`ManagedObject.readGuard`) and read on every attribute and relationship read.
     ///
     /// Unmanaged: the object holds its context, and the context its executor, for as long as
-    /// the box keeps this; a retain and release on every read cost more than the check. Plain
+    /// the object keeps this; a retain and release on every read cost more than the check. Plain
     /// fields rather than an enum's payloads, which a debug build copies out to switch on.
     struct ReadGuard {
         enum Kind {

@@ -214,8 +214,14 @@ final class UniqueResolver: ContextPart {
             context.registerPersisted(object, rowID: rowID, in: state, indexed: false)
             state.partial.append(rowID)
             if !changed.isEmpty {
+                // What it was given stands for values never loaded: kept as unset, so that a
+                // rollback unsets them and they are read from the row again (`unknown`).
+                var given = SavedValues()
+                for attribute in entity.attributes where changed.contains(attribute.index) {
+                    given.set(nil, atSlot: attribute.index)
+                }
                 state.updated[ObjectIdentifier(object)] = SavedState(
-                    object: object, values: nil, unloaded: unknown, unverified: changed)
+                    object: object, values: given, unloaded: unknown, unverified: changed)
             }
             state.setEntry(object, matchedIndex, key)
             if entity.uniqueAttributes.count > 1 { state.index(object, in: context) }

@@ -268,12 +268,15 @@ extension ManagedObjectContext {
     ) throws {
         let policy = mergePolicy.kind
         if policy == .fail { throw UniqueResolver.conflict(state.entity, unique, key) }
+        // The row's value is kept for the slots where the object keeps its own; the others
+        // hold the row's value, which is then their saved value as it is.
         var saved = SavedValues()
         for attribute in state.entity.attributes {
             let stored = try row.value(of: attribute, in: state.entity)
-            saved.set(stored, atSlot: attribute.index)
             if policy == .storedWins || !object.changedAttributes.contains(attribute.index) {
                 object.setPrimitiveValue(stored, of: attribute)
+            } else {
+                saved.set(stored, atSlot: attribute.index)
             }
         }
         if policy == .storedWins { object.changedAttributes.removeAll() }
