@@ -210,7 +210,7 @@ protocol ManagedProperty: SendableMetatype {
     static var slotAccess: SlotAccess { get }
     /// The codec for the wrapped type, built once per entity.
     static func makeCodec() throws -> any AttributeCodec
-    /// `true` for a to-many relationship, which has no slot in the value box.
+    /// `true` for a to-many relationship, which has no slot (it keeps no value).
     static var isToMany: Bool { get }
 }
 

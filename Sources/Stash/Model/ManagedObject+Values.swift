@@ -25,7 +25,9 @@ extension ManagedObject {
     }
 
     /// Sets the value at `slot` without telling anyone (`nil`: unset). Every write of a
-    /// value passes here (or through `setValue(_:inSlot:)` with a value, or `setTarget`), so
+    /// value made while an object may be awakening passes here (or through
+    /// `setValue(_:inSlot:)` with a value, or `setTarget`; a fetch's direct column reads and
+    /// snapshots put back do not, on objects that are not awakening), so
     /// `awakeFromInsert()` can be undone
     /// where it overwrote a value the object was given (`ChangeTracker.awaken`).
     @inline(__always)

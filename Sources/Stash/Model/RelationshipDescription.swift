@@ -2,7 +2,7 @@
 /// object keeps it, its target, its delete rule, and (resolved on first use) its inverse.
 final class RelationshipDescription: Sendable {
     enum Kind: Sendable, Equatable {
-        /// A column: the slot of the object's value box, the column's position.
+        /// A column: the relationship's slot among the object's values, the column's position.
         case toOne(slot: Int)
         /// No column of its own: the index among the entity's to-many relationships.
         case toMany(index: Int)

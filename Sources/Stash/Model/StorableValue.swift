@@ -34,7 +34,8 @@ protocol StorableValue: Codable, SendableMetatype {
     /// `nil` when it holds another kind of value (the codec then reports it).
     static func read(_ row: any StoreRow, column: Int) -> Self?
 
-    // The same operations with the value boxed as `Any`, which is how objects store it.
+    // The same operations with the value boxed as `Any`, which is how values cross between
+    // objects and the context.
     // Implemented once below; being requirements, each conformance gets them specialized,
     // so the generic codec never handles `Self` or `Self?` generically (that costs a type
     // metadata lookup per call).

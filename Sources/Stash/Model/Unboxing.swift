@@ -1,8 +1,8 @@
 /// The value an `Any` holds, known to be a `Value`: read straight out of the existential
 /// when it holds exactly a `Value` kept in its inline buffer, else cast with `as!`.
 ///
-/// Objects keep attribute values as `Any` (see `ObjectStorage`), and every property read,
-/// comparison and save takes them out again. `as!` goes through the runtime's general cast,
+/// Values cross between objects and the context as `Any` (`ManagedObject.value(atSlot:)`,
+/// `setValue(_:inSlot:)`), and every comparison, save and write of one takes it out again. `as!` goes through the runtime's general cast,
 /// about 280 instructions even when the types are the same; this is about ten. The layout
 /// it reads is the Swift ABI's: an `Any` is three words of buffer and the type's metadata,
 /// and the value sits at the start of the buffer when the type's value witnesses say it is
