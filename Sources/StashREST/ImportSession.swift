@@ -260,7 +260,8 @@ struct ImportSession<T: ManagedObject & Decodable> {
         let container = self.container
         let covered = stored.covered
         let background = self.background
-        let (identity, values, changedHere) = try await background.perform {
+        let (identity, values) = (stored.identity, stored.values)
+        return try await background.perform {
             let changedHere =
                 background.hasChanges
                 && (covered ?? []).contains { covered in
@@ -270,11 +271,11 @@ struct ImportSession<T: ManagedObject & Decodable> {
                     }
                 }
             // Such a page is decoded in full whatever its rows hold: no need to read them.
-            if changedHere { return (UInt64?.none, UInt64?.none, true) }
+            if changedHere { return false }
             let digests = try container.pageDigests(identities: [objects], coverages: covered.map { [$0] } ?? [])
-            return (digests.identities[0], digests.values.first ?? nil, changedHere)
+            guard let now = digests.values.first ?? nil else { return false }
+            return digests.identities[0] == identity && now == values
         }
-        return !changedHere && identity == stored.identity && values != nil && values == stored.values
     }
 
     /// Decodes one page into the background context; answers how many items it held. With a

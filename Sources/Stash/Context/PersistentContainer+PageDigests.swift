@@ -8,7 +8,8 @@ extension PersistentContainer {
     /// - The identity of each list of rows, in order: a digest of their row ids and unique
     ///   values (single and composite), or `nil` when one of them is gone. Kept beside row ids
     ///   that must still name the same objects later (a 304's): a row deleted, and its id
-    ///   taken by another (SQLite reuses the highest row id without `AUTOINCREMENT`) or its
+    ///   taken by another (Stash's keys are `AUTOINCREMENT`, but a row written by hand may
+    ///   name its own `_pk`) or its
     ///   unique value moved to another row, changes the digest where a count would not.
     /// - For each coverage, a digest of what its rows hold now in its columns, or `nil` when
     ///   one of the rows is gone or a column is no longer there: whether they still hold what

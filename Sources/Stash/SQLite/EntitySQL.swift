@@ -34,7 +34,7 @@ final class EntitySQL: Sendable {
     /// unless made with `lookUps`.
     let selectWhereEqual: [(plain: String, limited: String)]
     private let quotedTable: String
-    /// `selectEveryColumn`'s texts for `commonShapes`, each ordered or not, limited or not.
+    /// `selectEveryColumn`'s texts for `commonShapes`, each unlimited, then limited.
     private let selectsOfEveryColumn: [String]
 
     /// `lookUps`: render `selectWhereEqual` (for the store's own entities, made once).
@@ -65,9 +65,8 @@ final class EntitySQL: Sendable {
         selectAllColumns = selectAll
         let everyColumn = Array(schema.columns.indices)
         selectsOfEveryColumn = Self.commonShapes.flatMap { [quotedTable] shape in
-            [(false, false), (false, true), (true, false), (true, true)].map { ordered, limited in
-                Self.select(
-                    everyColumn, of: schema, from: quotedTable, where: shape, ordered: ordered, limited: limited)
+            [false, true].map { limited in
+                Self.select(everyColumn, of: schema, from: quotedTable, where: shape, ordered: true, limited: limited)
             }
         }
         // Rendered by the renderer itself, so the text is the one any other path would run.
@@ -126,12 +125,12 @@ final class EntitySQL: Sendable {
 
     /// `select` of every column: made once for the shapes most reads take (the whole table,
     /// one row, a range of row ids), where building the text cost about 23k instructions,
-    /// as much as the one-row read it was for (an essay's author, a fault).
-    func selectEveryColumn(where filter: FilterShape, ordered: Bool = true, limited: Bool = false) -> String {
+    /// as much as the one-row read it was for (an essay's author, a fault). In row id order.
+    func selectEveryColumn(where filter: FilterShape, limited: Bool = false) -> String {
         guard let position = Self.commonShape(filter) else {
-            return select(Array(schema.columns.indices), where: filter, ordered: ordered, limited: limited)
+            return select(Array(schema.columns.indices), where: filter, limited: limited)
         }
-        return selectsOfEveryColumn[position * 4 + (ordered ? 2 : 0) + (limited ? 1 : 0)]
+        return selectsOfEveryColumn[position * 2 + (limited ? 1 : 0)]
     }
 
     /// The shapes `selectsOfEveryColumn` holds, by position; `nil` for one made when asked.

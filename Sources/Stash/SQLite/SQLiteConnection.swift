@@ -82,9 +82,9 @@ final class SQLiteConnection {
     /// The cached statement for `sql`, prepared on first use.
     func statement(_ sql: String) throws -> SQLiteStatement {
         statementsRun += 1
-        for entry in recent where entry.sql.utf8.count == sql.utf8.count && entry.sql == sql {
-            entry.statement.reset()
-            return entry.statement
+        for statement in recent where statement.sql.utf8.count == sql.utf8.count && statement.sql == sql {
+            statement.reset()
+            return statement
         }
         let statement: SQLiteStatement
         if let cached = statements[sql] {
@@ -95,15 +95,15 @@ final class SQLiteConnection {
             statements[sql] = statement
         }
         if recent.count == Self.recentCount { recent.removeLast() }
-        recent.insert((sql, statement), at: 0)
+        recent.insert(statement, at: 0)
         return statement
     }
 
-    /// The statements found last, newest first, compared before the dictionary hashes the
+    /// The statements last taken from the dictionary or made, newest first, compared before the dictionary hashes the
     /// text: a fetch's text is mostly one the store made once (a look-up's, the change
     /// token's), so the same `String` comes back and `==` answers from its identity, where
     /// hashing a 200-byte SELECT took about 1k instructions, twice a look-up (callgrind).
-    private var recent: [(sql: String, statement: SQLiteStatement)] = []
+    private var recent: [SQLiteStatement] = []
     private static let recentCount = 4
 
     /// Runs `sql` with `parameters` and calls `body` for each row. The statement is reset

@@ -126,14 +126,16 @@ final class SQLiteStatement {
         sqlite3_value_type(cell(column)) == SQLITE_NULL
     }
 
-    /// The kind of value in `column` of the current row; `nil` for NULL.
-    func columnType(_ column: Int32) -> StoredType? {
-        switch sqlite3_value_type(cell(column)) {
-        case SQLITE_INTEGER: .integer
-        case SQLITE_FLOAT: .real
-        case SQLITE_TEXT: .text
-        case SQLITE_BLOB: .blob
-        default: nil
+    /// Adds `column`'s value to `digest` as `digest.add(column(column))` would, reading the
+    /// value in place (see `RowDigest`).
+    func digest(_ column: Int32, into digest: inout RowDigest) {
+        let cell = cell(column)
+        switch sqlite3_value_type(cell) {
+        case SQLITE_INTEGER: digest.add(integer: sqlite3_value_int64(cell))
+        case SQLITE_FLOAT: digest.add(real: sqlite3_value_double(cell))
+        case SQLITE_TEXT: Self.withText(of: cell) { digest.add(text: UnsafeRawBufferPointer($0)) }
+        case SQLITE_BLOB: digest.add(self.column(column))
+        default: digest.addNull()
         }
     }
 

@@ -99,15 +99,20 @@ final class SQLiteStore: Store, @unchecked Sendable {
     func fetch(_ query: StoreQuery, _ body: (any StoreRow) throws -> Void) throws {
         guard query.isPlain else { return try fetchRendered(query, body) }
         let entitySQL = entitySQL(query.entity)
-        let columns = query.selectedColumns
         let limited = query.limit != nil || query.offset != nil
+        // Every column's SELECT is made once (`selectEveryColumn`); a choice of columns is
+        // rendered when asked.
+        func select(_ shape: EntitySQL.FilterShape, limited: Bool) -> String {
+            guard let columns = query.columns else {
+                return entitySQL.selectEveryColumn(where: shape, limited: limited)
+            }
+            return entitySQL.select(columns, where: shape, limited: limited)
+        }
         try withReader { connection in
             try inPlace(query.entity.name) {
                 if !limited, case .rowIDs(let rowIDs) = query.filter {
                     return try forEachRange(of: rowIDs) { range, wanted in
-                        let statement = try connection.statement(
-                            query.columns == nil
-                                ? entitySQL.selectEveryColumn(where: range) : entitySQL.select(columns, where: range))
+                        let statement = try connection.statement(select(range, limited: false))
                         defer { statement.reset() }
                         try statement.bind([.integer(wanted.first!), .integer(wanted.last!)])
                         let row = SQLiteRow(statement)
@@ -133,11 +138,7 @@ final class SQLiteStore: Store, @unchecked Sendable {
                     precondition(shape == .all || parameters.count < filterBatchSize, "a limit needs one batch")
                     parameters += [.integer(Int64(query.limit ?? -1)), .integer(Int64(query.offset ?? 0))]
                 }
-                let sql =
-                    query.columns == nil
-                    ? entitySQL.selectEveryColumn(where: shape, limited: limited)
-                    : entitySQL.select(columns, where: shape, limited: limited)
-                let statement = try connection.statement(sql)
+                let statement = try connection.statement(select(shape, limited: limited))
                 defer { statement.reset() }
                 try statement.bind(parameters)
                 let row = SQLiteRow(statement)
