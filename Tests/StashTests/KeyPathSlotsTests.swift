@@ -23,6 +23,7 @@ import Testing
         // Built by appending: equal to the literal, another object.
         let appended: AnyKeyPath = (\Sample.nested).appending(path: \Nested.value)
         #expect(appended == \Sample.nested.value)
+        #expect(appended !== (\Sample.nested.value as AnyKeyPath))  // else only identity is tried
         #expect(slots.slot(of: appended) == 3)
         #expect(slots.slot(of: \Sample.nested.other) == nil)
     }

@@ -76,6 +76,46 @@ import Testing
         #expect(post.title == "Title 1" && post.userId == userBefore && post.body == "elsewhere")
     }
 
+    /// The object had no change here until an observer of the merge made one: the rest of
+    /// the merge still records what the row holds for it, so a rollback gives the other
+    /// context's value, not the one before the merge (the merge once decided whether to
+    /// record anything before its loop).
+    @MainActor
+    @Test func aChangeAnObserverMakesFirstDuringAMergeRollsBackToTheRow() async throws {
+        let container = try testContainer(for: Post.self, inMemory: true)
+        try await container.performBackgroundTask { context in
+            _ = try recipeDecoder(context).decode([Post].self, from: postsJSON(count: 1))
+            try context.save()
+        }
+        let context = container.mainContext
+        let post = try context.fetch(FetchDescriptor<Post>())[0]
+        let merged = Flag()
+        let postID = post.objectID
+        withObservationTracking {
+            _ = post.body
+        } onChange: {
+            MainActor.assumeIsolated {
+                // An attribute the merge reaches after the body (declaration order).
+                (container.mainContext.registeredObject(for: postID) as? Post)?.summary = "mine"
+            }
+            merged.set()
+        }
+        try await container.performBackgroundTask { context in
+            let other = try context.fetch(FetchDescriptor<Post>())[0]
+            other.body = "elsewhere"
+            other.summary = "theirs"
+            try context.save()
+        }
+        let deadline = ContinuousClock.now + .seconds(5)
+        while !merged.isSet, ContinuousClock.now < deadline {
+            _ = context.hasChanges  // an entry point: the save is merged in
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        #expect(merged.isSet && post.body == "elsewhere" && post.summary == "mine")
+        context.rollback()
+        #expect(post.summary == "theirs" && post.body == "elsewhere" && !context.hasChanges)
+    }
+
     @MainActor
     @Test func observationSeesChangesMadeHereAndMergedFromElsewhere() async throws {
         let container = try testContainer(for: Post.self, inMemory: true)

@@ -186,6 +186,11 @@ struct SpecimenBox: Codable, Equatable {
             Issue.record("an attribute's slot was read as a relationship")
             return
         }
+        // Nor a slot past the last.
+        guard case .none = RelationshipTarget(of: specimen, atSlot: specimen.layout.count) else {
+            Issue.record("a slot past the last was read as a relationship")
+            return
+        }
         #expect(specimen.label == "not a relationship")
     }
 
