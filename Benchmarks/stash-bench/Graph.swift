@@ -1,6 +1,7 @@
 import CSQLite
 import Foundation
 import Stash
+import TestProcesses
 
 /// Essays with their authors nested (`"author": {"id": 7, "name": "…"}`), 500 authors among
 /// them: the object graph's import and fetch, against hand-written code that does the same

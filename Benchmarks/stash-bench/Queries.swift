@@ -1,6 +1,7 @@
 import CSQLite
 import Foundation
 import Stash
+import TestProcesses
 
 /// The queries an app runs on a stored feed, each many times over: Stash's `FetchDescriptor`
 /// with `#Predicate` against hand-written SQL with one prepared statement that materialises

@@ -1,4 +1,5 @@
 import Foundation
+import TestProcesses
 
 /// The baseline's model: a plain struct with the same fields as `Article`, decoded by
 /// the synthesized `Decodable` (the same keys and date strategy as the Stash run).
@@ -13,21 +14,6 @@ struct ArticleRecord: Decodable {
     let read: Bool
     let authorName: String
     let views: Int
-}
-
-/// A seeded generator (SplitMix64), so every run benchmarks the same payload.
-struct SplitMix64: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
 }
 
 /// A digest of every field of every article, so a fetch reads each attribute (nothing can

@@ -41,38 +41,17 @@ import Testing
     /// observer ran would drop it: a review's finding, before it could ship.)
     @MainActor
     @Test func aChangeAnObserverMakesDuringAMergeIsRolledBack() async throws {
-        let container = try testContainer(for: Post.self, inMemory: true)
-        try await container.performBackgroundTask { context in
-            _ = try recipeDecoder(context).decode([Post].self, from: postsJSON(count: 1))
-            try context.save()
-        }
-        let context = container.mainContext
-        let post = try context.fetch(FetchDescriptor<Post>())[0]
-        post.title = "changed here"
-        let userBefore = post.userId
-        let merged = Flag()
-        let postID = post.objectID
-        withObservationTracking {
-            _ = post.body
-        } onChange: {
-            // Told as the merge writes the body, on the main actor, inside the merge.
-            MainActor.assumeIsolated {
-                // An attribute the merge has passed already (it goes in declaration order).
-                (container.mainContext.registeredObject(for: postID) as? Post)?.userId = 4_242
-            }
-            merged.set()
-        }
-        try await container.performBackgroundTask { context in
-            try context.fetch(FetchDescriptor<Post>())[0].body = "elsewhere"
-            try context.save()
-        }
-        let deadline = ContinuousClock.now + .seconds(5)
-        while !merged.isSet, ContinuousClock.now < deadline {
-            _ = context.hasChanges  // an entry point: the save is merged in
-            try await Task.sleep(for: .milliseconds(5))
-        }
-        #expect(merged.isSet && post.body == "elsewhere" && post.userId == 4_242)
-        context.rollback()
+        var userBefore = 0
+        let post = try await mergeWhileObserved(
+            before: { post in
+                post.title = "changed here"
+                userBefore = post.userId
+            },
+            // An attribute the merge has passed already (it goes in declaration order).
+            observer: { $0.userId = 4_242 },
+            elsewhere: { $0.body = "elsewhere" })
+        #expect(post.body == "elsewhere" && post.userId == 4_242)
+        post.managedObjectContext!.rollback()
         #expect(post.title == "Title 1" && post.userId == userBefore && post.body == "elsewhere")
     }
 
@@ -82,6 +61,27 @@ import Testing
     /// record anything before its loop).
     @MainActor
     @Test func aChangeAnObserverMakesFirstDuringAMergeRollsBackToTheRow() async throws {
+        let post = try await mergeWhileObserved(
+            before: { _ in },
+            // An attribute the merge reaches after the body (declaration order).
+            observer: { $0.summary = "mine" },
+            elsewhere: { other in
+                other.body = "elsewhere"
+                other.summary = "theirs"
+            })
+        #expect(post.body == "elsewhere" && post.summary == "mine")
+        post.managedObjectContext!.rollback()
+        #expect(post.summary == "theirs" && post.body == "elsewhere" && !post.managedObjectContext!.hasChanges)
+    }
+
+    /// A saved post in the main context, `before` applied to it; then another context's save
+    /// made by `elsewhere` is merged in while `observer` runs, told of the body's change in
+    /// the middle of the merge, on the main actor.
+    @MainActor
+    private func mergeWhileObserved(
+        before: (Post) -> Void, observer: @escaping @MainActor (Post) -> Void,
+        elsewhere: @escaping @Sendable (Post) -> Void
+    ) async throws -> Post {
         let container = try testContainer(for: Post.self, inMemory: true)
         try await container.performBackgroundTask { context in
             _ = try recipeDecoder(context).decode([Post].self, from: postsJSON(count: 1))
@@ -89,21 +89,19 @@ import Testing
         }
         let context = container.mainContext
         let post = try context.fetch(FetchDescriptor<Post>())[0]
+        before(post)
         let merged = Flag()
         let postID = post.objectID
         withObservationTracking {
             _ = post.body
         } onChange: {
             MainActor.assumeIsolated {
-                // An attribute the merge reaches after the body (declaration order).
-                (container.mainContext.registeredObject(for: postID) as? Post)?.summary = "mine"
+                if let post = container.mainContext.registeredObject(for: postID) as? Post { observer(post) }
             }
             merged.set()
         }
         try await container.performBackgroundTask { context in
-            let other = try context.fetch(FetchDescriptor<Post>())[0]
-            other.body = "elsewhere"
-            other.summary = "theirs"
+            elsewhere(try context.fetch(FetchDescriptor<Post>())[0])
             try context.save()
         }
         let deadline = ContinuousClock.now + .seconds(5)
@@ -111,9 +109,8 @@ import Testing
             _ = context.hasChanges  // an entry point: the save is merged in
             try await Task.sleep(for: .milliseconds(5))
         }
-        #expect(merged.isSet && post.body == "elsewhere" && post.summary == "mine")
-        context.rollback()
-        #expect(post.summary == "theirs" && post.body == "elsewhere" && !context.hasChanges)
+        #expect(merged.isSet)
+        return post
     }
 
     @MainActor

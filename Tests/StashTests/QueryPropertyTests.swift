@@ -1,4 +1,5 @@
 import Foundation
+import TestProcesses
 import Testing
 
 @testable import Stash

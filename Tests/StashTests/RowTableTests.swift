@@ -1,3 +1,4 @@
+import TestProcesses
 import Testing
 
 @testable import Stash

@@ -1,22 +1,15 @@
 import Foundation
+import TestProcesses
 
 /// Seeded JSON payloads for `GeneratedRecord`, written by hand byte by byte: good and bad
 /// values of every kind, keys in any order (snake_case, escaped, duplicated, unknown),
 /// nulls, escapes and surrogate pairs, deep nesting, and now and then a broken document.
 struct ReaderPayloadGenerator {
-    private var state: UInt64
+    private var random: SplitMix64
 
-    init(seed: UInt64) { state = seed }
+    init(seed: UInt64) { random = SplitMix64(seed: seed) }
 
-    private mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    private mutating func below(_ bound: Int) -> Int { Int(next() % UInt64(bound)) }
+    private mutating func below(_ bound: Int) -> Int { Int(random.next() % UInt64(bound)) }
     private mutating func chance(_ percent: Int) -> Bool { below(100) < percent }
     private mutating func pick(_ options: [String]) -> String { options[below(options.count)] }
 
