@@ -50,27 +50,76 @@ extension ManagedObjectContext {
     public func existingObjects(with objectIDs: [ObjectID]) throws -> [ManagedObject] {
         try entering {
             try throwPendingLoadError()
-            var rowsByEntity: [String: [Int64]] = [:]
-            for objectID in objectIDs where registeredObject(for: objectID) == nil {
+            var found = [ManagedObject?](repeating: nil, count: objectIDs.count)
+            // Per entity, the rows to read and the places in `found` they fill.
+            var reads: [(state: EntityState, wanted: [(rowID: Int64, place: Int)])] = []
+            // IDs come in runs of one entity: its name compared, not looked up, for each.
+            var last: (name: String, read: Int)?
+            for (place, objectID) in objectIDs.enumerated() {
                 guard let rowID = objectID.rowID else {
-                    throw StashError(
-                        .rowMissing,
-                        "\(objectID) is a new object of another context, not saved yet: save it first, then pass its objectID",
-                        entity: objectID.entityName)
+                    guard let object = identity.registeredObject(for: objectID) else {
+                        throw StashError(
+                            .rowMissing,
+                            "\(objectID) is a new object of another context, not saved yet: save it first, then pass "
+                                + "its objectID", entity: objectID.entityName)
+                    }
+                    found[place] = object
+                    continue
                 }
-                rowsByEntity[objectID.entityName, default: []].append(rowID)
-            }
-            var loaded: [String: [Int64: ManagedObject]] = [:]
-            for (name, rowIDs) in rowsByEntity {
-                guard let state = identity.state(named: name) else {
-                    throw StashError(
-                        .unknownEntity, "\(name) is not one of this container's models", entity: name)
+                let read: Int
+                if let last, last.name == objectID.entityName {
+                    read = last.read
+                } else {
+                    guard let state = identity.state(named: objectID.entityName) else {
+                        throw StashError(
+                            .unknownEntity, "\(objectID.entityName) is not one of this container's models",
+                            entity: objectID.entityName)
+                    }
+                    if let index = reads.firstIndex(where: { $0.state === state }) {
+                        read = index
+                    } else {
+                        reads.append((state, []))
+                        read = reads.count - 1
+                    }
+                    last = (objectID.entityName, read)
                 }
-                let objects = try graph.objects(forRows: rowIDs, in: state)
-                loaded[name] = Dictionary(objects.map { ($0.rowID!, $0) }) { first, _ in first }
+                if let object = reads[read].state.byRowID[rowID], !object.rowIsGone {
+                    found[place] = object
+                } else {
+                    reads[read].wanted.append((rowID, place))
+                }
             }
-            return objectIDs.compactMap { objectID in
-                registeredObject(for: objectID) ?? objectID.rowID.flatMap { loaded[objectID.entityName]?[$0] }
+            for (state, wanted) in reads where !wanted.isEmpty {
+                try read(wanted, in: state, into: &found)
+            }
+            return found.compactMap { $0 }
+        }
+    }
+
+    /// Reads the rows `wanted` names, in one query, and puts each object in its places. In
+    /// row id order (a page's rows most often are already), each row once; the store answers
+    /// in that order, so the places are filled as the rows come, with no table of them.
+    private func read(
+        _ wanted: [(rowID: Int64, place: Int)], in state: EntityState, into found: inout [ManagedObject?]
+    ) throws {
+        var ascending = true
+        for index in wanted.indices.dropFirst() where wanted[index].rowID < wanted[index - 1].rowID {
+            ascending = false
+            break
+        }
+        let sorted = ascending ? wanted : wanted.sorted { $0.rowID < $1.rowID }
+        var rows: [Int64] = []
+        rows.reserveCapacity(sorted.count)
+        for entry in sorted where rows.last != entry.rowID { rows.append(entry.rowID) }
+        var next = 0
+        try container.store.fetch(StoreQuery(state.entity.schema, filter: .rowIDs(rows))) { row in
+            let object = try materialize(row, in: state)
+            let rowID = row.rowID
+            // Places of rows before this one name rows that are gone: they stay empty.
+            while next < sorted.count, sorted[next].rowID < rowID { next += 1 }
+            while next < sorted.count, sorted[next].rowID == rowID {
+                found[sorted[next].place] = object
+                next += 1
             }
         }
     }
