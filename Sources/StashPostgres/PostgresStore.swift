@@ -36,6 +36,9 @@ final class PostgresStore: Store {
 
     var isShared: Bool { true }
 
+    /// `_stash_commits` counts Stash's commits: a row changed through `psql` leaves it as it was.
+    var changeTokenSeesEveryCommit: Bool { false }
+
     // MARK: Reading
 
     /// ```sql

@@ -123,7 +123,7 @@ struct ImportSession<T: ManagedObject & Decodable> {
                             + "the client kept an answer for: there is nothing it could stand for",
                         url: response.url ?? url, status: 304)
                 }
-                guard try await stillStands(stored) else {
+                guard try await stillStands(stored, page: url) else {
                     // Rows the page's last full answer held were deleted, or are other
                     // objects now, or hold other values in what the answer set (a local
                     // edit a full answer would undo): the 304 cannot stand for them; the
@@ -135,7 +135,7 @@ struct ImportSession<T: ManagedObject & Decodable> {
             } else if let stored, let fingerprint, stored.body == fingerprint,
                 response.value(forHTTPHeaderField: "ETag") == stored.etag,
                 response.value(forHTTPHeaderField: "Last-Modified") == stored.lastModified,
-                try await stillStands(stored)
+                try await stillStands(stored, page: url)
             {
                 // The body is the page's last full answer again, with the same validators (new
                 // ones are kept by a full decode), and the rows still hold what it gave them:
@@ -150,10 +150,11 @@ struct ImportSession<T: ManagedObject & Decodable> {
                 report.pages += 1
                 if response.statusCode != 304 { report.bytes += data.count }
                 notModifiedPages += 1
-                report.unchanged += Set(objects).count
+                report.unchanged += stored.distinctObjects
                 pending.append(.stored(objects))
                 pages.append((objects.count, nil))
-                notModifiedObjects.formUnion(objects)
+                // Only a sync asks what the pages kept.
+                if scope != nil { notModifiedObjects.formUnion(objects) }
                 options.progress?.yield(.page(number: report.pages, objects: decoded.count))
                 // A 304 goes where the last full answer of this page led; the same body again
                 // goes where this answer leads (its `Link` header may have moved on).
@@ -255,12 +256,17 @@ struct ImportSession<T: ManagedObject & Decodable> {
     /// earlier page of this call, not saved yet (a nested author two pages share: the full
     /// answer would set its values again, after that page's): only then does a 304, or the
     /// same answer again, stand for them.
-    private func stillStands(_ stored: StoredValidator) async throws -> Bool {
+    ///
+    /// The rows are read only if something was committed to the store since they were last
+    /// found so (when their record was written, or at the last such check): see
+    /// `PersistentContainer.pageIsVerified`.
+    private func stillStands(_ stored: StoredValidator, page url: URL) async throws -> Bool {
         let objects = stored.objects
         let container = self.container
         let covered = stored.covered
         let background = self.background
         let (identity, values) = (stored.identity, stored.values)
+        let page = url.absoluteString
         return try await background.perform {
             let changedHere =
                 background.hasChanges
@@ -272,9 +278,16 @@ struct ImportSession<T: ManagedObject & Decodable> {
                 }
             // Such a page is decoded in full whatever its rows hold: no need to read them.
             if changedHere { return false }
+            if let identity, let values, try container.pageIsVerified(page, identity: identity, values: values) {
+                return true
+            }
+            // Where the store stood before the read: what it finds holds until that moves.
+            let stamp = try container.storeStamp()
             let digests = try container.pageDigests(identities: [objects], coverages: covered.map { [$0] } ?? [])
-            guard let now = digests.values.first ?? nil else { return false }
-            return digests.identities[0] == identity && now == values
+            guard let now = digests.values.first ?? nil, let identity, digests.identities[0] == identity, now == values
+            else { return false }
+            if let stamp { container.notePageVerified(page, identity: identity, values: now, at: stamp) }
+            return true
         }
     }
 
@@ -388,12 +401,15 @@ struct ImportSession<T: ManagedObject & Decodable> {
                     (try? container.pageDigests(
                         identities: recorded.map(\.rows), coverages: recorded.map { $0.fresh.coverage ?? [] }))
                     ?? (none, none)
+                // The pages recorded with the digests of the rows as just read.
+                var verified: [(page: String, identity: UInt64, values: UInt64)] = []
                 for (index, (fresh, rows)) in recorded.enumerated() {
                     guard let identity = identities[index], let covered = fresh.coverage, let digest = digests[index]
                     else {
                         values[fresh.url] = String?.none
                         continue
                     }
+                    verified.append((fresh.url, identity, digest))
                     var validator = PageValidator(
                         etag: fresh.etag, lastModified: fresh.lastModified, entity: entity,
                         rows: RowIDRuns(rows.compactMap(\.rowID)), identity: String(identity, radix: 16),
@@ -406,7 +422,13 @@ struct ImportSession<T: ManagedObject & Decodable> {
                         String(decoding: $0, as: UTF8.self)
                     }
                 }
-                try? background.writeBookkeeping(values, in: .httpValidators)
+                // Nothing committed between the save, the read and this write: the rows hold
+                // what the records say until something is, and the next check need not read them.
+                if let stamp = try? background.writeBookkeeping(values, in: .httpValidators) {
+                    for page in verified {
+                        container.notePageVerified(page.page, identity: page.identity, values: page.values, at: stamp)
+                    }
+                }
             }
         }
         if let etag = itemETag {
@@ -543,6 +565,18 @@ struct ImportSession<T: ManagedObject & Decodable> {
         /// same now. `nil` in a record kept before these were.
         let covered: [ValueCoverage]?
         let values: UInt64?
+
+        /// How many objects the answer held, each once (a list may name one twice). All of
+        /// one entity: their row ids tell them apart, most often already ascending.
+        var distinctObjects: Int {
+            let rows = objects.compactMap(\.rowID)
+            var ascending = true
+            for index in rows.indices.dropFirst() where rows[index] <= rows[index - 1] {
+                ascending = false
+                break
+            }
+            return ascending ? rows.count : Set(objects).count
+        }
     }
 }
 

@@ -207,7 +207,7 @@ import Testing
         _ = try await api.fetch([Item].self, from: path, into: context)
         let model = try store.sqlite(#"SELECT DISTINCT json_extract("value", '$.model') FROM "_stash_http_validators""#)
         #expect(model == context.container.modelDigest(of: ["Item"]))
-        try writableSQLite(store, #"UPDATE "_stash_http_validators" SET "value" = json_set("value", '$.model', 'f00')"#)
+        try store.write(#"UPDATE "_stash_http_validators" SET "value" = json_set("value", '$.model', 'f00')"#)
         let refreshed = try await api.fetchReporting([Item].self, from: path, into: context)
         #expect(!refreshed.report.notModified && refreshed.report.unchanged == 6)
         let kept = try store.sqlite(#"SELECT DISTINCT json_extract("value", '$.model') FROM "_stash_http_validators""#)
@@ -250,14 +250,5 @@ import Testing
         options.itemsKey = "items"
         options.pagination = .nextURL(key: "next")
         return options
-    }
-
-    private func writableSQLite(_ store: TemporaryStore, _ sql: String) throws {
-        let shell = try ChildProcess(
-            "/usr/bin/env", ["sqlite3", store.file.path, sql], standardInput: .nullDevice, standardOutput: .pipe,
-            standardError: .standardOutput)
-        let output = shell.standardOutputReader!.readDataToEndOfFile()
-        shell.waitUntilExit()
-        #expect(shell.terminationStatus == 0, "\(String(decoding: output, as: UTF8.self))")
     }
 }

@@ -5,13 +5,17 @@ extension ManagedObjectContext {
     /// the save's objects stay as true as the save left them, so what they are checked
     /// against before leaving (`DetachedObject`) moves past this write; otherwise they are
     /// read back, as after any other save. Does nothing if the store keeps no records.
-    package func writeBookkeeping(_ values: [String: String?], in table: BookkeepingTable) throws {
+    ///
+    /// Answers where the store stands after the write (`StoreStamp`) when nothing else was
+    /// committed since that save: what was read from it in between still holds there.
+    @discardableResult
+    package func writeBookkeeping(_ values: [String: String?], in table: BookkeepingTable) throws -> StoreStamp? {
         try entering {
-            guard let store = container.store as? any BookkeepingStore, !values.isEmpty else { return }
+            guard let store = container.store as? any BookkeepingStore, !values.isEmpty else { return nil }
             let token = try store.setBookkeepingValues(in: table, values, after: lastSave?.token)
-            if let token, let saved = lastSave, saved.after == container.saveGeneration {
-                lastSave = (saved.before, saved.after, token)
-            }
+            guard let token, let saved = lastSave, saved.after == container.saveGeneration else { return nil }
+            lastSave = (saved.before, saved.after, token)
+            return container.store.changeTokenSeesEveryCommit ? StoreStamp(generation: saved.after, token: token) : nil
         }
     }
 }

@@ -20,6 +20,7 @@ extension PersistentContainer {
     package func pageDigests(identities lists: [[ObjectID]], coverages: [[ValueCoverage]]) throws -> (
         identities: [UInt64?], values: [UInt64?]
     ) {
+        pageDigestReads.add(1, ordering: .relaxed)
         var reads: [String: EntityRead] = [:]
         // Row ids come in runs of one entity: one look-up of the entity a run (two a row, by
         // name, cost 700 instructions).
@@ -104,6 +105,28 @@ extension PersistentContainer {
             return digest.value
         }
         return (identities, values)
+    }
+
+    /// Where the store stands now, for a read about to be made; `nil` for a store whose
+    /// change token misses some commits (see `StoreStamp`).
+    package func storeStamp() throws -> StoreStamp? {
+        guard store.changeTokenSeesEveryCommit else { return nil }
+        let generation = saveGeneration
+        return StoreStamp(generation: generation, token: try store.changeToken())
+    }
+
+    /// Notes that the rows of the page kept as `page` held, when the store stood at `stamp`,
+    /// what its record's `identity` and `values` digests say.
+    package func notePageVerified(_ page: String, identity: UInt64, values: UInt64, at stamp: StoreStamp) {
+        verifiedPages.withLock { $0.note(page, .init(identity: identity, values: values), at: stamp) }
+    }
+
+    /// Whether the rows of the page kept as `page` were found holding what `identity` and
+    /// `values` say, and nothing has been committed to the store since: then
+    /// `pageDigests` would answer the same, without reading them.
+    package func pageIsVerified(_ page: String, identity: UInt64, values: UInt64) throws -> Bool {
+        guard let stamp = try storeStamp() else { return false }
+        return verifiedPages.withLock { $0.holds(page, .init(identity: identity, values: values), at: stamp) }
     }
 
     /// What to read of one entity's rows.

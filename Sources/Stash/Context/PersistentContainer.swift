@@ -30,6 +30,10 @@ public final class PersistentContainer: Sendable {
     /// Counts the saves of all contexts of the container, so that a context's caches of
     /// stored facts can tell whether another context wrote since they learned them.
     private let saves = Atomic<UInt64>(0)
+    /// StashREST's pages last found as their records say, and when (see `VerifiedPages`).
+    let verifiedPages = Locked(VerifiedPages())
+    /// How many times `pageDigests` read rows: what a check that `verifiedPages` spares does not.
+    package let pageDigestReads = Atomic<Int>(0)
 
     /// Opens (or creates) the store `store` describes for these model classes: a file, memory,
     /// or (through StashPostgres) a PostgreSQL database.

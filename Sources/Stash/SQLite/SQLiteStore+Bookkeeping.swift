@@ -27,12 +27,14 @@ extension SQLiteStore: BookkeepingStore {
     func setBookkeepingValues(in table: BookkeepingTable, _ values: [String: String?], after token: Int64?) throws
         -> Int64?
     {
-        // The token is read outside the writer's lock, which an in-memory store's token
-        // takes too. A save of this process in between moves the container's save
-        // generation, which a hand-over checks as well.
-        let before = try changeToken()
+        // A file's token is read inside the transaction, which holds the write lock from
+        // its start: no commit comes between it and the write. An in-memory store's token
+        // takes the writer's lock, so it is read before; a save of this process in between
+        // moves the container's save generation, which a hand-over checks as well.
+        var before = path == nil ? try changeToken() : nil
         try withConnection { connection in
             try connection.transaction {
+                if path != nil { before = try changeToken() }
                 try connection.execute(
                     "CREATE TABLE IF NOT EXISTS \(quotedTable(table)) (\"key\" TEXT PRIMARY KEY NOT NULL, "
                         + "\"value\" TEXT NOT NULL) WITHOUT ROWID")

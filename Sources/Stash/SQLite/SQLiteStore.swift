@@ -70,6 +70,10 @@ final class SQLiteStore: Store, @unchecked Sendable {
 
     var isShared: Bool { path != nil }
 
+    /// A file's token is `PRAGMA data_version` of a connection that never writes: every
+    /// commit by any other connection moves it, the `sqlite3` shell's and this store's writer's.
+    var changeTokenSeesEveryCommit: Bool { path != nil }
+
     /// Runs `body` with the writer connection, serialized with every other use of it.
     func withConnection<Result>(_ body: (SQLiteConnection) throws -> Result) throws -> Result {
         writerLock.lock()

@@ -26,6 +26,13 @@ package protocol Store: AnyObject, Sendable {
     /// token is worth watching: `false` for a private store in memory.
     var isShared: Bool { get }
 
+    /// Whether the change token moves for every commit to the store, by anyone: then a
+    /// container whose token and save count stand still knows that nothing was written
+    /// (`StoreStamp`). `false` where some writer goes unseen (PostgreSQL's count is kept by
+    /// Stash's commits only, not `psql`'s) or where the container's own commits do not move
+    /// it (an SQLite store in memory).
+    var changeTokenSeesEveryCommit: Bool { get }
+
     /// Writes a consistent copy of the whole store, as one file, to `path`.
     func backup(to path: String) throws
 

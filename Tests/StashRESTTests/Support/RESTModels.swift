@@ -90,6 +90,21 @@ final class TemporaryStore {
         return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
+    /// Runs `sql` on the store file in the `sqlite3` shell: another process, writing as a
+    /// user would by hand. Throws the shell's output if it fails.
+    func write(_ sql: String) throws {
+        let shell = try ChildProcess(
+            "/usr/bin/env", ["sqlite3", file.path, sql], standardInput: .nullDevice, standardOutput: .pipe,
+            standardError: .standardOutput)
+        let output = shell.standardOutputReader!.readDataToEndOfFile()
+        shell.waitUntilExit()
+        guard shell.terminationStatus == 0 else { throw ShellFailure(output: String(decoding: output, as: UTF8.self)) }
+    }
+
+    struct ShellFailure: Error {
+        let output: String
+    }
+
     /// The rows of a table, counted in another connection.
     func count(_ table: String) throws -> Int {
         let context = ManagedObjectContext(try table == "HTTPValidator" ? legacyContainer() : container())
