@@ -61,6 +61,19 @@ enum SlotAccess: Sendable {
         }
     }
 
+    /// The wrapper's value as a plain type's codec stores it (NULL when unset), without boxing
+    /// it (see `EntityDescription.readsColumnDirectly`: the same codecs); `nil` for a slot of
+    /// another kind, whose value goes through its codec. Throws what the type's
+    /// `storedValue()` throws (a date out of range).
+    @inline(__always)
+    func storedValue(at wrapper: UnsafeRawPointer) throws -> StoredValue? {
+        switch self {
+        case .plain(let type): try type.storedValueOfPlainSlot(at: wrapper)
+        case .optional(let type): try type.storedValueOfOptionalSlot(at: wrapper)
+        case .toOne, .generic: nil
+        }
+    }
+
     @inline(__always)
     func isSet(at wrapper: UnsafeRawPointer) -> Bool {
         switch self {

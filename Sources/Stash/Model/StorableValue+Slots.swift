@@ -60,4 +60,15 @@ extension StorableValue {
         wrapper.assumingMemoryBound(to: Attribute<Self?>.self).pointee.value = .some(nil)
         return true
     }
+
+    static func storedValueOfPlainSlot(at wrapper: UnsafeRawPointer) throws -> StoredValue {
+        try wrapper.assumingMemoryBound(to: Attribute<Self>.self).pointee.value?.storedValue() ?? .null
+    }
+
+    static func storedValueOfOptionalSlot(at wrapper: UnsafeRawPointer) throws -> StoredValue {
+        guard case .some(.some(let value)) = wrapper.assumingMemoryBound(to: Attribute<Self?>.self).pointee.value else {
+            return .null
+        }
+        return try value.storedValue()
+    }
 }

@@ -63,6 +63,11 @@ protocol StorableValue: Codable, SendableMetatype {
     static func readIntoPlainSlot(_ row: any StoreRow, column: Int, at wrapper: UnsafeMutableRawPointer) -> Bool
     /// The same into `Attribute<Self?>`: NULL is `nil`.
     static func readIntoOptionalSlot(_ row: any StoreRow, column: Int, at wrapper: UnsafeMutableRawPointer) -> Bool
+    /// The value of `Attribute<Self>` at `wrapper` as stored, NULL when unset: what
+    /// `storedValue(ofBoxed:)` makes of it, without boxing it first.
+    static func storedValueOfPlainSlot(at wrapper: UnsafeRawPointer) throws -> StoredValue
+    /// The same of `Attribute<Self?>`: `nil` is NULL.
+    static func storedValueOfOptionalSlot(at wrapper: UnsafeRawPointer) throws -> StoredValue
 }
 
 extension StorableValue {
