@@ -4,6 +4,9 @@ struct RowUpdater {
     let entity: EntitySQL
     private var columns = AttributeSet()
     private var statement: SQLiteStatement?
+    /// Where a row's text is bound from; rewound for the next row, whose binds replace every
+    /// one of the last (`finish()` resets the statement before the arena goes).
+    private let arena = BindArena()
 
     init(entity: EntitySQL) { self.entity = entity }
 
@@ -21,9 +24,10 @@ struct RowUpdater {
         }
         guard let statement else { return }
         statement.rewind()
+        arena.rewind()
         var index: Int32 = 1
         for column in 0..<entity.schema.columns.count where columns.contains(column) {
-            try statement.bind(value(column), at: index)
+            try statement.bind(value(column), at: index, copyingInto: arena)
             index += 1
         }
         try statement.bind(.integer(rowID), at: index)

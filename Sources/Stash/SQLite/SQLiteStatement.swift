@@ -60,6 +60,28 @@ final class SQLiteStatement {
         guard code == SQLITE_OK else { throw connection.error(code: code, sql: sql) }
     }
 
+    /// `bind(_:at:)`, with text and blobs copied into `arena` and bound from there without
+    /// SQLite copying them again (`SQLITE_STATIC`): the statement must be stepped, then reset
+    /// or bound again, before `arena` rewinds (see `BindArena`).
+    func bind(_ value: StoredValue, at index: Int32, copyingInto arena: BindArena) throws {
+        let code: Int32
+        switch value {
+        case .null, .integer, .real:
+            return try bind(value, at: index)
+        case .text(var text):
+            code = text.withUTF8 { bytes in
+                let copy = arena.copy(UnsafeRawBufferPointer(bytes))
+                return sqlite3_bind_text(
+                    handle, index, copy.assumingMemoryBound(to: CChar.self), Int32(bytes.count), sqliteStatic)
+            }
+        case .blob(let bytes):
+            code = bytes.withUnsafeBytes { raw in
+                sqlite3_bind_blob(handle, index, arena.copy(raw), Int32(raw.count), sqliteStatic)
+            }
+        }
+        guard code == SQLITE_OK else { throw connection.error(code: code, sql: sql) }
+    }
+
     /// Binds each value in order, from parameter `first`.
     func bind(_ values: some Sequence<StoredValue>, from first: Int32 = 1) throws {
         var index = first
@@ -192,6 +214,12 @@ final class SQLiteStatement {
 /// global: a global's lazy initialization check would run on every bind.
 private var sqliteTransient: sqlite3_destructor_type {
     @inline(__always) get { unsafeBitCast(-1, to: sqlite3_destructor_type.self) }
+}
+
+/// Tells SQLite that bound text and blobs stay where they are until the statement is reset
+/// or bound again (`BindArena`).
+private var sqliteStatic: sqlite3_destructor_type? {
+    @inline(__always) get { nil }
 }
 
 /// A non-null pointer for empty text and blobs: SQLite binds a null pointer as NULL.

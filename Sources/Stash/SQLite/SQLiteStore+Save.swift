@@ -177,12 +177,17 @@ extension SQLiteStore {
         // one statement get consecutive ids ending at the last one: no `_pk` is given, and
         // the one writer holds the write lock. A value naming a row of the same statement
         // is written once every insert is done (`UnwrittenRow`).
+        let arena = BindArena()
         var start = 0
         while start < pending.count {
             let batch = entitySQL.batchInsert.flatMap { pending.count - start >= $0.rows ? $0 : nil }
             let count = batch?.rows ?? 1
             let statement = try connection.statement(batch?.sql ?? entitySQL.insert)
-            defer { statement.reset() }
+            // Reset (its bindings cleared) before the arena's copies are let go or written over.
+            defer {
+                statement.reset()
+                arena.rewind()
+            }
             statement.rewind()
             var unwritten: [(Int, Int)] = []
             for offset in 0..<count {
@@ -196,7 +201,7 @@ extension SQLiteStore {
                         value = .null
                         unwritten.append((offset, column))
                     }
-                    try statement.bind(value, at: base + Int32(column + 1))
+                    try statement.bind(value, at: base + Int32(column + 1), copyingInto: arena)
                 }
                 for (index, name) in positionColumns.enumerated() {
                     try statement.bind(
