@@ -125,9 +125,9 @@ extension PostgresStore {
         let stored = try connection.execute(
             select, [.text(QueryRenderer.arrayLiteral(comparison.rowIDs.map { .integer($0) }))])
         for index in 0..<stored.rowCount {
+            let value = { stored.value(index, $0 + 1, entity.columns[read[$0]].type) }
             try comparison.compare(
-                rowID: stored.integer(index, 0), { stored.value(index, $0 + 1, entity.columns[read[$0]].type) },
-                &columnSets, &result)
+                rowID: stored.integer(index, 0), value, holds: { value($0) == $1 }, &columnSets, &result)
         }
         try comparison.finish()
     }

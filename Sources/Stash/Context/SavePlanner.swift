@@ -84,6 +84,9 @@ final class SavePlanner: ContextPart {
                 entityChanges.updates.append(rowID: object.rowID!, columns: columns, checked: checked)
             }
             let direct = entity.readsColumnDirectly
+            if entityChanges.updates.readsWholeRows {
+                entityChanges.updates.unloaded = { row in updated[row].unloaded }
+            }
             entityChanges.updates.value = { row, column in
                 let object = updated[row]
                 if direct[column], let value = try? Self.storedValueInPlace(column, of: object) { return value }

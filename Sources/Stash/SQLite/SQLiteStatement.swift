@@ -1,4 +1,5 @@
 internal import CSQLite
+import Foundation
 
 /// A prepared statement that owns its `sqlite3_stmt` and finalizes it when released.
 ///
@@ -142,6 +143,30 @@ final class SQLiteStatement {
         default:
             return .null
         }
+    }
+
+    /// Whether `column` holds `value`, as `column(column) == value` answers, without making a
+    /// String where the text's bytes are the same: a re-import compares every column it
+    /// decoded with its row, and nearly all hold what they held (making the Strings cost a
+    /// quarter of stash-bench's re-import write). Other cases take `column(_:)`.
+    func column(_ column: Int32, holds value: StoredValue) -> Bool {
+        let cell = cell(column)
+        switch (sqlite3_value_type(cell), value) {
+        case (SQLITE_INTEGER, .integer(let integer)): return sqlite3_value_int64(cell) == integer
+        case (SQLITE_FLOAT, .real(let real)): return sqlite3_value_double(cell) == real
+        case (SQLITE_NULL, .null): return true
+        case (SQLITE_TEXT, .text(var text)):
+            let sameBytes = text.withUTF8 { expected in
+                Self.withText(of: cell) { stored in
+                    stored.count == expected.count
+                        && (stored.isEmpty || memcmp(stored.baseAddress!, expected.baseAddress!, stored.count) == 0)
+                }
+            }
+            // Other bytes may still be the same String (canonically equivalent text).
+            if sameBytes { return true }
+        default: break
+        }
+        return self.column(column) == value
     }
 
     func isNull(_ column: Int32) -> Bool {

@@ -149,7 +149,8 @@ extension SQLiteStore {
             let sql = entitySQL.select(comparison.read, where: .rowIDs(count: batch.count), ordered: false)
             try connection.forEachRow(sql, batch) { statement in
                 try comparison.compare(
-                    rowID: statement.int64(0), { statement.column(Int32($0 + 1)) }, &columnSets, &result)
+                    rowID: statement.int64(0), { statement.column(Int32($0 + 1)) },
+                    holds: { statement.column(Int32($0 + 1), holds: $1) }, &columnSets, &result)
             }
         }
         try comparison.finish()

@@ -158,6 +158,9 @@ package struct RowWrites {
     /// Updates: whether the rows with checked columns are read whole, for objects that have
     /// not loaded all of theirs (`EntitySaveResult.storedRows`).
     package var readsWholeRows = false
+    /// Updates read whole: the columns row `row`'s object has not loaded, which are all it
+    /// takes from the row read (`nil`: every column).
+    package var unloaded: ((_ row: Int) -> AttributeSet)?
     /// Updates: the value the row's object last saw in the column, `nil` when not known; what
     /// `onConflict` compares the stored value with.
     package var expected: ((_ row: Int, _ column: Int) -> StoredValue?)?

@@ -37,33 +37,37 @@ package struct StoredRowComparison {
         rowIDs = rowPositions.keys.sorted()
     }
 
-    /// Compares the row `rowID` as read: `value(offset)` is the stored value of `read[offset]`.
+    /// Compares the row `rowID` as read: `value(offset)` is the stored value of `read[offset]`,
+    /// `holds(offset, value)` whether it is `value` (as `value(offset) == value` answers, and
+    /// may answer without making the stored value: see `SQLiteStatement.column(_:holds:)`).
     package mutating func compare(
-        rowID: Int64, _ value: (Int) -> StoredValue, _ columnSets: inout [AttributeSet],
-        _ result: inout EntitySaveResult
+        rowID: Int64, _ value: (Int) -> StoredValue, holds: (Int, StoredValue) -> Bool,
+        _ columnSets: inout [AttributeSet], _ result: inout EntitySaveResult
     ) throws {
         guard let row = rowPositions[rowID] else { return }
         found.insert(rowID)
         let updates = changes.updates
         let entity = changes.entity
         let checked = updates.checked(row)
-        // A row read whole is compared from what was read: reading a text column makes a
-        // String, and reading it twice cost 2 of them (stash-bench's re-import write under
-        // callgrind).
-        var whole: [StoredValue]?
+        // A row read whole is for what its object has not loaded: only those columns are
+        // made into values (reading a text column makes a String; every column of every row
+        // cost a quarter of stash-bench's re-import write).
         if !checked.isEmpty, updates.readsWholeRows {
-            whole = (0..<read.count).map(value)
-            result.storedRows[row] = whole
+            let unloaded = updates.unloaded?(row) ?? AttributeSet.all(read.count)
+            result.storedRows[row] = read.indices.map { unloaded.contains(read[$0]) ? value($0) : .null }
         }
         var conflicting: [Int: StoredValue] = [:]
+        var unchanged = AttributeSet()
         for (offset, column) in read.enumerated() where columnSets[row].contains(column) {
-            let stored = whole?[offset] ?? value(offset)
-            if let seen = expected?(row, column), seen != stored {
-                conflicting[column] = stored
-            } else if checked.contains(column), (try? updates.value(row, column)) == stored {
+            if let seen = expected?(row, column), !holds(offset, seen) {
+                conflicting[column] = value(offset)
+            } else if checked.contains(column), let written = try? updates.value(row, column), holds(offset, written) {
                 columnSets[row].remove(column)
-                result.unchangedColumns[rowID, default: AttributeSet()].insert(column)
+                unchanged.insert(column)
             }
+        }
+        if !unchanged.isEmpty {
+            result.unchangedColumns[rowID] = (result.unchangedColumns[rowID] ?? AttributeSet()).union(unchanged)
         }
         guard !conflicting.isEmpty else { return }
         if changes.onConflict == .fail {

@@ -1,0 +1,39 @@
+import Foundation
+import Testing
+
+@testable import Stash
+
+/// `SQLiteStatement.column(_:holds:)` answers as `column(_:) == value` does, for every kind of
+/// stored value against every kind of value, text that is the same String in other bytes
+/// (canonically equivalent, repaired UTF-8) included: a re-import's comparison relies on it to
+/// leave unwritten exactly what it left unwritten when it made every stored value.
+@Suite struct ColumnHoldsTests {
+    @Test func answersAsMakingTheValueWould() throws {
+        let connection = try SQLiteConnection(path: nil, busyTimeout: .seconds(1))
+        let stored: [String] = [
+            "NULL", "0", "42", "-7", "9223372036854775807", "2.5", "-0.0", "0.0", "''", "'é'", "'e' || char(769)",
+            "'Item 3'", "'nul' || char(0) || 'inside'", "x''", "x'00ff'", "CAST(x'c3' AS TEXT)", "'42'", "'2.5'",
+        ]
+        let values: [StoredValue] = [
+            .null, .integer(0), .integer(42), .integer(-7), .integer(.max), .real(2.5), .real(-0.0), .real(0),
+            .real(.nan), .text(""), .text("é"), .text("e\u{301}"), .text("Item 3"), .text("nul\u{0}inside"),
+            .text("\u{FFFD}"), .text("42"), .text("2.5"), .blob([]), .blob([0, 255]),
+        ]
+        var compared = 0
+        var held = 0
+        for sql in stored {
+            try connection.forEachRow("SELECT \(sql)") { statement in
+                for value in values {
+                    let expected = statement.column(0) == value
+                    #expect(statement.column(0, holds: value) == expected, "\(sql) against \(value)")
+                    compared += 1
+                    if expected { held += 1 }
+                }
+            }
+        }
+        #expect(compared == stored.count * values.count)
+        // Each stored value is held by at least one of the values (canonical equivalence
+        // makes "é" hold both forms), so the matrix tests both answers.
+        #expect(held >= stored.count)
+    }
+}
