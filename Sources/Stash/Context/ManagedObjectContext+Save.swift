@@ -53,8 +53,19 @@ extension ManagedObjectContext {
                 graph.noteJoinWrites(plan.joinLists, revised: result.revisedJoins)
                 container.broadcast(note, from: self)
                 notifyObservers(of: [note])
-                let token = (try? container.store.changeToken()) ?? 0
-                container.externalCommits.withLock { $0.ownCommit(before: result.tokenBeforeCommit, after: token) }
+                let token: Int64
+                if let before = result.tokenBeforeCommit, result.tokenAfterCommit == nil,
+                    container.store.changeTokenSeesEveryCommit
+                {
+                    // Another connection committed right after this save: the token after it
+                    // holds that commit too. The one before never comes back, so what this
+                    // save vouches for (objects leaving by value, pages found as recorded) is
+                    // read again, and that commit counts as another process's.
+                    token = before
+                } else {
+                    token = result.tokenAfterCommit ?? (try? container.store.changeToken()) ?? 0
+                    container.externalCommits.withLock { $0.ownCommit(before: result.tokenBeforeCommit, after: token) }
+                }
                 lastSave = (generation.before, generation.after, token)
                 for (position, state) in identity.states.enumerated() {
                     let deleted = plan.deleted[position].compactMap(\.rowID)

@@ -28,13 +28,19 @@ extension SQLiteStore: BookkeepingStore {
         -> Int64?
     {
         // A file's token is read inside the transaction, which holds the write lock from
-        // its start: no commit comes between it and the write. An in-memory store's token
-        // takes the writer's lock, so it is read before; a save of this process in between
-        // moves the container's save generation, which a hand-over checks as well.
-        var before = path == nil ? try changeToken() : nil
-        try withConnection { connection in
+        // its start: no commit comes between it and the write; the token after it is read
+        // as a save's is (`tokenAfterOwnCommit`). An in-memory store's token takes the
+        // writer's lock, so it is read outside it; a save of this process in between moves
+        // the container's save generation, which a hand-over checks as well.
+        let inMemory = path == nil
+        var before = inMemory ? try changeToken() : nil
+        let after: Int64? = try withConnection { connection in
+            var writerVersion: Int64?
             try connection.transaction {
-                if path != nil { before = try changeToken() }
+                if !inMemory {
+                    before = try changeToken()
+                    writerVersion = try connection.integer("PRAGMA data_version")
+                }
                 try connection.execute(
                     "CREATE TABLE IF NOT EXISTS \(quotedTable(table)) (\"key\" TEXT PRIMARY KEY NOT NULL, "
                         + "\"value\" TEXT NOT NULL) WITHOUT ROWID")
@@ -50,8 +56,11 @@ extension SQLiteStore: BookkeepingStore {
                     }
                 }
             }
+            guard let writerVersion else { return nil }
+            return try tokenAfterOwnCommit(writerVersion, connection)
         }
-        return before == token ? try changeToken() : nil
+        guard before == token else { return nil }
+        return inMemory ? try changeToken() : after
     }
 
     private func quotedTable(_ table: BookkeepingTable) -> String {

@@ -14,13 +14,19 @@ extension SQLiteStore {
             throw readOnly.saveRefused(path ?? ":memory:", entity: changes.entities.first?.entity.name)
         }
         return try withConnection { connection in
-            try connection.transaction {
+            var writerVersion: Int64?
+            var result = try connection.transaction {
                 let pendingEdits = try beginOutbox(changes.outbox, connection)
                 var result = try changes.write(with: SQLiteChangeWriter(store: self, connection: connection))
                 try finishOutbox(changes.outbox, pendingEdits, result, connection)
-                if path != nil { result.tokenBeforeCommit = try changeToken() }
+                if path != nil {
+                    result.tokenBeforeCommit = try changeToken()
+                    writerVersion = try connection.integer("PRAGMA data_version")
+                }
                 return result
             }
+            if let writerVersion { result.tokenAfterCommit = try tokenAfterOwnCommit(writerVersion, connection) }
+            return result
         }
     }
 

@@ -72,7 +72,9 @@ final class SQLiteStore: Store, @unchecked Sendable {
 
     /// A file's token is `PRAGMA data_version` of a connection that never writes: every
     /// commit by any other connection moves it, the `sqlite3` shell's and this store's writer's.
-    var changeTokenSeesEveryCommit: Bool { path != nil }
+    /// Not a file opened `immutable=1` (read-only, in a directory it cannot write): SQLite
+    /// looks for no change in it then.
+    var changeTokenSeesEveryCommit: Bool { path != nil && readOnly?.uri.contains("immutable=1") != true }
 
     /// Runs `body` with the writer connection, serialized with every other use of it.
     func withConnection<Result>(_ body: (SQLiteConnection) throws -> Result) throws -> Result {
@@ -215,6 +217,17 @@ final class SQLiteStore: Store, @unchecked Sendable {
         tokenLock.lock()
         defer { tokenLock.unlock() }
         return try tokenConnection.integer("PRAGMA data_version")
+    }
+
+    /// The change token just after a commit the writer made, if no other connection committed
+    /// after it before the token was read; `nil` if one did. `writerVersion` is the writer's
+    /// own `PRAGMA data_version`, read inside the transaction: it moves only for other
+    /// connections' commits, so the same value read after the token proves that the token
+    /// holds this commit and nothing later (the token alone cannot tell one commit from two).
+    /// Called with the writer connection, right after the commit.
+    func tokenAfterOwnCommit(_ writerVersion: Int64, _ connection: SQLiteConnection) throws -> Int64? {
+        let token = try changeToken()
+        return try connection.integer("PRAGMA data_version") == writerVersion ? token : nil
     }
 
     /// Splits a filter's values into batches SQLite can bind, and calls `body` per batch.
