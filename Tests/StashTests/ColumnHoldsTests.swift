@@ -5,7 +5,8 @@ import Testing
 
 /// `SQLiteStatement.column(_:holds:)` answers as `column(_:) == value` does, for every kind of
 /// stored value against every kind of value, text that is the same String in other bytes
-/// (canonically equivalent, repaired UTF-8) included: a re-import's comparison relies on it to
+/// (canonically equivalent spellings, which `StoredValue` tells apart; invalid UTF-8, read as
+/// a repaired String) included: a re-import's comparison relies on it to
 /// leave unwritten exactly what it left unwritten when it made every stored value.
 @Suite struct ColumnHoldsTests {
     @Test func answersAsMakingTheValueWould() throws {
@@ -32,8 +33,8 @@ import Testing
             }
         }
         #expect(compared == stored.count * values.count)
-        // Each stored value is held by at least one of the values (canonical equivalence
-        // makes "é" hold both forms), so the matrix tests both answers.
+        // Each stored value is held by at least one of the values, so the matrix tests both
+        // answers.
         #expect(held >= stored.count)
     }
 }

@@ -162,7 +162,8 @@ final class SQLiteStatement {
                         && (stored.isEmpty || memcmp(stored.baseAddress!, expected.baseAddress!, stored.count) == 0)
                 }
             }
-            // Other bytes may still be the same String (canonically equivalent text).
+            // Other bytes: `StoredValue` compares text by its UTF-8 bytes, but stored bytes that
+            // are not valid UTF-8 read as a repaired String, which the value may hold.
             if sameBytes { return true }
         default: break
         }
