@@ -39,6 +39,15 @@ public struct FetchOptions: Sendable {
         case page(parameter: String = "page", first: Int = 1)
         /// `offset=0, n, 2n, …` with `limitParameter=n` until a page has fewer than `n` items.
         case offset(parameter: String = "offset", limitParameter: String = "limit", limit: Int)
+
+        /// Whether the next page's URL depends on how many items a page held, which only its
+        /// decode tells (`.page`, `.offset`); the others read it from the answer as it is.
+        var needsItemCount: Bool {
+            switch self {
+            case .page, .offset: true
+            case .none, .linkHeader, .nextURL, .cursor: false
+            }
+        }
     }
 
     /// When the import saves.
@@ -54,7 +63,8 @@ public struct FetchOptions: Sendable {
 
 /// What a `fetch` moved so far.
 public enum RESTProgress: Sendable, Equatable {
-    /// Bytes of the current page received, of its `Content-Length` if known.
+    /// Bytes of a page received, of its `Content-Length` if known. The next page may be on
+    /// its way while one decodes: its bytes can come before that page's `.page`.
     case bytes(received: Int, expected: Int?)
     /// A page decoded: its number (from 1) and the objects decoded in all.
     case page(number: Int, objects: Int)

@@ -89,6 +89,9 @@ struct ImportSession<T: ManagedObject & Decodable> {
         // Pages whose 304 could not stand for the rows kept: asked again without validators.
         var inFull: Set<URL> = []
         var notModifiedPages = 0
+        // The next page, asked for while this one decodes (see `askAhead`).
+        var ahead: PageAhead?
+        defer { ahead?.answer.cancel() }
         while true {
             guard report.pages < options.pageLimit else {
                 throw RESTError(
@@ -96,15 +99,19 @@ struct ImportSession<T: ManagedObject & Decodable> {
                     url: url)
             }
             visited.insert(url)
-            var request = client.request(url, options, origin: firstURL)
-            let stored = keeps && !inFull.contains(url) ? try await storedValidator(for: url) : nil
-            if let stored {
-                if let etag = stored.etag { request.setValue(etag, forHTTPHeaderField: "If-None-Match") }
-                if let modified = stored.lastModified {
-                    request.setValue(modified, forHTTPHeaderField: "If-Modified-Since")
-                }
+            let stored: StoredValidator?
+            let answer: (Data, HTTPURLResponse)
+            if let asked = ahead, asked.url == url {
+                ahead = nil
+                stored = asked.stored
+                answer = try await asked.answer.value
+            } else {
+                ahead?.answer.cancel()
+                ahead = nil
+                stored = keeps && !inFull.contains(url) ? try await storedValidator(for: url) : nil
+                answer = try await client.send(pageRequest(url, stored), progress: options.progress)
             }
-            let (data, response) = try await client.send(request, progress: options.progress)
+            let (data, response) = answer
             if !many, response.statusCode != 304, T.self is any RemoteModel.Type {
                 itemETag = response.value(forHTTPHeaderField: "ETag")
             }
@@ -170,9 +177,17 @@ struct ImportSession<T: ManagedObject & Decodable> {
                 let lastModified = response.value(forHTTPHeaderField: "Last-Modified")
                 // A page kept for conditional GET records what it sets.
                 let record = keeps ? DecodedValueRecord() : nil
+                // Where the page leads, when the answer says it without being decoded: that
+                // page is asked for while this one decodes.
+                let known =
+                    options.pagination.needsItemCount ? nil : nextURL(after: url, response, data, itemsOnPage: 0)
+                if let known {
+                    ahead = try await askAhead(known, after: url, visited: visited, inFull: inFull, keeps: keeps)
+                }
                 let count = try await decode(data, from: response.url ?? url, recording: record)
                 options.progress?.yield(.page(number: report.pages, objects: decoded.count))
-                next = nextURL(after: url, response, data, itemsOnPage: count)
+                next =
+                    options.pagination.needsItemCount ? nextURL(after: url, response, data, itemsOnPage: count) : known
                 pending.append(.decoded(count))
                 let page = FreshPage(
                     url: url.absoluteString, etag: etag, lastModified: lastModified, body: fingerprint,
@@ -204,6 +219,45 @@ struct ImportSession<T: ManagedObject & Decodable> {
             return
         }
         try await finish()
+    }
+
+    /// The request for the page at `url`, with the validators kept for it, if any.
+    private func pageRequest(_ url: URL, _ stored: StoredValidator?) -> URLRequest {
+        var request = client.request(url, options, origin: firstURL)
+        if let stored {
+            if let etag = stored.etag { request.setValue(etag, forHTTPHeaderField: "If-None-Match") }
+            if let modified = stored.lastModified {
+                request.setValue(modified, forHTTPHeaderField: "If-Modified-Since")
+            }
+        }
+        return request
+    }
+
+    /// A page asked for before its turn: its URL, the validators sent with it and the answer
+    /// on its way.
+    struct PageAhead {
+        let url: URL
+        let stored: StoredValidator?
+        let answer: Task<(Data, HTTPURLResponse), any Error>
+    }
+
+    /// Asks for the page at `next` now, while the page at `url` decodes, so that a paged
+    /// import does not wait for a request between two decodes (about 0.6 ms a page over
+    /// loopback, stash-bench's 1,000 pages). Only a page the loop would ask for next anyway:
+    /// none past `pageLimit`, none already visited, none whose URL fails the checks a
+    /// redirect gets (the loop then throws, as before, and nothing was sent). The validators
+    /// it sends are read first, off the decode's way.
+    private func askAhead(_ next: URL, after url: URL, visited: Set<URL>, inFull: Set<URL>, keeps: Bool)
+        async throws -> PageAhead?
+    {
+        guard report.pages < options.pageLimit, !visited.contains(next),
+            (try? client.configuration.checkStep(from: url, to: next, "the next page's URL")) != nil
+        else { return nil }
+        let stored = keeps && !inFull.contains(next) ? try await storedValidator(for: next) : nil
+        let request = pageRequest(next, stored)
+        let client = self.client
+        let progress = options.progress
+        return PageAhead(url: next, stored: stored, answer: Task { try await client.send(request, progress: progress) })
     }
 
     /// The objects of `parts` in page order: those a 304 stood for by ID, the decoded ones

@@ -1,0 +1,100 @@
+import Foundation
+import Stash
+import Testing
+
+@testable import StashREST
+
+/// A paged import asks for the next page while the current one decodes, when the answer
+/// names it without a decode (`Link`, a next URL or cursor in the body): still each page once,
+/// in order, none past `pageLimit`, none that the loop would refuse to follow.
+@Suite struct RESTAskAheadTests {
+    @Test func eachPageOnceInOrder() async throws {
+        let (server, store, context) = try await serverAndEmptyStore()
+        let result = try await testClient(server).fetchReporting(
+            [Item].self, from: "items?count=10&per_page=3", into: context)
+        #expect(result.value.map(\.id) == Array(1...10))
+        #expect(result.report.pages == 4 && result.report.inserted == 10)
+        let asked = try await server.requests().map(\.path)
+        #expect(
+            asked == ["/items?count=10&per_page=3"]
+                + (2...4).map { "/items?count=10&start=1&per_page=3&page=\($0)" })
+        #expect(try store.count("Item") == 10)
+    }
+
+    /// Page 1 changed, pages 2 and 3 did not: page 2 is asked for while page 1 decodes, with
+    /// the validator kept for it, and its 304 stands, as asked in turn it would.
+    @Test func aPageAskedAheadSendsItsValidators() async throws {
+        let (server, store, context) = try await serverAndEmptyStore()
+        var options = FetchOptions()
+        options.saving = .perPage
+        let api = testClient(server)
+        let path = "paged/ahead?pages=3&per_page=2"
+        _ = try await api.fetch([Item].self, from: path, into: context, options: options)
+        try await server.get("paged/ahead/edit?page=1&title=changed")
+        let before = try await server.requests().count
+        let again = try await api.fetchReporting([Item].self, from: path, into: context, options: options)
+        #expect(again.value.map(\.title) == ["changed 1", "changed 2", "Item 3", "Item 4", "Item 5", "Item 6"])
+        #expect(again.report.updated == 2 && again.report.unchanged == 4 && again.report.pages == 3)
+        let asked = try await server.requests().dropFirst(before).filter { $0.path.contains("/paged/ahead?") }
+        #expect(asked.map(\.path).count == 3)
+        #expect(asked.allSatisfy { $0.headers["if-none-match"] != nil })
+        #expect(Set(asked.map(\.path)).count == 3)
+        #expect(
+            try store.sqlite(#"SELECT group_concat("title", ',') FROM "Item" WHERE "id" <= 2"#) == "changed 1,changed 2"
+        )
+    }
+
+    /// With `pageLimit` 2, the third page is not asked for ahead: the call fails as before,
+    /// after two requests.
+    @Test func nothingPastThePageLimit() async throws {
+        let (server, store, context) = try await serverAndEmptyStore()
+        var options = FetchOptions()
+        options.pageLimit = 2
+        await #expect {
+            _ = try await testClient(server).fetch(
+                [Item].self, from: "items?count=10&per_page=3", into: context, options: options)
+        } throws: { error in
+            (error as? RESTError)?.code == .tooManyPages
+        }
+        #expect(try await server.requests().count == 2)
+        #expect(try store.count("Item") == 0)
+    }
+
+    /// A next page whose URL the loop would refuse (a scheme not allowed) is not asked for:
+    /// the call fails naming it, nothing saved.
+    @Test func aNextURLTheLoopRefusesIsNotAskedFor() async throws {
+        let (server, store, context) = try await serverAndEmptyStore()
+        var options = FetchOptions()
+        options.itemsKey = "items"
+        options.pagination = .nextURL(key: "next")
+        let body = #"{"items": [{"id": 1, "title": "one"}], "next": "ftp://127.0.0.1/items?page=2"}"#
+        await #expect {
+            _ = try await testClient(server).fetch([Item].self, from: bodyPath(body), into: context, options: options)
+        } throws: { error in
+            (error as? RESTError)?.code == .schemeNotAllowed
+        }
+        #expect(try await server.requests().count == 1)
+        #expect(try store.count("Item") == 0)
+    }
+
+    /// A page that fails to decode ends the call with nothing saved, whatever was asked ahead.
+    @Test func aPageThatFailsToDecodeSavesNothing() async throws {
+        let (server, store, context) = try await serverAndEmptyStore()
+        var options = FetchOptions()
+        options.itemsKey = "items"
+        options.pagination = .nextURL(key: "next")
+        let third = server.base.absoluteString + bodyPath(#"{"items": [{"id": 3, "title": "three"}]}"#)
+        let second =
+            server.base.absoluteString
+            + bodyPath(#"{"items": [{"id": 2, "title": 2}], "next": "\#(third)"}"#)
+        let first = bodyPath(#"{"items": [{"id": 1, "title": "one"}], "next": "\#(second)"}"#)
+        await #expect {
+            _ = try await testClient(server).fetch([Item].self, from: first, into: context, options: options)
+        } throws: { error in
+            (error as? RESTError)?.code == .decoding && (error as? RESTError)?.url?.absoluteString == second
+        }
+        let asked = try await server.requests().map(\.path)
+        #expect(asked.count >= 2 && asked.count <= 3)
+        #expect(try store.count("Item") == 0)
+    }
+}
