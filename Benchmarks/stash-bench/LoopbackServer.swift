@@ -8,6 +8,7 @@ import Foundation
 /// the REST import: both sides download the same bytes the same way. Given pages, it answers
 /// `/articles?page=N` with the Nth, and a `Link` header naming the next; or, `nextInBody`,
 /// with `{"items": [...], "next": "…?page=N+1"}` (`null` on the last), as many APIs page.
+/// With a `latency`, each answer waits that long first, as a request over a network would.
 final class LoopbackServer: @unchecked Sendable {
     // Unchecked: the socket and the responses are set once in `init`; the serving thread
     // only reads them.
@@ -15,12 +16,14 @@ final class LoopbackServer: @unchecked Sendable {
     private let socket: Int32
     /// The answer to each page (1-based in the URL); one for an unpaged body.
     private var responses: [Data] = []
+    private let latency: Duration
 
     convenience init(body: Data) throws {
         try self.init(pages: [body])
     }
 
-    init(pages: [Data], nextInBody: Bool = false) throws {
+    init(pages: [Data], nextInBody: Bool = false, latency: Duration = .zero) throws {
+        self.latency = latency
         let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var yes: Int32 = 1
         setsockopt(socket, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
@@ -67,6 +70,9 @@ final class LoopbackServer: @unchecked Sendable {
                 let count = read(connection, &buffer, buffer.count)
                 if count <= 0 { break }
                 request += buffer[0..<count]
+            }
+            if latency > .zero {
+                usleep(UInt32(latency.components.attoseconds / 1_000_000_000_000))
             }
             responses[page(of: request) - 1].withUnsafeBytes { bytes in
                 var sent = 0

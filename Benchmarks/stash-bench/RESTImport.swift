@@ -24,6 +24,8 @@ enum RESTImport {
         var paged: [Double] = []
         /// The same pages with the next page's URL in the body (`{"items": …, "next": …}`).
         var pagedByBody: [Double] = []
+        /// The `Link`-paged run again, each page answered `latency` late.
+        var pagedLate: [Double] = []
         /// The same payload fetched again, nothing changed: the baseline downloads, decodes
         /// and upserts it; Stash's call finds the answer it kept (`BodyFingerprint`).
         var baselineAgain: [Double] = []
@@ -33,6 +35,8 @@ enum RESTImport {
 
     /// Records per page of the paged run.
     static let pageSize = 100
+    /// How late the late server answers each page: a short network round trip.
+    static let latency = Duration.milliseconds(2)
 
     @MainActor
     static func measure(_ payload: Payload, iterations: Int, in directory: URL) async throws -> Measurements {
@@ -43,12 +47,15 @@ enum RESTImport {
         defer { pagedServer.stop() }
         let bodyPagedServer = try LoopbackServer(pages: pages, nextInBody: true)
         defer { bodyPagedServer.stop() }
+        let lateServer = try LoopbackServer(pages: pages, latency: latency)
+        defer { lateServer.stop() }
         var configuration = RESTConfiguration()
         configuration.makeDecoder = Timestamp.makeDecoder
         let api = RESTClient(baseURL: server.url.deletingLastPathComponent(), configuration: configuration)
         let pagedAPI = RESTClient(baseURL: pagedServer.url.deletingLastPathComponent(), configuration: configuration)
         let bodyPagedAPI = RESTClient(
             baseURL: bodyPagedServer.url.deletingLastPathComponent(), configuration: configuration)
+        let lateAPI = RESTClient(baseURL: lateServer.url.deletingLastPathComponent(), configuration: configuration)
         var measurements = Measurements()
         measurements.pageCount = pages.count
         for index in 0..<iterations {
@@ -108,6 +115,17 @@ enum RESTImport {
             precondition(
                 bodyPagedArticles.count == payload.count,
                 "Stash returned \(bodyPagedArticles.count) body-paged articles")
+
+            // The `Link` pages again, each answered late.
+            let lateContainer = try StashRun.createStore(
+                at: directory.appendingPathComponent("rest-stash-late-\(index).sqlite").path)
+            var lateOptions = FetchOptions()
+            lateOptions.pageLimit = pages.count
+            start = ContinuousClock.now
+            let lateArticles = try await lateAPI.fetch(
+                [Article].self, from: "articles?page=1", into: lateContainer.mainContext, options: lateOptions)
+            measurements.pagedLate.append(seconds(ContinuousClock.now - start))
+            precondition(lateArticles.count == payload.count, "Stash returned \(lateArticles.count) late articles")
         }
         return measurements
     }
@@ -124,6 +142,8 @@ enum RESTImport {
             ÷ the same records in one page \(String(format: "%.2fx", median(measurements.paged) / stash))
               the same pages, the next page's URL in the body: \(format(median(measurements.pagedByBody))) s, \
             ÷ one page \(String(format: "%.2fx", median(measurements.pagedByBody) / stash))
+              the Link pages, each answered \(latency.components.attoseconds / 1_000_000_000_000_000) ms late: \(format(median(measurements.pagedLate))) s, \
+            \(String(format: "%.2f", (median(measurements.pagedLate) - median(measurements.paged)) * 1_000 / Double(max(measurements.pageCount, 1)))) ms a page more
               again, nothing changed: baseline \(format(median(measurements.baselineAgain))) s   \
             stash \(format(median(measurements.stashAgain))) s   \
             stash/baseline \(String(format: "%.2fx", median(measurements.stashAgain) / median(measurements.baselineAgain)))
