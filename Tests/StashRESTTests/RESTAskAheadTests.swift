@@ -6,7 +6,8 @@ import Testing
 
 /// A paged import asks for the next page while the current one decodes, when the answer
 /// names it without a decode (`Link`, a next URL or cursor in the body): still each page once,
-/// in order, none past `pageLimit`, none that the loop would refuse to follow.
+/// in order, none past `pageLimit` (`RESTFailureTests.tooManyPagesSavesNothing`), none that
+/// the loop would refuse to follow.
 @Suite struct RESTAskAheadTests {
     @Test func eachPageOnceInOrder() async throws {
         let (server, store, context) = try await serverAndEmptyStore()
@@ -42,22 +43,6 @@ import Testing
         #expect(
             try store.sqlite(#"SELECT group_concat("title", ',') FROM "Item" WHERE "id" <= 2"#) == "changed 1,changed 2"
         )
-    }
-
-    /// With `pageLimit` 2, the third page is not asked for ahead: the call fails as before,
-    /// after two requests.
-    @Test func nothingPastThePageLimit() async throws {
-        let (server, store, context) = try await serverAndEmptyStore()
-        var options = FetchOptions()
-        options.pageLimit = 2
-        await #expect {
-            _ = try await testClient(server).fetch(
-                [Item].self, from: "items?count=10&per_page=3", into: context, options: options)
-        } throws: { error in
-            (error as? RESTError)?.code == .tooManyPages
-        }
-        #expect(try await server.requests().count == 2)
-        #expect(try store.count("Item") == 0)
     }
 
     /// A next page whose URL the loop would refuse (a scheme not allowed) is not asked for:

@@ -259,6 +259,8 @@ import Testing
         } throws: { error in
             (error as? RESTError)?.code == .tooManyPages
         }
+        // The third page is not asked for either, not even ahead of its turn.
+        #expect(try await server.requests().count == 2)
         #expect(try store.count("Item") == 0)
     }
 }
