@@ -104,7 +104,13 @@ struct ImportSession<T: ManagedObject & Decodable> {
             if let asked = ahead, asked.url == url {
                 ahead = nil
                 stored = asked.stored
-                answer = try await asked.answer.value
+                // The answer is asked for in a task of its own, which the import's cancellation
+                // (its deadline, its caller) does not reach by itself.
+                answer = try await withTaskCancellationHandler {
+                    try await asked.answer.value
+                } onCancel: {
+                    asked.answer.cancel()
+                }
             } else {
                 ahead?.answer.cancel()
                 ahead = nil
@@ -235,7 +241,7 @@ struct ImportSession<T: ManagedObject & Decodable> {
 
     /// A page asked for before its turn: its URL, the validators sent with it and the answer
     /// on its way.
-    struct PageAhead {
+    struct PageAhead: Sendable {
         let url: URL
         let stored: StoredValidator?
         let answer: Task<(Data, HTTPURLResponse), any Error>
@@ -250,6 +256,8 @@ struct ImportSession<T: ManagedObject & Decodable> {
     private func askAhead(_ next: URL, after url: URL, visited: Set<URL>, inFull: Set<URL>, keeps: Bool)
         async throws -> PageAhead?
     {
+        // A cancelled import sends nothing more (its decode would not notice in time).
+        try Task.checkCancellation()
         guard report.pages < options.pageLimit, !visited.contains(next),
             (try? client.configuration.checkStep(from: url, to: next, "the next page's URL")) != nil
         else { return nil }

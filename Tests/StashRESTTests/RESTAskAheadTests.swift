@@ -82,4 +82,27 @@ import Testing
         #expect(asked.count >= 2 && asked.count <= 3)
         #expect(try store.count("Item") == 0)
     }
+
+    /// The deadline ends a call whose next page, asked for ahead, trickles in: the request
+    /// is cancelled with the call, not waited out (15 s), and nothing is saved.
+    @Test func theDeadlineEndsAPageAskedAhead() async throws {
+        let (server, store, context) = try await serverAndEmptyStore()
+        let api = testClient(server) {
+            $0.deadline = .seconds(1)
+            $0.timeout = .seconds(30)
+        }
+        var options = FetchOptions()
+        options.itemsKey = "items"
+        options.pagination = .nextURL(key: "next")
+        let slow = server.base.absoluteString + "trickle?count=1&every=0.3"
+        let first = bodyPath(#"{"items": [{"id": 1, "title": "one"}], "next": "\#(slow)"}"#)
+        let started = ContinuousClock.now
+        let error = await #expect(throws: RESTError.self) {
+            _ = try await api.fetch([Item].self, from: first, into: context, options: options)
+        }
+        #expect(error?.code == .timedOut)
+        // Generous for a loaded machine under ThreadSanitizer; the trickle alone takes 15 s.
+        #expect(ContinuousClock.now - started < .seconds(10))
+        #expect(try store.count("Item") == 0)
+    }
 }

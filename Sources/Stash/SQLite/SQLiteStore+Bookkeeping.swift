@@ -57,7 +57,8 @@ extension SQLiteStore: BookkeepingStore {
                 }
             }
             guard let writerVersion else { return nil }
-            return try tokenAfterOwnCommit(writerVersion, connection)
+            // Committed: a token that cannot be read is none vouched for, not a failed write.
+            return try? tokenAfterOwnCommit(writerVersion, connection)
         }
         guard before == token else { return nil }
         return inMemory ? try changeToken() : after

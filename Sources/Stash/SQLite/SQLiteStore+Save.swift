@@ -25,7 +25,9 @@ extension SQLiteStore {
                 }
                 return result
             }
-            if let writerVersion { result.tokenAfterCommit = try tokenAfterOwnCommit(writerVersion, connection) }
+            // Committed: a failure to read the token now is no failure of the save; without a
+            // token vouched for, what the save vouches for is read again.
+            if let writerVersion { result.tokenAfterCommit = try? tokenAfterOwnCommit(writerVersion, connection) }
             return result
         }
     }
