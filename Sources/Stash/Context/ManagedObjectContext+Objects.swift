@@ -89,38 +89,8 @@ extension ManagedObjectContext {
                     reads[read].wanted.append((rowID, place))
                 }
             }
-            for (state, wanted) in reads where !wanted.isEmpty {
-                try read(wanted, in: state, into: &found)
-            }
+            for (state, wanted) in reads { try graph.readRows(wanted, in: state, into: &found) }
             return found.compactMap { $0 }
-        }
-    }
-
-    /// Reads the rows `wanted` names, in one query, and puts each object in its places. In
-    /// row id order (a page's rows most often are already), each row once; the store answers
-    /// in that order, so the places are filled as the rows come, with no table of them.
-    private func read(
-        _ wanted: [(rowID: Int64, place: Int)], in state: EntityState, into found: inout [ManagedObject?]
-    ) throws {
-        var ascending = true
-        for index in wanted.indices.dropFirst() where wanted[index].rowID < wanted[index - 1].rowID {
-            ascending = false
-            break
-        }
-        let sorted = ascending ? wanted : wanted.sorted { $0.rowID < $1.rowID }
-        var rows: [Int64] = []
-        rows.reserveCapacity(sorted.count)
-        for entry in sorted where rows.last != entry.rowID { rows.append(entry.rowID) }
-        var next = 0
-        try container.store.fetch(StoreQuery(state.entity.schema, filter: .rowIDs(rows))) { row in
-            let object = try materialize(row, in: state)
-            let rowID = row.rowID
-            // Places of rows before this one name rows that are gone: they stay empty.
-            while next < sorted.count, sorted[next].rowID < rowID { next += 1 }
-            while next < sorted.count, sorted[next].rowID == rowID {
-                found[sorted[next].place] = object
-                next += 1
-            }
         }
     }
 
