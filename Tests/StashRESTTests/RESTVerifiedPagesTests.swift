@@ -102,6 +102,20 @@ import Testing
         #expect(try store.sqlite(#"SELECT "title" FROM "Item" WHERE "id" = 4"#) == "Item 4")
     }
 
+    /// What a container found is its own: a store reopened (another launch of the app) reads
+    /// the pages once, then no more.
+    @Test func aReopenedStoreReadsOnceThenNot() async throws {
+        let (server, store, context) = try await serverAndEmptyStore()
+        let api = testClient(server)
+        _ = try await api.fetch([Item].self, from: path, into: context)
+        let reopened = ManagedObjectContext(try store.container())
+        for reads in [3, 3] {
+            let again = try await api.fetchReporting([Item].self, from: path, into: reopened)
+            #expect(again.report.notModified && again.value.map(\.id) == Array(1...6))
+            #expect(reopened.container.pageDigestReads.load(ordering: .relaxed) == reads)
+        }
+    }
+
     /// A store in memory has no token that its own commits move: every check reads.
     @Test func aStoreInMemoryAlwaysReads() async throws {
         let server = try await TestServer.start()

@@ -37,4 +37,23 @@ import Testing
         // answers.
         #expect(held >= stored.count)
     }
+
+    /// Through a re-import: the same title in other bytes (e + U+0301 over a precomposed é, a
+    /// look-alike Swift calls equal) is written, as the stored bytes differ; the same bytes
+    /// again are not.
+    @Test func aReimportWritesALookAlikeAndNotTheSameBytes() throws {
+        let directory = try TemporaryDirectory()
+        let file = directory.file()
+        func reimport(_ title: String) throws -> ChangeSet {
+            let context = ManagedObjectContext(try testContainer(for: Post.self, storeURL: file))
+            let json = #"[{"id": 1, "userId": 1, "title": "\#(title)", "body": "b"}]"#
+            _ = try recipeDecoder(context).decode([Post].self, from: Data(json.utf8))
+            return try context.saveChanges()
+        }
+        #expect(try reimport("\u{E9}").inserted.count == 1)
+        #expect(try sqliteShell(file, "SELECT hex(title) FROM Post") == "C3A9\n")
+        #expect(try reimport("e\u{301}").updated.count == 1)
+        #expect(try sqliteShell(file, "SELECT hex(title) FROM Post") == "65CC81\n")
+        #expect(try reimport("e\u{301}").updated.isEmpty)
+    }
 }
