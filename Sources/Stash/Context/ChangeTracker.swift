@@ -39,8 +39,9 @@ final class ChangeTracker: ContextPart {
     func markUnverified(_ object: ManagedObject, _ slot: Int) {
         withContext { context in
             let state = context.identity.state(for: object.entity)
-            keepSavedValues(of: object, in: state)
-            state.updated[ObjectIdentifier(object)]?.unverified.insert(slot)
+            // One access to the table: the saved state made if the object had none.
+            state.updated[ObjectIdentifier(object), default: SavedState(object: object, unloaded: object.unloaded)]
+                .unverified.insert(slot)
         }
     }
 

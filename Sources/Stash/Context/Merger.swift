@@ -118,7 +118,11 @@ final class Merger: ContextPart {
                     // object holds: kept, as a change's saved value is.
                     object.restatedAttributes.remove(index)
                     if policy != .storedWins {
-                        if !state.updated.isEmpty { state.updated[id]?.values.keepValue(atSlot: index, of: object) }
+                        // Only `.fail` compares with the kept value: `.incomingWins` records
+                        // the row's below, over it.
+                        if policy == .fail, !state.updated.isEmpty {
+                            state.updated[id]?.values.keepValue(atSlot: index, of: object)
+                        }
                         object.changedAttributes.insert(index)
                     }
                 }
@@ -139,7 +143,10 @@ final class Merger: ContextPart {
                 }
                 // What a rollback puts back is what the object sees now: a kept value becomes
                 // the row's; a slot not kept takes the row's value below.
-                if !state.updated.isEmpty { state.updated[id]?.rowHolds(stored, atSlot: index, changedHere: false) }
+                // Without keeping changes the saved state goes once the merge is done.
+                if keepingChanges, !state.updated.isEmpty {
+                    state.updated[id]?.rowHolds(stored, atSlot: index, changedHere: false)
+                }
                 if !object.unloaded.contains(index), object.holds(stored, for: attribute) { continue }
                 object.observedChange(atSlot: index) { object.setPrimitiveValue(stored, of: attribute) }
                 object.unloaded.remove(index)
