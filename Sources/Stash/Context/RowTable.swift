@@ -19,9 +19,9 @@ struct RowTable {
     private var shift: UInt64
     private(set) var count = 0
 
-    init(minimumCapacity: Int = 0) {
-        var size = 8
-        while size < minimumCapacity * 2 { size *= 2 }
+    /// An empty table of eight places; `reserveCapacity` makes room ahead.
+    init() {
+        let size = 8
         entries = ContiguousArray(repeating: Entry(rowID: 0, address: nil), count: size)
         mask = size - 1
         shift = UInt64(64 - size.trailingZeroBitCount)
@@ -96,10 +96,10 @@ struct RowTable {
         count -= 1
     }
 
-    /// Makes the table just big enough for what it holds (at least `minimumCapacity`).
-    mutating func shrink(minimumCapacity: Int = 0) {
+    /// Makes the table just big enough for what it holds.
+    mutating func shrink() {
         var size = 8
-        while size < max(count, minimumCapacity) * 2 { size *= 2 }
+        while size < count * 2 { size *= 2 }
         if size < entries.count { resize(to: size) }
     }
 
