@@ -60,6 +60,8 @@ enum RelationshipTarget {
 /// related object arrives nested or as a reference to its unique value.
 struct RelationshipCodec<Target: ManagedObject>: AttributeCodec {
     var storedType: StoredType { .integer }
+    /// A fetch reads the column straight into the slot (`ToOneSlot.readTarget`), as `read` does.
+    var readsColumnAsIs: Bool { true }
     var isOptional: Bool { true }
     var nilValue: Any { RelationshipTarget.none }
     var typeName: String { "\(Target.self)?" }

@@ -51,13 +51,14 @@ enum SlotAccess: Sendable {
     /// Reads a row's `column` straight into the wrapper at `wrapper`, as the plain types'
     /// `read` reads it (see `EntityDescription.readsColumnDirectly`); `false`, with nothing written,
     /// when the column holds a value of another kind (the codec then reports it) or the slot
-    /// is not a plain type's.
+    /// is neither a plain type's nor a to-one relationship's.
     @inline(__always)
     func read(_ row: any StoreRow, column: Int, into wrapper: UnsafeMutableRawPointer) -> Bool {
         switch self {
         case .plain(let type): type.readIntoPlainSlot(row, column: column, at: wrapper)
         case .optional(let type): type.readIntoOptionalSlot(row, column: column, at: wrapper)
-        case .toOne, .generic: false
+        case .toOne: ToOneSlot.readTarget(row, column: column, at: wrapper)
+        case .generic: false
         }
     }
 
