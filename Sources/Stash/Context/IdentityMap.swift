@@ -9,6 +9,8 @@ final class IdentityMap {
     let states: [EntityState]
     /// Each entity's position in `states`, by its class.
     private let positions: [ObjectIdentifier: Int]
+    /// Each state's class, in the order of `states`.
+    private let types: [ObjectIdentifier]
     /// The temporary ID the next new object takes (its `ObjectID` until its first save);
     /// numbers are never reused within a context.
     private(set) var nextTemporaryID: UInt64 = 1
@@ -17,6 +19,7 @@ final class IdentityMap {
     /// `positionsByType`, shared, not rebuilt per context).
     init(_ entities: [EntityDescription], positions: [ObjectIdentifier: Int], departures: DepartureSignal) {
         states = entities.map { EntityState(entity: $0, departures: departures) }
+        types = entities.map { ObjectIdentifier($0.type) }
         self.positions = positions
     }
 
@@ -27,12 +30,24 @@ final class IdentityMap {
 
     /// The state of `type`'s entity, or `unknownEntity` if the container does not store it.
     /// One look-up by class: every fetch and every read of a related object not held asks.
+    /// A container of a few entities is scanned, where hashing the class cost about 150
+    /// instructions a read of a related object (stash-bench's graph fetch, callgrind).
     func state(forType type: ManagedObject.Type) throws -> EntityState {
-        guard let position = positions[ObjectIdentifier(type)] else {
-            throw StashError.notAModel(type, of: states.map(\.entity.name))
+        let wanted = ObjectIdentifier(type)
+        if types.count <= Self.scannedEntities {
+            var position = 0
+            while position < types.count {
+                if types[position] == wanted { return states[position] }
+                position &+= 1
+            }
+        } else if let position = positions[wanted] {
+            return states[position]
         }
-        return states[position]
+        throw StashError.notAModel(type, of: states.map(\.entity.name))
     }
+
+    /// Up to how many entities `state(forType:)` scans `types` rather than hash.
+    private static let scannedEntities = 16
 
     /// The state of the entity named `name`, if the container has it.
     func state(named name: String) -> EntityState? {
