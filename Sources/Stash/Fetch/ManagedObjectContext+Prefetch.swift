@@ -34,32 +34,50 @@ extension ManagedObjectContext {
     private func prefetchTargets(
         of objects: [ManagedObject], _ slot: Int, _ relationship: RelationshipDescription, in targetState: EntityState
     ) throws {
-        var missing = Set<Int64>()
+        // The row ids to load, each once: a small table of the ones already taken drops most
+        // repeats (many objects naming few targets), and sorting what is left drops the rest.
+        // A `Set` of them cost about 156 instructions an object, and sorting every object's
+        // row id 263 (stash-bench's prefetched graph fetch, callgrind).
+        var missing: [Int64] = []
+        // `Int64.min` marks an empty place; a row id of that value is never taken as seen (the
+        // sort drops its repeats).
+        var taken = [Int64](repeating: .min, count: Self.takenTableSize)
         for object in objects {
-            if case .row(let rowID) = RelationshipTarget(of: object, atSlot: slot),
-                targetState.byRowID[rowID] == nil
-            {
-                missing.insert(rowID)
-            }
+            guard case .row(let rowID) = RelationshipTarget(of: object, atSlot: slot) else { continue }
+            let place = Int(truncatingIfNeeded: UInt64(bitPattern: rowID) % UInt64(Self.takenTableSize))
+            if taken[place] == rowID, rowID != .min { continue }
+            taken[place] = rowID
+            if targetState.byRowID[rowID] == nil { missing.append(rowID) }
         }
-        var loaded: [Int64: ManagedObject] = [:]
+        // Holds what is loaded until each object keeps its target: the context holds objects
+        // only while someone does (`RegisteredObjects`), so a target named by row id alone
+        // could be gone by the read.
+        var loaded: [ManagedObject] = []
         if !missing.isEmpty {
-            try container.store.fetch(StoreQuery(targetState.entity.schema, filter: .rowIDs(missing.sorted()))) {
-                row in
-                let target = try materialize(row, in: targetState)
-                loaded[row.rowID] = target
+            missing.sort()
+            var unique = 1
+            for position in 1..<missing.count where missing[position] != missing[unique - 1] {
+                missing[unique] = missing[position]
+                unique += 1
+            }
+            missing.removeSubrange(unique...)
+            loaded.reserveCapacity(missing.count)
+            try container.store.fetch(StoreQuery(targetState.entity.schema, filter: .rowIDs(missing))) { row in
+                loaded.append(try materialize(row, in: targetState))
             }
         }
-        // Each object keeps its target: the context holds objects only while someone does
-        // (`RegisteredObjects`), so a target named by row id alone could be gone by the read.
         let inverseList = relationship.inverseListIndex
         for object in objects {
             guard case .row(let rowID) = RelationshipTarget(of: object, atSlot: slot),
-                let target = loaded[rowID] ?? targetState.byRowID[rowID]
+                let target = targetState.byRowID[rowID]
             else { continue }
             object.keep(target, inSlot: slot, inverseList: inverseList)
         }
+        withExtendedLifetime(loaded) {}
     }
+
+    /// Entries of `prefetchTargets`'s table of row ids already taken.
+    private static let takenTableSize = 1024
 
     /// A to-many relationship through its inverse column: the rows whose column holds any
     /// owner's key, in one query, each owner's list made as loading it alone makes it.
