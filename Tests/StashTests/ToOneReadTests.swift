@@ -1,0 +1,179 @@
+import Foundation
+import Testing
+
+@testable import Stash
+
+/// A to-one relationship with no inverse: its `inverseListIndex` is none.
+final class Tally: ManagedObject, Decodable {
+    @Attribute var count = 0
+    @Relationship var rack: Rack?
+}
+
+/// Seventeen entities, one more than `IdentityMap` scans before it hashes.
+final class Drawer1: ManagedObject { @Attribute var number = 0 }
+final class Drawer2: ManagedObject { @Attribute var number = 0 }
+final class Drawer3: ManagedObject { @Attribute var number = 0 }
+final class Drawer4: ManagedObject { @Attribute var number = 0 }
+final class Drawer5: ManagedObject { @Attribute var number = 0 }
+final class Drawer6: ManagedObject { @Attribute var number = 0 }
+final class Drawer7: ManagedObject { @Attribute var number = 0 }
+final class Drawer8: ManagedObject { @Attribute var number = 0 }
+final class Drawer9: ManagedObject { @Attribute var number = 0 }
+final class Drawer10: ManagedObject { @Attribute var number = 0 }
+final class Drawer11: ManagedObject { @Attribute var number = 0 }
+final class Drawer12: ManagedObject { @Attribute var number = 0 }
+final class Drawer13: ManagedObject { @Attribute var number = 0 }
+final class Drawer14: ManagedObject { @Attribute var number = 0 }
+final class Drawer15: ManagedObject { @Attribute var number = 0 }
+final class Drawer16: ManagedObject { @Attribute var number = 0 }
+final class Drawer17: ManagedObject { @Attribute var number = 0 }
+
+/// What reading a related object takes short cuts through: the relationship column read
+/// straight into its slot by a fetch, the inverse's list index kept once known, and the
+/// state of the target's entity found by scanning a small container.
+@Suite struct ToOneReadTests {
+    /// Slot 5 of `Specimen` is `rack`.
+    private static let rackSlot = 5
+
+    @Test func aFetchReadsARowIDAsTheRowAndNullAsNoTarget() throws {
+        let directory = try TemporaryDirectory()
+        let container = try testContainer(for: Specimen.self, Rack.self, storeURL: directory.file())
+        let context = ManagedObjectContext(container)
+        let rack = Rack(context: context)
+        rack.name = "top"
+        let held = Specimen(context: context)
+        held.code = 1
+        held.rack = rack
+        let loose = Specimen(context: context)
+        loose.code = 2
+        try context.save()
+
+        let other = ManagedObjectContext(container)
+        let fetched = try other.fetch(FetchDescriptor<Specimen>(sortBy: [SortDescriptor(\.code)]))
+        try #require(fetched.count == 2)
+        guard case .row(let rowID) = RelationshipTarget(of: fetched[0], atSlot: Self.rackSlot) else {
+            Issue.record("the fetched relationship does not hold its row")
+            return
+        }
+        #expect(rowID == rack.rowID)
+        guard case .none = RelationshipTarget(of: fetched[1], atSlot: Self.rackSlot) else {
+            Issue.record("a NULL column was read as a target")
+            return
+        }
+        // Set to none, not left unset: nothing is loaded again for it.
+        #expect(fetched[1].layout.isSet(atSlot: Self.rackSlot, of: fetched[1]))
+        #expect(fetched[0].rack?.name == "top")
+        #expect(fetched[1].rack == nil)
+        #expect(!other.hasChanges)
+    }
+
+    @Test func aColumnThatHoldsNoRowIDFailsTheFetchNamingTheRelationship() throws {
+        let directory = try TemporaryDirectory()
+        let container = try testContainer(for: Specimen.self, Rack.self, storeURL: directory.file())
+        let context = ManagedObjectContext(container)
+        let rack = Rack(context: context)
+        rack.name = "top"
+        let specimen = Specimen(context: context)
+        specimen.code = 1
+        specimen.rack = rack
+        try context.save()
+        // Text in an INTEGER column stays text: not a row id.
+        _ = try sqliteShellWriting(directory.file(), #"UPDATE "Specimen" SET "rack" = 'top'"#)
+        let error = #expect(throws: StashError.self) {
+            try ManagedObjectContext(container).fetch(FetchDescriptor<Specimen>())
+        }
+        #expect(error?.code == .invalidValue)
+        #expect(error?.entity == "Specimen")
+        #expect(error?.attribute == "rack")
+        #expect(error?.message.contains("not a row id") == true)
+    }
+
+    @Test func theInverseListIndexIsTheSameEachTimeAndNoneWithoutAnInverse() throws {
+        let specimen = try EntityRegistry.shared.entity(for: Specimen.self)
+        let rack = try #require(specimen.relationship(atSlot: Self.rackSlot))
+        let rackEntity = try EntityRegistry.shared.entity(for: Rack.self)
+        let list = try #require(rackEntity.relationships.first { $0.name == "specimenList" })
+        guard case .toMany(let index) = list.kind else {
+            Issue.record("specimenList is not a to-many relationship")
+            return
+        }
+        #expect(rack.inverseListIndex == index)
+        #expect(rack.inverseListIndex == index)
+        let tally = try EntityRegistry.shared.entity(for: Tally.self)
+        let tallyRack = try #require(tally.relationships.first { $0.name == "rack" })
+        #expect(tallyRack.inverseListIndex == nil)
+        #expect(tallyRack.inverseListIndex == nil)
+    }
+
+    @Test func aContainerOfManyEntitiesFindsEachByClass() throws {
+        let types: [ManagedObject.Type] = [
+            Drawer1.self, Drawer2.self, Drawer3.self, Drawer4.self, Drawer5.self, Drawer6.self, Drawer7.self,
+            Drawer8.self, Drawer9.self, Drawer10.self, Drawer11.self, Drawer12.self, Drawer13.self, Drawer14.self,
+            Drawer15.self, Drawer16.self, Drawer17.self,
+        ]
+        for count in [1, 16, 17] {
+            let entities = try types.prefix(count).map { try EntityRegistry.shared.entity(for: $0) }
+            let map = IdentityMap(
+                entities, positions: EntityDescription.positionsByType(entities), departures: DepartureSignal())
+            for (position, type) in types.prefix(count).enumerated() {
+                #expect(try map.state(forType: type) === map.states[position])
+            }
+            let error = #expect(throws: StashError.self) { try map.state(forType: Specimen.self) }
+            #expect(error?.code == .unknownEntity)
+            #expect(error?.entity == "Specimen")
+        }
+    }
+
+    /// Writers already held by the context are used as they are; the others are read in one
+    /// query, each once however many books name it; a book with no writer keeps none.
+    @Test func prefetchingLoadsEachMissingTargetOnceAndKeepsTheHeldOnes() throws {
+        let container = try graphContainer()
+        let seed = ManagedObjectContext(container)
+        let books = (0..<30).map { #"{"id": \#($0), "writer": {"id": \#($0 % 6), "name": "W\#($0 % 6)"}}"# }
+        _ = try recipeDecoder(seed).decode([Book].self, from: json("[" + books.joined(separator: ",") + "]"))
+        let orphan = Book(context: seed)
+        orphan.id = 99
+        try seed.save()
+
+        let context = ManagedObjectContext(container)
+        let held = try context.fetch(FetchDescriptor<Writer>(predicate: #Predicate { $0.id < 3 }))
+        #expect(held.count == 3)
+        var descriptor = FetchDescriptor<Book>(sortBy: [SortDescriptor(\.id)])
+        descriptor.relationshipKeyPathsForPrefetching = [\.writer]
+        let store = container.store as! SQLiteStore
+        let before = store.statementsRun
+        let fetched = try context.fetch(descriptor)
+        let writerSlot = try #require(
+            try EntityRegistry.shared.entity(for: Book.self).relationships.first { $0.name == "writer" }?.slot)
+        // The books, then the three writers not held, in one statement.
+        #expect(store.statementsRun - before == 2)
+        #expect(fetched.count == 31)
+        for book in fetched where book.id < 30 {
+            guard case .object(let writer) = RelationshipTarget(of: book, atSlot: writerSlot) else {
+                Issue.record("book \(book.id)'s writer was not kept")
+                continue
+            }
+            #expect((writer as? Writer)?.id == book.id % 6)
+            if book.id % 6 < 3 { #expect(writer === held[held.firstIndex { $0.id == book.id % 6 }!]) }
+        }
+        #expect(fetched.last?.writer == nil)
+        #expect(store.statementsRun - before == 2)
+        #expect(Set(fetched.compactMap { $0.writer.map(ObjectIdentifier.init) }).count == 6)
+    }
+
+    @Test func relatedObjectsReadInAContainerOfManyEntities() throws {
+        let container = try testContainer(
+            for: Drawer1.self, Drawer2.self, Drawer3.self, Drawer4.self, Drawer5.self, Drawer6.self, Drawer7.self,
+            Drawer8.self, Drawer9.self, Drawer10.self, Drawer11.self, Drawer12.self, Drawer13.self, Drawer14.self,
+            Drawer15.self, Specimen.self, Rack.self, inMemory: true)
+        let context = ManagedObjectContext(container)
+        let rack = Rack(context: context)
+        rack.name = "far"
+        let specimen = Specimen(context: context)
+        specimen.code = 9
+        specimen.rack = rack
+        try context.save()
+        let fetched = try ManagedObjectContext(container).fetch(FetchDescriptor<Specimen>())
+        #expect(fetched.map { $0.rack?.name } == ["far"])
+    }
+}
