@@ -12,7 +12,7 @@ enum Operation: CaseIterable {
     case importTotal, importDecode, importWrite, fetchAll, fetchRelease, reimportTotal, reimportDecode, reimportWrite
     case edit
     case lookUps, newestPages, filteredCounts
-    case graphImport, graphImportDecode, graphFetch
+    case graphImport, graphImportDecode, graphFetch, graphFetchPrefetched
 
     var label: String {
         switch self {
@@ -31,6 +31,7 @@ enum Operation: CaseIterable {
         case .graphImport: "graph import (nested authors)"
         case .graphImportDecode: "  the same through context.decode"
         case .graphFetch: "graph fetch + each author"
+        case .graphFetchPrefetched: "  the same, authors prefetched"
         }
     }
 }
@@ -125,6 +126,7 @@ struct Results {
             .graphImport,
             .graphImportDecode,
             .graphFetch,
+            .graphFetchPrefetched,
         ].map {
             operation in
             let baseline = samples[operation]?[.baseline]?[iteration] ?? .nan
@@ -184,6 +186,7 @@ extension Operation {
         case .graphImport: "graph-import"
         case .graphImportDecode: "graph-import-decode"
         case .graphFetch: "graph-fetch"
+        case .graphFetchPrefetched: "graph-fetch-prefetched"
         }
     }
 
@@ -199,6 +202,7 @@ extension Operation {
         case .graphImport: "graph import"
         case .graphImportDecode: "graph decode"
         case .graphFetch: "graph fetch"
+        case .graphFetchPrefetched: "graph prefetch"
         }
     }
 }
