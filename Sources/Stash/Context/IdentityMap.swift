@@ -25,28 +25,34 @@ final class IdentityMap {
 
     /// The state of one of the container's entities.
     func state(for entity: EntityDescription) -> EntityState {
-        states[positions[ObjectIdentifier(entity.type)]!]
+        states[position(ofType: ObjectIdentifier(entity.type))!]
     }
 
     /// The state of `type`'s entity, or `unknownEntity` if the container does not store it.
     /// One look-up by class: every fetch and every read of a related object not held asks.
-    /// A container of a few entities is scanned, where hashing the class cost about 150
-    /// instructions a read of a related object (stash-bench's graph fetch, callgrind).
     func state(forType type: ManagedObject.Type) throws -> EntityState {
-        let wanted = ObjectIdentifier(type)
-        if types.count <= Self.scannedEntities {
-            var position = 0
-            while position < types.count {
-                if types[position] == wanted { return states[position] }
-                position &+= 1
-            }
-        } else if let position = positions[wanted] {
-            return states[position]
+        guard let position = position(ofType: ObjectIdentifier(type)) else {
+            throw StashError.notAModel(type, of: states.map(\.entity.name))
         }
-        throw StashError.notAModel(type, of: states.map(\.entity.name))
+        return states[position]
     }
 
-    /// Up to how many entities `state(forType:)` scans `types` rather than hash.
+    /// Where the entity of class `wanted` stands in `states`. A container of a few entities
+    /// is scanned, where hashing the class cost about 150 instructions a read of a related
+    /// object and twice that an object's first change (stash-bench's graph fetch and edit,
+    /// callgrind).
+    @inline(__always)
+    private func position(ofType wanted: ObjectIdentifier) -> Int? {
+        guard types.count <= Self.scannedEntities else { return positions[wanted] }
+        var position = 0
+        while position < types.count {
+            if types[position] == wanted { return position }
+            position &+= 1
+        }
+        return nil
+    }
+
+    /// Up to how many entities `position(ofType:)` scans `types` rather than hash.
     private static let scannedEntities = 16
 
     /// The state of the entity named `name`, if the container has it.
@@ -56,7 +62,7 @@ final class IdentityMap {
 
     /// Where `state` stands in `states` (and in a `SaveNote`'s entities).
     func position(of state: EntityState) -> Int {
-        positions[ObjectIdentifier(state.entity.type)]!
+        position(ofType: ObjectIdentifier(state.entity.type))!
     }
 
     /// A temporary ID no object of this context had.
