@@ -46,6 +46,8 @@ struct Options {
                           database beside which the run makes its own (default: STASH_POSTGRES_URL)
           --spans         name each measured span on standard error, in order, for callgrind's
                           per-span profiles (see `measuredSpan`)
+          --usage         each span's processor time (user and system) and page faults, on
+                          standard error
         """
 
     static func parse(_ arguments: [String]) -> Options {
@@ -87,6 +89,8 @@ struct Options {
                 options.postgresURL = url
             case "--spans":
                 break  // read by `listsSpans`
+            case "--usage":
+                break  // read by `reportsUsage`
             case "-h", "--help":
                 print(usage)
                 exit(0)
