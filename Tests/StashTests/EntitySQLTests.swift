@@ -30,7 +30,7 @@ import Testing
             ])
         #expect(
             sql.insert
-                == #"INSERT INTO "Post" ("id", "userId", "title", "body", "read", "summary") VALUES (?, ?, ?, ?, ?, ?)"#
+                == #"INSERT OR ROLLBACK INTO "Post" ("id", "userId", "title", "body", "read", "summary") VALUES (?, ?, ?, ?, ?, ?)"#
         )
         let all = Array(entity.attributes.indices)
         #expect(

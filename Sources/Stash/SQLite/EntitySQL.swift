@@ -4,7 +4,7 @@ import Foundation
 ///
 /// ```sql
 /// CREATE TABLE "Post" ("_pk" INTEGER PRIMARY KEY AUTOINCREMENT, "id" INTEGER NOT NULL, "title" TEXT NOT NULL)
-/// INSERT INTO "Post" ("id", "title") VALUES (?, ?)
+/// INSERT OR ROLLBACK INTO "Post" ("id", "title") VALUES (?, ?)
 /// SELECT "_pk", "id", "title" FROM "Post" ORDER BY "_pk"
 /// DELETE FROM "Post" WHERE "_pk" = ?
 /// ```
@@ -46,10 +46,13 @@ final class EntitySQL: Sendable {
             extraColumns: schema.positionColumns.map { "\(quoted($0)) INTEGER" })
         // A new row's list places go in with it (`RowWrites.position`).
         let written = schema.columns.map(\.name) + schema.positionColumns
+        // `OR ROLLBACK`: a save never goes on after a failed statement, and saying so spares
+        // SQLite the statement journal of each multi-row INSERT, which it spilled to a
+        // temporary file (570 MB for an import of 100,000 records; see docs/ARCHITECTURE.md).
         insert =
             written.isEmpty
             ? "INSERT INTO \(quotedTable) DEFAULT VALUES"
-            : "INSERT INTO \(quotedTable) (\(written.map(quoted).joined(separator: ", "))) VALUES (\(placeholders(written.count)))"
+            : "INSERT OR ROLLBACK INTO \(quotedTable) (\(written.map(quoted).joined(separator: ", "))) VALUES (\(placeholders(written.count)))"
         // At most 64 rows, and fewer parameters than SQLite's limit (32,766 since 3.32).
         let rows = written.isEmpty ? 1 : max(1, min(64, 32_000 / written.count))
         batchInsert =

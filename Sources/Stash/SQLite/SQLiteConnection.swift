@@ -51,13 +51,6 @@ final class SQLiteConnection {
         }
         if path != nil { try execute("PRAGMA synchronous = NORMAL") }
         try execute("PRAGMA foreign_keys = ON")
-        // A statement journal in memory: each multi-row INSERT of a save keeps the pages it
-        // changes there until it ends (to undo that statement alone), and past 64 KB SQLite
-        // spilled it to a temporary file. An import of 100,000 rows wrote 570 MB to that file
-        // and spent twice the baseline's system time; the journal holds one statement's
-        // pages, so it stays small. Readers keep SQLite's default (a sort too big for memory
-        // goes to a file).
-        try execute("PRAGMA temp_store = MEMORY")
     }
 
     /// Switches the file to WAL, which changes the file: called once `StoreFile` has found
