@@ -88,7 +88,11 @@ struct ProcessUsage {
 
     private static func now() -> rusage {
         var usage = rusage()
-        getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
+        #if canImport(Glibc)
+            getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
+        #else
+            getrusage(RUSAGE_SELF, &usage)
+        #endif
         return usage
     }
 

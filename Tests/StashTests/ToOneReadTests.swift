@@ -85,7 +85,7 @@ final class Drawer17: ManagedObject { @Attribute var number = 0 }
         #expect(error?.code == .invalidValue)
         #expect(error?.entity == "Specimen")
         #expect(error?.attribute == "rack")
-        #expect(error?.message.contains("not a row id") == true)
+        #expect(error?.message.contains("the stored text value is not a row id for Rack?") == true)
     }
 
     @Test func theInverseListIndexIsTheSameEachTimeAndNoneWithoutAnInverse() throws {
@@ -159,6 +159,42 @@ final class Drawer17: ManagedObject { @Attribute var number = 0 }
         #expect(fetched.last?.writer == nil)
         #expect(store.statementsRun - before == 2)
         #expect(Set(fetched.compactMap { $0.writer.map(ObjectIdentifier.init) }).count == 6)
+    }
+
+    /// Two writers whose row ids fall on the same place of prefetching's table of row ids
+    /// already taken (1,024 apart), named in turn by 1,200 books: every look-up there misses,
+    /// and the sort must still leave two row ids to read, in one statement (1,200 take more
+    /// than one).
+    @Test func prefetchingReadsEachTargetOnceWhenTheirRowIDsCollide() throws {
+        let container = try graphContainer()
+        let seed = ManagedObjectContext(container)
+        let writers = (0..<1_100).map { number in
+            let writer = Writer(context: seed)
+            writer.id = number
+            writer.name = "W\(number)"
+            return writer
+        }
+        try seed.save()
+        let byRow = Dictionary(uniqueKeysWithValues: writers.map { ($0.rowID!, $0) })
+        let first = try #require(byRow.keys.sorted().first { byRow[$0 + 1_024] != nil })
+        let pair = [byRow[first]!, byRow[first + 1_024]!]
+        for number in 0..<1_200 {
+            let book = Book(context: seed)
+            book.id = number
+            book.writer = pair[number % 2]
+        }
+        try seed.save()
+
+        let context = ManagedObjectContext(container)
+        var descriptor = FetchDescriptor<Book>(sortBy: [SortDescriptor(\.id)])
+        descriptor.relationshipKeyPathsForPrefetching = [\.writer]
+        let store = container.store as! SQLiteStore
+        let before = store.statementsRun
+        let books = try context.fetch(descriptor)
+        #expect(store.statementsRun - before == 2)
+        #expect(books.count == 1_200)
+        #expect(books.map { $0.writer?.id } == (0..<1_200).map { pair[$0 % 2].id })
+        #expect(store.statementsRun - before == 2)
     }
 
     @Test func relatedObjectsReadInAContainerOfManyEntities() throws {

@@ -93,7 +93,7 @@ struct RelationshipCodec<Target: ManagedObject>: AttributeCodec {
         case .null: return RelationshipTarget.none
         case .integer(let rowID): return RelationshipTarget.row(rowID)
         default:
-            throw StashError(.invalidValue, "the stored \\(storedValue.kindName) value is not a row id for \(typeName)")
+            throw StashError(.invalidValue, "the stored \(storedValue.kindName) value is not a row id for \(typeName)")
         }
     }
 

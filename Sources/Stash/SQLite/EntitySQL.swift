@@ -49,6 +49,8 @@ final class EntitySQL: Sendable {
         // `OR ROLLBACK`: a save never goes on after a failed statement, and saying so spares
         // SQLite the statement journal of each multi-row INSERT, which it spilled to a
         // temporary file (570 MB for an import of 100,000 records; see docs/ARCHITECTURE.md).
+        // A searchable entity's INSERTs still keep one: they fire the trigger that writes
+        // its full-text index, and SQLite journals any statement that does.
         insert =
             written.isEmpty
             ? "INSERT INTO \(quotedTable) DEFAULT VALUES"
