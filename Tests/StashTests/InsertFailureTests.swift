@@ -17,13 +17,7 @@ import Testing
         context.delete(posts[0])
         posts[1].title = "edited"
         // Enough new posts for several batches, one of them taking post 3's title in the second.
-        for number in 0..<150 {
-            let post = Post(context: context)
-            post.id = 100 + number
-            post.userId = 1
-            post.body = "body"
-            post.title = number == 90 ? "Title 3" : "new \(number)"
-        }
+        for number in 0..<150 { newPost(100 + number, number == 90 ? "Title 3" : "new \(number)", in: context) }
         let error = #expect(throws: StashError.self) { try context.save() }
         #expect(error?.message.contains("UNIQUE") == true)
         #expect(
@@ -47,19 +41,19 @@ import Testing
         let (container, _) = try savedPosts(2, at: directory.file())
         _ = try sqliteShellWriting(directory.file(), #"CREATE UNIQUE INDEX "title_once" ON "Post" ("title")"#)
         let refused = ManagedObjectContext(container)
-        let clash = Post(context: refused)
-        clash.id = 9
-        clash.userId = 1
-        clash.body = "body"
-        clash.title = "Title 1"
+        newPost(9, "Title 1", in: refused)
         #expect(throws: StashError.self) { try refused.save() }
         let other = ManagedObjectContext(container)
-        let post = Post(context: other)
-        post.id = 10
-        post.userId = 1
-        post.body = "body"
-        post.title = "a title of its own"
+        newPost(10, "a title of its own", in: other)
         try other.save()
         #expect(try sqliteShell(directory.file(), "SELECT id FROM Post ORDER BY id") == "1\n2\n10\n")
+    }
+
+    private func newPost(_ id: Int, _ title: String, in context: ManagedObjectContext) {
+        let post = Post(context: context)
+        post.id = id
+        post.userId = 1
+        post.body = "body"
+        post.title = title
     }
 }

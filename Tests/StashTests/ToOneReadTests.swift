@@ -35,18 +35,29 @@ final class Drawer17: ManagedObject { @Attribute var number = 0 }
     /// Slot 5 of `Specimen` is `rack`.
     private static let rackSlot = 5
 
-    @Test func aFetchReadsARowIDAsTheRowAndNullAsNoTarget() throws {
+    /// A file store with rack "top" and specimen 1 on it, and specimen 2 on none.
+    private func rackedSpecimens() throws -> (TemporaryDirectory, PersistentContainer, Rack) {
         let directory = try TemporaryDirectory()
         let container = try testContainer(for: Specimen.self, Rack.self, storeURL: directory.file())
+        return (directory, container, try seedRack("top", in: container))
+    }
+
+    /// Saves a rack named `name` with specimen 1 on it and specimen 2 on none.
+    private func seedRack(_ name: String, in container: PersistentContainer) throws -> Rack {
         let context = ManagedObjectContext(container)
         let rack = Rack(context: context)
-        rack.name = "top"
-        let held = Specimen(context: context)
-        held.code = 1
-        held.rack = rack
-        let loose = Specimen(context: context)
-        loose.code = 2
+        rack.name = name
+        for code in [1, 2] {
+            let specimen = Specimen(context: context)
+            specimen.code = code
+            if code == 1 { specimen.rack = rack }
+        }
         try context.save()
+        return rack
+    }
+
+    @Test func aFetchReadsARowIDAsTheRowAndNullAsNoTarget() throws {
+        let (_, container, rack) = try rackedSpecimens()
 
         let other = ManagedObjectContext(container)
         let fetched = try other.fetch(FetchDescriptor<Specimen>(sortBy: [SortDescriptor(\.code)]))
@@ -68,17 +79,9 @@ final class Drawer17: ManagedObject { @Attribute var number = 0 }
     }
 
     @Test func aColumnThatHoldsNoRowIDFailsTheFetchNamingTheRelationship() throws {
-        let directory = try TemporaryDirectory()
-        let container = try testContainer(for: Specimen.self, Rack.self, storeURL: directory.file())
-        let context = ManagedObjectContext(container)
-        let rack = Rack(context: context)
-        rack.name = "top"
-        let specimen = Specimen(context: context)
-        specimen.code = 1
-        specimen.rack = rack
-        try context.save()
+        let (directory, container, _) = try rackedSpecimens()
         // Text in an INTEGER column stays text: not a row id.
-        _ = try sqliteShellWriting(directory.file(), #"UPDATE "Specimen" SET "rack" = 'top'"#)
+        _ = try sqliteShellWriting(directory.file(), #"UPDATE "Specimen" SET "rack" = 'top' WHERE "code" = 1"#)
         let error = #expect(throws: StashError.self) {
             try ManagedObjectContext(container).fetch(FetchDescriptor<Specimen>())
         }
@@ -202,14 +205,9 @@ final class Drawer17: ManagedObject { @Attribute var number = 0 }
             for: Drawer1.self, Drawer2.self, Drawer3.self, Drawer4.self, Drawer5.self, Drawer6.self, Drawer7.self,
             Drawer8.self, Drawer9.self, Drawer10.self, Drawer11.self, Drawer12.self, Drawer13.self, Drawer14.self,
             Drawer15.self, Specimen.self, Rack.self, inMemory: true)
-        let context = ManagedObjectContext(container)
-        let rack = Rack(context: context)
-        rack.name = "far"
-        let specimen = Specimen(context: context)
-        specimen.code = 9
-        specimen.rack = rack
-        try context.save()
-        let fetched = try ManagedObjectContext(container).fetch(FetchDescriptor<Specimen>())
-        #expect(fetched.map { $0.rack?.name } == ["far"])
+        _ = try seedRack("far", in: container)
+        let fetched = try ManagedObjectContext(container).fetch(
+            FetchDescriptor<Specimen>(sortBy: [SortDescriptor(\.code)]))
+        #expect(fetched.map { $0.rack?.name } == ["far", nil])
     }
 }
