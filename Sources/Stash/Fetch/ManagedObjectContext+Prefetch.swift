@@ -34,38 +34,24 @@ extension ManagedObjectContext {
     private func prefetchTargets(
         of objects: [ManagedObject], _ slot: Int, _ relationship: RelationshipDescription, in targetState: EntityState
     ) throws {
-        // The row ids to load, each once: a small table of the ones already taken drops most
-        // repeats (many objects naming few targets), and sorting what is left drops the rest.
-        // A `Set` of them cost about 156 instructions an object, and sorting every object's
-        // row id 263 (stash-bench's prefetched graph fetch, callgrind).
-        var missing: [Int64] = []
-        // `Int64.min` marks an empty place; a row id of that value is never taken as seen (the
-        // sort drops its repeats).
+        // The row ids to load: a small table of the ones already taken drops most repeats
+        // (many objects naming few targets) before `objects(forRows:in:)` drops the rest and
+        // the ones the context holds. A `Set` of them cost about 156 instructions an object
+        // (stash-bench's prefetched graph fetch, callgrind). `Int64.min` marks an empty place;
+        // a row id of that value is never taken as seen.
+        var wanted: [Int64] = []
         var taken = [Int64](repeating: .min, count: Self.takenTableSize)
         for object in objects {
             guard case .row(let rowID) = RelationshipTarget(of: object, atSlot: slot) else { continue }
             let place = Int(truncatingIfNeeded: UInt64(bitPattern: rowID) % UInt64(Self.takenTableSize))
             if taken[place] == rowID, rowID != .min { continue }
             taken[place] = rowID
-            if targetState.byRowID[rowID] == nil { missing.append(rowID) }
+            wanted.append(rowID)
         }
-        // Holds what is loaded until each object keeps its target: the context holds objects
-        // only while someone does (`RegisteredObjects`), so a target named by row id alone
-        // could be gone by the read.
-        var loaded: [ManagedObject] = []
-        if !missing.isEmpty {
-            missing.sort()
-            var unique = 1
-            for position in 1..<missing.count where missing[position] != missing[unique - 1] {
-                missing[unique] = missing[position]
-                unique += 1
-            }
-            missing.removeSubrange(unique...)
-            loaded.reserveCapacity(missing.count)
-            try container.store.fetch(StoreQuery(targetState.entity.schema, filter: .rowIDs(missing))) { row in
-                loaded.append(try materialize(row, in: targetState))
-            }
-        }
+        // Held until each object keeps its target: the context holds objects only while
+        // someone does (`RegisteredObjects`), so a target named by row id alone could be gone
+        // by the read.
+        let loaded = try graph.objects(forRows: wanted, in: targetState)
         let inverseList = relationship.inverseListIndex
         for object in objects {
             guard case .row(let rowID) = RelationshipTarget(of: object, atSlot: slot),

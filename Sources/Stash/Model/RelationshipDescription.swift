@@ -31,8 +31,8 @@ final class RelationshipDescription: Sendable {
     let decoding: ListDecoding
     private let resolvedInverse = Locked<Resolution?>(nil)
     private let resolvedJoin = Locked<JoinResolution?>(nil)
-    /// `inverseListIndex`: -2 until resolved, -1 for none.
-    private let knownInverseListIndex = Atomic<Int>(-2)
+    /// `inverseListIndex`: `inverseListUnknown` until resolved, -1 for none.
+    private let knownInverseListIndex = Atomic<Int>(RelationshipDescription.inverseListUnknown)
 
     private enum JoinResolution {
         case none
