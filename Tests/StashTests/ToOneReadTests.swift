@@ -200,6 +200,29 @@ final class Drawer17: ManagedObject { @Attribute var number = 0 }
         #expect(store.statementsRun - before == 2)
     }
 
+    /// Another process points a book at the other writer after this context read it, with
+    /// the writers prefetched (the slot then holds the object) or read one at a time (the
+    /// row): the next fetch gives the book its new writer either way, and NULL as none.
+    @Test(arguments: [true, false])
+    func aWriterChangedByAnotherProcessIsReadAtTheNextFetch(prefetching: Bool) throws {
+        let directory = try TemporaryDirectory()
+        let container = try graphContainer(at: directory.file())
+        try seedLibrary(container)
+        let context = ManagedObjectContext(container)
+        var descriptor = FetchDescriptor<Book>(sortBy: [SortDescriptor(\.id)])
+        if prefetching { descriptor.relationshipKeyPathsForPrefetching = [\.writer] }
+        let books = try context.fetch(descriptor)
+        #expect(books.map { $0.writer?.name } == ["Ursula", "Ursula", "Octavia"])
+        _ = try sqliteShellWriting(
+            directory.file(),
+            #"UPDATE "Book" SET "writer" = (SELECT "_pk" FROM "Writer" WHERE "id" = 2) WHERE "id" = 10; "#
+                + #"UPDATE "Book" SET "writer" = NULL WHERE "id" = 20"#)
+        let again = try context.fetch(descriptor)
+        #expect(again.map { $0.writer?.name } == ["Octavia", "Ursula", nil])
+        #expect(again[0] === books[0])
+        #expect(!context.hasChanges)
+    }
+
     @Test func relatedObjectsReadInAContainerOfManyEntities() throws {
         let container = try testContainer(
             for: Drawer1.self, Drawer2.self, Drawer3.self, Drawer4.self, Drawer5.self, Drawer6.self, Drawer7.self,
