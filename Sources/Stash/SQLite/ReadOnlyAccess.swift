@@ -14,6 +14,8 @@ struct ReadOnlyAccess: Sendable {
     let uri: String
     /// Why: "as asked", "the file is read-only", "its directory cannot be written to".
     let reason: String
+    /// Opened `immutable=1`: SQLite then looks for no change in the file at all.
+    let isImmutable: Bool
 
     /// The writer connection for `path`, and the read-only access when the store cannot be
     /// written (or `asked`).
@@ -32,13 +34,13 @@ struct ReadOnlyAccess: Sendable {
             }
         }
         let base = URL(fileURLWithPath: path).absoluteString
-        let readOnly = ReadOnlyAccess(uri: base + "?mode=ro", reason: reason)
+        let readOnly = ReadOnlyAccess(uri: base + "?mode=ro", reason: reason, isImmutable: false)
         do {
             let connection = try SQLiteConnection(path: path, busyTimeout: busyTimeout, readOnly: readOnly)
             try probe(connection)
             return (connection, readOnly)
         } catch let error as StashError where error.isCannotWrite && !hasWALContent(path) {
-            let immutable = ReadOnlyAccess(uri: base + "?immutable=1", reason: reason)
+            let immutable = ReadOnlyAccess(uri: base + "?immutable=1", reason: reason, isImmutable: true)
             let connection = try SQLiteConnection(path: path, busyTimeout: busyTimeout, readOnly: immutable)
             try probe(connection)
             return (connection, immutable)

@@ -74,7 +74,7 @@ final class SQLiteStore: Store, @unchecked Sendable {
     /// commit by any other connection moves it, the `sqlite3` shell's and this store's writer's.
     /// Not a file opened `immutable=1` (read-only, in a directory it cannot write): SQLite
     /// looks for no change in it then.
-    var changeTokenSeesEveryCommit: Bool { path != nil && readOnly?.uri.contains("immutable=1") != true }
+    var changeTokenSeesEveryCommit: Bool { path != nil && readOnly?.isImmutable != true }
 
     /// Runs `body` with the writer connection, serialized with every other use of it.
     func withConnection<Result>(_ body: (SQLiteConnection) throws -> Result) throws -> Result {
