@@ -3,8 +3,9 @@ extension ManagedObjectContext {
     /// own, right after this context's last save (StashREST's validators, which need the
     /// save's row ids). When nothing else was committed between that save and this write,
     /// the save's objects stay as true as the save left them, so what they are checked
-    /// against before leaving (`DetachedObject`) moves past this write; otherwise they are
-    /// read back, as after any other save. Does nothing if the store keeps no records.
+    /// against before leaving (`DetachedObject`) moves past this write, and the write counts
+    /// as the container's own commit (`ExternalCommits.ownCommit`); otherwise they are read
+    /// back, as after any other save. Does nothing if the store keeps no records.
     ///
     /// Answers where the store stands after the write (`StoreStamp`) when nothing else was
     /// committed since that save: what was read from it in between still holds there.
@@ -13,7 +14,11 @@ extension ManagedObjectContext {
         try entering {
             guard let store = container.store as? any BookkeepingStore, !values.isEmpty else { return nil }
             let token = try store.setBookkeepingValues(in: table, values, after: lastSave?.token)
-            guard let token, let saved = lastSave, saved.after == container.saveGeneration else { return nil }
+            guard let token, let saved = lastSave else { return nil }
+            // The write is this container's own commit, as a save is: the next fetch does not
+            // take it for another process's and read every object it meets back from its row.
+            container.externalCommits.withLock { $0.ownCommit(before: saved.token, after: token) }
+            guard saved.after == container.saveGeneration else { return nil }
             lastSave = (saved.before, saved.after, token)
             return container.store.changeTokenSeesEveryCommit ? StoreStamp(generation: saved.after, token: token) : nil
         }
