@@ -22,6 +22,25 @@ import Testing
         #expect(try store.count("Item") == 10)
     }
 
+    /// The next page is asked for while this one decodes, not after it: page 1's object waits
+    /// in its `init(from:)` for the server to see page 2's request (a file the server makes),
+    /// which a loop asking in turn would send only once page 1 had decoded.
+    @Test func theNextPageIsAskedForWhileThisOneDecodes() async throws {
+        let (server, store, context) = try await serverAndEmptyStore()
+        let marker = store.directory.appendingPathComponent("page-2-asked").path
+        var options = FetchOptions()
+        options.itemsKey = "items"
+        options.pagination = .nextURL(key: "next")
+        let second =
+            server.base.absoluteString + bodyPath(#"{"items": [{"id": 2, "title": "two"}]}"#) + "&touch="
+            + queryValue(marker)
+        let first = bodyPath(
+            #"{"items": [{"id": 1, "title": "\#(PacedNote.waitPrefix)\#(marker)"}], "next": "\#(second)"}"#)
+        let notes = try await testClient(server).fetch([PacedNote].self, from: first, into: context, options: options)
+        #expect(notes.map(\.title) == ["came", "two"])
+        #expect(try store.sqlite(#"SELECT group_concat("title", ',') FROM "PacedNote""#) == "came,two")
+    }
+
     /// Page 1 changed, pages 2 and 3 did not: page 2 is asked for while page 1 decodes, with
     /// the validator kept for it, and its 304 stands, as asked in turn it would.
     @Test func aPageAskedAheadSendsItsValidators() async throws {

@@ -21,7 +21,8 @@ import Testing
         let tables = try store.sqlite("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
         #expect(
             tables.split(separator: "\n") == [
-                "GitHubUser", "HandNote", "Issue", "Item", "Note", "_stash_http_validators", "_stash_schema",
+                "GitHubUser", "HandNote", "Issue", "Item", "Note", "PacedNote", "_stash_http_validators",
+                "_stash_schema",
                 "sqlite_sequence",
             ])
         #expect(

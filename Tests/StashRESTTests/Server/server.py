@@ -44,6 +44,8 @@ Routes (query parameters in brackets):
                              and so does its ETag; after /paged/<key>/bump every ETag changes,
                              the bodies do not; with plain=1, no ETag and never a 304
   /requests                  what was asked so far, this aside: [{"path", "headers"}]
+  any route [touch]          also makes an empty file at the path `touch` names as the request
+                             arrives: a test's decode waits for it (RESTAskAheadTests)
   /api/...                   a REST API with writes (GET, POST, PATCH, DELETE): rest_api.py
 """
 
@@ -121,6 +123,8 @@ class Handler(BaseHTTPRequestHandler):
             with LOCK:
                 REQUESTS.setdefault(self.test, []).append(
                     {"path": path, "headers": {k.lower(): v for k, v in self.headers.items()}})
+        if "touch" in query:
+            open(query["touch"], "w").close()
         # Each segment as the client meant it: a percent-encoded "/" or ".." names an id.
         parts = [unquote(p) for p in url.path.split("/") if p]
         route = parts[0] if parts else ""

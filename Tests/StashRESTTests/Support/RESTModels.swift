@@ -39,6 +39,40 @@ final class HandNote: ManagedObject, Decodable {
     }
 }
 
+/// The hand-written idiom, paced by the test: for a title "wait for <path>", `init(from:)`
+/// waits up to 20 seconds for a file at that path (the test server makes it when a request
+/// names it, `touch`) and keeps, as its title, whether the file came.
+final class PacedNote: ManagedObject, Decodable {
+    @Attribute(.unique) var id: Int
+    @Attribute var title: String
+
+    static let waitPrefix = "wait for "
+
+    enum CodingKeys: String, CodingKey {
+        case id, title
+    }
+
+    required convenience init(from decoder: any Decoder) throws {
+        guard let context = decoder.userInfo[.managedObjectContext] as? ManagedObjectContext else {
+            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "no context"))
+        }
+        self.init(context: context)
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        id = try container.decode(Int.self, forKey: .id)
+        let title = try container.decode(String.self, forKey: .title)
+        guard title.hasPrefix(Self.waitPrefix) else {
+            self.title = title
+            return
+        }
+        let path = String(title.dropFirst(Self.waitPrefix.count))
+        let deadline = ContinuousClock.now + .seconds(20)
+        while !FileManager.default.fileExists(atPath: path), ContinuousClock.now < deadline {
+            Thread.sleep(forTimeInterval: 0.005)
+        }
+        self.title = FileManager.default.fileExists(atPath: path) ? "came" : "did not come"
+    }
+}
+
 /// GitHub issues with their nested `user`, as the recorded scenarios have them.
 final class Issue: ManagedObject, Decodable {
     @Attribute(.unique) var id: Int
@@ -69,14 +103,16 @@ final class TemporaryStore {
 
     /// The REST tests' models; no `HTTPValidator`: a store keeps validators without it.
     func container() throws -> PersistentContainer {
-        try PersistentContainer(for: Item.self, Issue.self, GitHubUser.self, Note.self, HandNote.self, storeURL: file)
+        try PersistentContainer(
+            for: Item.self, Issue.self, GitHubUser.self, Note.self, HandNote.self, PacedNote.self, storeURL: file)
     }
 
     /// The models as a store made before Stash kept validators itself had them: with the
     /// `HTTPValidator` model.
     func legacyContainer() throws -> PersistentContainer {
         try PersistentContainer(
-            for: Item.self, Issue.self, GitHubUser.self, Note.self, HandNote.self, HTTPValidator.self, storeURL: file)
+            for: Item.self, Issue.self, GitHubUser.self, Note.self, HandNote.self, PacedNote.self, HTTPValidator.self,
+            storeURL: file)
     }
 
     /// What the `sqlite3` shell answers for `sql` on the store file, read only: the store as
