@@ -33,7 +33,7 @@ extension PostgresStore {
         return try pool.withConnection { connection in
             try connection.execute("BEGIN")
             do {
-                let (result, rowsBefore) = try write(changes, connection)
+                var (result, rowsBefore) = try write(changes, connection)
                 // A save that wrote no row leaves the change token where it was, as an SQLite
                 // transaction that writes nothing leaves the file's data_version, and tells no
                 // one. The session's row counts are not reported to the server inside a
@@ -41,9 +41,15 @@ extension PostgresStore {
                 let rowsAfter = try connection.execute("SELECT \(Self.rowsWritten)").integer(0, 0)
                 if rowsAfter == rowsBefore {
                     try connection.execute("ROLLBACK")
+                    result.tokenAfterCommit = result.tokenBeforeCommit
                 } else {
                     try notify(changes, result, connection)
                     try connection.execute("COMMIT")
+                    // The count's row stayed locked by this transaction from its first
+                    // statement to its commit: no other Stash commit came between, so the
+                    // count after it is exactly one more, where reading it again afterwards
+                    // could take a commit by another process in that instant for this one.
+                    result.tokenAfterCommit = result.tokenBeforeCommit.map { $0 + 1 }
                 }
                 return result
             } catch {

@@ -23,13 +23,12 @@ struct ExternalCommits {
     }
 
     /// This container committed: the token moved from `before` (read inside its
-    /// transaction, under the write lock) to `after` (read once committed). If nothing had
-    /// moved it since the last look, the move is the container's own. An SQLite file's save
-    /// calls this only when no other commit came between its own and the read of `after`
+    /// transaction, under the write lock) to `after`. If nothing had moved it since the last
+    /// look, the move is the container's own. An SQLite file's save calls this only when no
+    /// other commit came between its own and the read of `after`
     /// (`SQLiteStore.tokenAfterOwnCommit`); when one did, it is not called, and the next look
-    /// counts the move as another process's. (PostgreSQL's count is read after the commit:
-    /// a commit by another process in that instant is taken for the container's own, until
-    /// the next commit by anyone else brings it in.)
+    /// counts the move as another process's. PostgreSQL's `after` is `before + 1`, not read
+    /// again: the count's row stays locked by the save's transaction until it commits.
     mutating func ownCommit(before: Int64?, after: Int64) {
         guard let before, before == token else { return }
         token = after

@@ -5,8 +5,9 @@ package struct SaveResult {
     /// The store's change token read inside the transaction, just before it committed
     /// (`nil` for a store in memory): see `ExternalCommits.ownCommit`.
     package var tokenBeforeCommit: Int64?
-    /// The change token right after the commit, read while no other commit can have come
-    /// between (see `SQLiteStore.save`); `nil` when one did, or for a store that cannot tell.
+    /// The change token right after the commit, known while no other commit can have come
+    /// between (see `SQLiteStore.save`; PostgreSQL's count is one more than before, its row
+    /// locked until the commit); `nil` when another commit did, or for a store that cannot tell.
     package var tokenAfterCommit: Int64?
     /// The positions in `StoreChangeSet.joinWrites` of the lists the store holds otherwise
     /// than written: another writer added or removed members since the context read them.
