@@ -31,6 +31,13 @@ enum RESTImport {
         var baselineAgain: [Double] = []
         var stashAgain: [Double] = []
         var pageCount = 0
+        /// The baseline's decode and write, each run.
+        var baselineDecode: [Double] = []
+        var baselineWrite: [Double] = []
+        /// Where Stash's one-page call and its `Link`-paged call spent their time
+        /// (`ImportReport.phases`), with the calls' durations.
+        var phases: [ImportReport] = []
+        var pagedPhases: [ImportReport] = []
     }
 
     /// Records per page of the paged run.
@@ -65,8 +72,12 @@ enum RESTImport {
             var start = ContinuousClock.now
             let (data, _) = try await URLSession.shared.data(from: server.url)
             measurements.download.append(seconds(ContinuousClock.now - start))
+            let decodeStart = ContinuousClock.now
             let records = try Baseline.decode(data)
+            let writeStart = ContinuousClock.now
+            measurements.baselineDecode.append(seconds(writeStart - decodeStart))
             try Baseline.write(records, to: database, upsert: false)
+            measurements.baselineWrite.append(seconds(ContinuousClock.now - writeStart))
             measurements.baseline.append(seconds(ContinuousClock.now - start))
             precondition(records.count == payload.count, "the baseline stored \(records.count) records")
 
@@ -75,8 +86,10 @@ enum RESTImport {
             let meter = StallMeter()
             meter.start()
             start = ContinuousClock.now
-            let articles = try await api.fetch([Article].self, from: "articles", into: container.mainContext)
+            let result = try await api.fetchReporting([Article].self, from: "articles", into: container.mainContext)
+            let articles = result.value
             measurements.stash.append(seconds(ContinuousClock.now - start))
+            measurements.phases.append(result.report)
             let (longest, held) = await meter.stop()
             measurements.stalls.append(longest)
             measurements.held.append(held)
@@ -98,9 +111,11 @@ enum RESTImport {
             start = ContinuousClock.now
             var options = FetchOptions()
             options.pageLimit = pages.count
-            let pagedArticles = try await pagedAPI.fetch(
+            let pagedResult = try await pagedAPI.fetchReporting(
                 [Article].self, from: "articles?page=1", into: pagedContainer.mainContext, options: options)
+            let pagedArticles = pagedResult.value
             measurements.paged.append(seconds(ContinuousClock.now - start))
+            measurements.pagedPhases.append(pagedResult.report)
             precondition(pagedArticles.count == payload.count, "Stash returned \(pagedArticles.count) paged articles")
 
             // The same pages, the next one named in the body.
@@ -144,10 +159,23 @@ enum RESTImport {
             ÷ one page \(String(format: "%.2fx", median(measurements.pagedByBody) / stash))
               the Link pages, each answered \(latency.components.attoseconds / 1_000_000_000_000_000) ms late: \(format(median(measurements.pagedLate))) s, \
             \(String(format: "%.2f", (median(measurements.pagedLate) - median(measurements.paged)) * 1_000 / Double(max(measurements.pageCount, 1)))) ms a page more
+              where the time went (medians, s): baseline download \(format(median(measurements.download))), decode \(format(median(measurements.baselineDecode))), write \(format(median(measurements.baselineWrite)))
+              stash, one page: \(phases(measurements.phases))
+              stash, \(measurements.pageCount) pages: \(phases(measurements.pagedPhases))
               again, nothing changed: baseline \(format(median(measurements.baselineAgain))) s   \
             stash \(format(median(measurements.stashAgain))) s   \
             stash/baseline \(String(format: "%.2fx", median(measurements.stashAgain) / median(measurements.baselineAgain)))
             """
+    }
+
+    /// Each phase's median over the runs, and what the phases leave of the call's duration.
+    private static func phases(_ reports: [ImportReport]) -> String {
+        func part(_ phase: (ImportPhases) -> Duration) -> String {
+            format(median(reports.map { seconds(phase($0.phases)) }))
+        }
+        let other = format(median(reports.map { seconds($0.duration - $0.phases.total) }))
+        return "waiting \(part(\.waiting)), decoding \(part(\.decoding)), saving \(part(\.saving)), "
+            + "recording \(part(\.recording)), handing over \(part(\.handingOver)), other \(other)"
     }
 
     static func seconds(_ duration: Duration) -> Double {

@@ -11,7 +11,10 @@ public struct ImportReport: Sendable, Equatable {
     public var pages = 0
     /// Body bytes received, all pages.
     public var bytes = 0
+    /// The whole call, the hand-over of its objects to the caller's context included.
     public var duration: Duration = .zero
+    /// Where `duration` went: the network, decoding, the store (see `ImportPhases`).
+    public var phases = ImportPhases()
     /// Every page was answered with a 304, or with the same body as its last full answer
     /// (`BodyFingerprint`), and stood for the rows kept: nothing was decoded or changed, but
     /// for what a sync (`deletingMissing:`) deletes because the pages no longer hold it.

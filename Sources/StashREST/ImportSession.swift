@@ -106,16 +106,20 @@ struct ImportSession<T: ManagedObject & Decodable> {
                 stored = asked.stored
                 // The answer is asked for in a task of its own, which the import's cancellation
                 // (its deadline, its caller) does not reach by itself.
+                let waited = ContinuousClock.now
                 answer = try await withTaskCancellationHandler {
                     try await asked.answer.value
                 } onCancel: {
                     asked.answer.cancel()
                 }
+                report.phases.waiting += ContinuousClock.now - waited
             } else {
                 ahead?.answer.cancel()
                 ahead = nil
                 stored = keeps && !inFull.contains(url) ? try await storedValidator(for: url) : nil
+                let waited = ContinuousClock.now
                 answer = try await client.send(pageRequest(url, stored), progress: options.progress)
+                report.phases.waiting += ContinuousClock.now - waited
             }
             let (data, response) = answer
             if !many, response.statusCode != 304, T.self is any RemoteModel.Type {
@@ -190,7 +194,9 @@ struct ImportSession<T: ManagedObject & Decodable> {
                 if let known {
                     ahead = try await askAhead(known, after: url, visited: visited, inFull: inFull, keeps: keeps)
                 }
+                let decoding = ContinuousClock.now
                 let count = try await decode(data, from: response.url ?? url, recording: record)
+                report.phases.decoding += ContinuousClock.now - decoding
                 options.progress?.yield(.page(number: report.pages, objects: decoded.count))
                 next =
                     options.pagination.needsItemCount ? nextURL(after: url, response, data, itemsOnPage: count) : known
@@ -425,10 +431,13 @@ struct ImportSession<T: ManagedObject & Decodable> {
     private mutating func finish() async throws {
         let background = self.background
         let decoded = self.decoded
+        let saving = ContinuousClock.now
         if scope != nil {
             try await deleteMissing(keeping: await background.perform { decoded.kept() }.union(notModifiedObjects))
         }
         let inserted = try await save()
+        report.phases.saving += ContinuousClock.now - saving
+        let recording = ContinuousClock.now
         await settleCoverage()
         if keepsValidators, pages.contains(where: { $0.fresh?.changesRecord == true }) {
             // A transaction of its own, once the objects have row ids: if it fails, the
@@ -504,8 +513,11 @@ struct ImportSession<T: ManagedObject & Decodable> {
                 try? container.updateOutbox(etags: [OutboxETag(entityName: id.entityName, rowID: rowID, value: etag)])
             }
         }
+        report.phases.recording += ContinuousClock.now - recording
         let leaving = inserted
+        let handing = ContinuousClock.now
         let taken = await background.perform { decoded.take(inserted: leaving, from: background, detaching: true) }
+        report.phases.handingOver += ContinuousClock.now - handing
         handover += Self.splice(pending, taken)
         pending = []
         options.progress?.yield(.saved(inserted: report.inserted, updated: report.updated, deleted: report.deleted))
@@ -534,13 +546,19 @@ struct ImportSession<T: ManagedObject & Decodable> {
     /// Saves one page (`FetchOptions.Saving.perPage`): from here on only its objects' IDs
     /// are kept.
     private mutating func savePage() async throws {
+        let saving = ContinuousClock.now
         let inserted = try await save()
+        report.phases.saving += ContinuousClock.now - saving
+        let recording = ContinuousClock.now
         await settleCoverage()
+        report.phases.recording += ContinuousClock.now - recording
         let decoded = self.decoded
         let background = self.background
+        let handing = ContinuousClock.now
         let taken = await background.perform {
             decoded.take(inserted: inserted, from: background, detaching: false)
         }
+        report.phases.handingOver += ContinuousClock.now - handing
         handover += Self.splice(pending, taken)
         pending = []
     }
