@@ -29,13 +29,18 @@ final class HandNote: ManagedObject, Decodable {
     }
 
     required convenience init(from decoder: any Decoder) throws {
-        guard let context = decoder.userInfo[.managedObjectContext] as? ManagedObjectContext else {
-            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "no context"))
-        }
-        self.init(context: context)
+        self.init(context: try Self.context(of: decoder))
         let container = try decoder.container(keyedBy: CodingKeys.self)
         id = try container.decode(Int.self, forKey: .id)
         title = try container.decode(String.self, forKey: .title)
+    }
+
+    /// The context the decoder carries, as the idiom finds it.
+    static func context(of decoder: any Decoder) throws -> ManagedObjectContext {
+        guard let context = decoder.userInfo[.managedObjectContext] as? ManagedObjectContext else {
+            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "no context"))
+        }
+        return context
     }
 }
 
@@ -48,16 +53,9 @@ final class PacedNote: ManagedObject, Decodable {
 
     static let waitPrefix = "wait for "
 
-    enum CodingKeys: String, CodingKey {
-        case id, title
-    }
-
     required convenience init(from decoder: any Decoder) throws {
-        guard let context = decoder.userInfo[.managedObjectContext] as? ManagedObjectContext else {
-            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "no context"))
-        }
-        self.init(context: context)
-        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(context: try HandNote.context(of: decoder))
+        let container = try decoder.container(keyedBy: HandNote.CodingKeys.self)
         id = try container.decode(Int.self, forKey: .id)
         let title = try container.decode(String.self, forKey: .title)
         guard title.hasPrefix(Self.waitPrefix) else {
