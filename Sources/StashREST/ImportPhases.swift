@@ -2,8 +2,9 @@
 /// call is slow (the network, the JSON, the store) before changing anything.
 ///
 /// The phases run one after another on the import's way, so they add up to at most the
-/// call's `duration`; what is left is the checks between them (content types, 304s standing
-/// for their rows, fingerprints of the bodies). A page asked for ahead downloads while the
+/// call's `duration`; what is left is the work between them (reading the validators kept
+/// for a page, asking for the next page ahead, checking content types, whether a 304 still
+/// stands for its rows, fingerprints of the bodies). A page asked for ahead downloads while the
 /// one before it decodes: only the time the import then still waits for it is `waiting`.
 public struct ImportPhases: Sendable, Equatable {
     /// Waiting for answers: from a request (or the moment a page asked for ahead was needed)

@@ -11,7 +11,9 @@ public struct ImportReport: Sendable, Equatable {
     public var pages = 0
     /// Body bytes received, all pages.
     public var bytes = 0
-    /// The whole call, the hand-over of its objects to the caller's context included.
+    /// From the first request to the end of the hand-over of the objects to the caller's
+    /// context (the checks before the first request and the return to the caller's executor
+    /// aside).
     public var duration: Duration = .zero
     /// Where `duration` went: the network, decoding, the store (see `ImportPhases`).
     public var phases = ImportPhases()

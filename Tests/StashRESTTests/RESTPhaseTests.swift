@@ -17,9 +17,6 @@ import Testing
         #expect(phases.waiting >= .milliseconds(400))
         #expect(phases.decoding > .zero && phases.saving > .zero && phases.handingOver > .zero)
         #expect(phases.total <= result.report.duration)
-        #expect(
-            phases.total
-                == phases.waiting + phases.decoding + phases.saving + phases.recording + phases.handingOver)
         #expect(try store.count("Item") == 3)
     }
 
@@ -39,8 +36,9 @@ import Testing
         #expect(try store.count("Item") == 3)
     }
 
-    /// Saved a page at a time, each page's save counts, and the pages' waits add up.
-    @Test func pagesSavedOneByOneAddUp() async throws {
+    /// Saved a page at a time: each page's wait, decode and save is counted, within the
+    /// call's duration.
+    @Test func pagesSavedOneByOneAreCounted() async throws {
         let (server, store, context) = try await serverAndEmptyStore()
         var options = FetchOptions()
         options.saving = .perPage

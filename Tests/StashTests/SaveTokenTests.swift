@@ -27,4 +27,16 @@ import Testing
         let again = try context.fetch(FetchDescriptor<Post>(sortBy: [SortDescriptor(\.id)]))
         #expect(again.map(\.title) == ["round 1", "round 2", "shell"])
     }
+
+    /// A transaction that writes no row leaves the token where it was, and the store says
+    /// so: PostgreSQL rolls back its count's raise, SQLite's file does not change.
+    @Test func aSaveThatWritesNothingKnowsTheTokenStayed() throws {
+        let directory = try TemporaryDirectory()
+        let (container, _) = try savedPosts(1, at: directory.file())
+        let before = try container.store.changeToken()
+        let result = try container.store.save(StoreChangeSet())
+        #expect(result.tokenBeforeCommit == before)
+        #expect(result.tokenAfterCommit == before)
+        #expect(try container.store.changeToken() == before)
+    }
 }

@@ -28,7 +28,8 @@ struct ExternalCommits {
     /// other commit came between its own and the read of `after`
     /// (`SQLiteStore.tokenAfterOwnCommit`); when one did, it is not called, and the next look
     /// counts the move as another process's. PostgreSQL's `after` is `before + 1`, not read
-    /// again: the count's row stays locked by the save's transaction until it commits.
+    /// again (the count's row stays locked by the save's transaction until it commits), or
+    /// `before` when the save wrote no row and rolled back.
     mutating func ownCommit(before: Int64?, after: Int64) {
         guard let before, before == token else { return }
         token = after

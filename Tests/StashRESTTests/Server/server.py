@@ -44,8 +44,9 @@ Routes (query parameters in brackets):
                              and so does its ETag; after /paged/<key>/bump every ETag changes,
                              the bodies do not; with plain=1, no ETag and never a 304
   /requests                  what was asked so far, this aside: [{"path", "headers"}]
-  any route [touch]          also makes an empty file at the path `touch` names as the request
-                             arrives: a test's decode waits for it (RESTAskAheadTests)
+  any route [touch]          also makes the file `touch` names (inside the temporary
+                             directory, left as it is if there) as the request arrives: a
+                             test's decode waits for it (RESTAskAheadTests)
   /api/...                   a REST API with writes (GET, POST, PATCH, DELETE): rest_api.py
 """
 
@@ -56,6 +57,7 @@ import rest_api
 import json
 import os
 import sys
+import tempfile
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -124,7 +126,11 @@ class Handler(BaseHTTPRequestHandler):
                 REQUESTS.setdefault(self.test, []).append(
                     {"path": path, "headers": {k.lower(): v for k, v in self.headers.items()}})
         if "touch" in query:
-            open(query["touch"], "w").close()
+            # Only a new or empty file in the temporary directory the tests use.
+            path = os.path.realpath(query["touch"])
+            if not path.startswith(os.path.realpath(tempfile.gettempdir()) + os.sep):
+                return self.send(400, {"message": "touch names a path outside the temporary directory"})
+            os.close(os.open(path, os.O_CREAT | os.O_WRONLY, 0o600))
         # Each segment as the client meant it: a percent-encoded "/" or ".." names an id.
         parts = [unquote(p) for p in url.path.split("/") if p]
         route = parts[0] if parts else ""
