@@ -1,3 +1,4 @@
+import CSQLite
 import Foundation
 import Testing
 
@@ -5,7 +6,8 @@ import Testing
 
 /// The change token a save or a record vouches with (`SQLiteStore.tokenAfterOwnCommit`): the
 /// token right after the writer's commit, or nothing when another connection committed
-/// before it was read, which the token alone cannot tell apart (it moves once for both).
+/// before it was read, which the token alone cannot tell apart (it moves once for both):
+/// asked directly, and through a save.
 @Suite struct OwnCommitTokenTests {
     @Test func aCommitAloneGivesTheTokenAnotherAfterItGivesNone() throws {
         let directory = try TemporaryDirectory()
@@ -35,5 +37,83 @@ import Testing
         // Nothing came after this one: the token is vouched for again.
         let again = try commit(3, thenBy: nil)
         #expect(again.after == (try store.changeToken()))
+    }
+
+    /// The same through a context's save: another process commits inside the save's own
+    /// COMMIT, the moment SQLite calls the writer's WAL hook (the write lock released, the
+    /// save's token not read yet). That commit counts as another process's, and the next
+    /// fetch reads the row it changed.
+    @Test func aCommitRightAfterASaveIsAnotherProcesssCommit() throws {
+        let directory = try TemporaryDirectory()
+        let (container, context) = try savedPosts(2, at: directory.file())
+        let posts = try context.fetch(FetchDescriptor<Post>(sortBy: [SortDescriptor(\.id)]))
+        let seen = try container.externalCommitCount()
+        let store = try #require(container.store as? SQLiteStore)
+        let shell = AfterCommit {
+            _ = try sqliteShellWriting(directory.file(), #"UPDATE "Post" SET "title" = 'shell' WHERE "id" = 2"#)
+        }
+        try withExtendedLifetime(shell) {
+            try shell.install(on: store)
+            posts[0].title = "mine"
+            try context.save()
+        }
+        #expect(shell.outcomes == ["ran"])
+        #expect(try container.externalCommitCount() == seen + 1)
+        let again = try context.fetch(FetchDescriptor<Post>(sortBy: [SortDescriptor(\.id)]))
+        #expect(again.map(\.title) == ["mine", "shell"])
+    }
+
+    /// And through a record Stash writes after a save (`writeBookkeeping`), which counts as
+    /// the container's own commit only when nothing came after it: the other process's
+    /// commit inside the record's COMMIT still counts, and its row is read.
+    @Test func aCommitRightAfterARecordIsAnotherProcesssCommit() throws {
+        let directory = try TemporaryDirectory()
+        let (container, context) = try savedPosts(2, at: directory.file())
+        _ = try context.fetch(FetchDescriptor<Post>(sortBy: [SortDescriptor(\.id)]))
+        let seen = try container.externalCommitCount()
+        let store = try #require(container.store as? SQLiteStore)
+        let shell = AfterCommit {
+            _ = try sqliteShellWriting(directory.file(), #"UPDATE "Post" SET "title" = 'shell' WHERE "id" = 2"#)
+        }
+        try withExtendedLifetime(shell) {
+            try shell.install(on: store)
+            #expect(try context.writeBookkeeping(["page": "etag"], in: BookkeepingTable("own_commit_test")) == nil)
+        }
+        #expect(shell.outcomes == ["ran"])
+        #expect(try container.externalCommitCount() == seen + 1)
+        let again = try context.fetch(FetchDescriptor<Post>(sortBy: [SortDescriptor(\.id)]))
+        #expect(again.map(\.title) == ["Title 1", "shell"])
+    }
+}
+
+/// Work run once, from SQLite's WAL hook, after the writer's first commit.
+private final class AfterCommit {
+    private let work: () throws -> Void
+    private(set) var outcomes: [String] = []
+
+    init(_ work: @escaping () throws -> Void) { self.work = work }
+
+    /// Runs `run` from the writer's WAL hook, which SQLite calls once a commit is done and its
+    /// write lock let go. Replaces the writer's autocheckpoint hook: for a store the test then
+    /// throws away. The caller keeps this object alive while the hook may run.
+    func install(on store: SQLiteStore) throws {
+        _ = try store.withConnection { connection in
+            sqlite3_wal_hook(
+                connection.handle,
+                { box, _, _, _ in
+                    Unmanaged<AfterCommit>.fromOpaque(box!).takeUnretainedValue().run()
+                    return SQLITE_OK
+                }, Unmanaged.passUnretained(self).toOpaque())
+        }
+    }
+
+    func run() {
+        guard outcomes.isEmpty else { return }
+        do {
+            try work()
+            outcomes.append("ran")
+        } catch {
+            outcomes.append("failed: \(error)")
+        }
     }
 }
