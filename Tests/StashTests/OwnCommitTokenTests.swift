@@ -44,32 +44,32 @@ import Testing
     /// save's token not read yet). That commit counts as another process's, and the next
     /// fetch reads the row it changed.
     @Test func aCommitRightAfterASaveIsAnotherProcesssCommit() throws {
-        let directory = try TemporaryDirectory()
-        let (container, context) = try savedPosts(2, at: directory.file())
-        let posts = try context.fetch(FetchDescriptor<Post>(sortBy: [SortDescriptor(\.id)]))
-        let seen = try container.externalCommitCount()
-        let store = try #require(container.store as? SQLiteStore)
-        let shell = AfterCommit {
-            _ = try sqliteShellWriting(directory.file(), #"UPDATE "Post" SET "title" = 'shell' WHERE "id" = 2"#)
-        }
-        try withExtendedLifetime(shell) {
-            try shell.install(on: store)
+        let titles = try titlesRead { context, posts in
             posts[0].title = "mine"
             try context.save()
         }
-        #expect(shell.outcomes == ["ran"])
-        #expect(try container.externalCommitCount() == seen + 1)
-        let again = try context.fetch(FetchDescriptor<Post>(sortBy: [SortDescriptor(\.id)]))
-        #expect(again.map(\.title) == ["mine", "shell"])
+        #expect(titles == ["mine", "shell"])
     }
 
     /// And through a record Stash writes after a save (`writeBookkeeping`), which counts as
     /// the container's own commit only when nothing came after it: the other process's
     /// commit inside the record's COMMIT still counts, and its row is read.
     @Test func aCommitRightAfterARecordIsAnotherProcesssCommit() throws {
+        let titles = try titlesRead { context, _ in
+            let stamp = try context.writeBookkeeping(["page": "etag"], in: BookkeepingTable("own_commit_test"))
+            #expect(stamp == nil)
+        }
+        #expect(titles == ["Title 1", "shell"])
+    }
+
+    /// Two saved posts, fetched; `commit` runs with the `sqlite3` shell set to change post 2's
+    /// title inside the writer's next COMMIT. Checks that the shell ran and that its commit
+    /// counts as another process's, and answers the titles a fetch reads then.
+    private func titlesRead(after commit: (ManagedObjectContext, [Post]) throws -> Void) throws -> [String] {
         let directory = try TemporaryDirectory()
         let (container, context) = try savedPosts(2, at: directory.file())
-        _ = try context.fetch(FetchDescriptor<Post>(sortBy: [SortDescriptor(\.id)]))
+        let sorted = FetchDescriptor<Post>(sortBy: [SortDescriptor(\.id)])
+        let posts = try context.fetch(sorted)
         let seen = try container.externalCommitCount()
         let store = try #require(container.store as? SQLiteStore)
         let shell = AfterCommit {
@@ -77,12 +77,11 @@ import Testing
         }
         try withExtendedLifetime(shell) {
             try shell.install(on: store)
-            #expect(try context.writeBookkeeping(["page": "etag"], in: BookkeepingTable("own_commit_test")) == nil)
+            try commit(context, posts)
         }
         #expect(shell.outcomes == ["ran"])
         #expect(try container.externalCommitCount() == seen + 1)
-        let again = try context.fetch(FetchDescriptor<Post>(sortBy: [SortDescriptor(\.id)]))
-        #expect(again.map(\.title) == ["Title 1", "shell"])
+        return try context.fetch(sorted).map(\.title)
     }
 }
 
