@@ -20,8 +20,8 @@ extension PostgresStore: BookkeepingStore {
 
     /// One transaction that takes the writer lock as a save does (and so moves the change
     /// token by one), makes the table if need be, and upserts or deletes each key.
-    func setBookkeepingValues(in table: BookkeepingTable, _ values: [String: String?], after token: Int64?) throws
-        -> Int64?
+    func setBookkeepingValues(in table: BookkeepingTable, _ values: [String: String?]) throws
+        -> (before: Int64?, after: Int64?)
     {
         try pool.withConnection { connection in
             try connection.execute("BEGIN")
@@ -45,7 +45,8 @@ extension PostgresStore: BookkeepingStore {
                     }
                 }
                 try connection.execute("COMMIT")
-                return before == token ? before + 1 : nil
+                // The count's row stayed locked until the commit, as in a save.
+                return (before, before + 1)
             } catch {
                 if !connection.isBroken { _ = try? connection.execute("ROLLBACK") }
                 throw error

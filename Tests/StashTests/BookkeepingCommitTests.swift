@@ -29,6 +29,24 @@ import Testing
         #expect(again.map(\.title) == ["mine", "shell", "Title 3"])
     }
 
+    /// Another context of the container saves between this context's save and its record:
+    /// the record vouches for nothing this context read, but both commits are the
+    /// container's own, and nothing is read back.
+    @Test func aSaveOfAnotherContextBetweenTheSaveAndTheRecordIsOwnToo() throws {
+        let directory = try TemporaryDirectory()
+        let (container, context) = try savedPosts(2, at: directory.file())
+        let other = ManagedObjectContext(container)
+        let posts = try other.fetch(FetchDescriptor<Post>(sortBy: [SortDescriptor(\.id)]))
+        let seen = try container.externalCommitCount()
+        posts[1].title = "the other context's"
+        try other.save()
+        #expect(try context.writeBookkeeping(["page 1": "etag 1"], in: Self.table) == nil)
+        #expect(try container.externalCommitCount() == seen)
+        #expect(
+            try sqliteShell(directory.file(), #"SELECT "value" FROM "_stash_test_records" ORDER BY "key""#)
+                == "etag 1\n")
+    }
+
     /// Another process commits between the save and the record: the record vouches for
     /// nothing, and the next look counts that commit.
     @Test func aCommitBetweenTheSaveAndTheRecordStillCounts() throws {

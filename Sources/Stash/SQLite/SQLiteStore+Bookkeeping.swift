@@ -24,8 +24,8 @@ extension SQLiteStore: BookkeepingStore {
         }
     }
 
-    func setBookkeepingValues(in table: BookkeepingTable, _ values: [String: String?], after token: Int64?) throws
-        -> Int64?
+    func setBookkeepingValues(in table: BookkeepingTable, _ values: [String: String?]) throws
+        -> (before: Int64?, after: Int64?)
     {
         // A file's token is read inside the transaction, which holds the write lock from
         // its start: no commit comes between it and the write; the token after it is read
@@ -60,8 +60,7 @@ extension SQLiteStore: BookkeepingStore {
             // Committed: a token that cannot be read is none vouched for, not a failed write.
             return try? tokenAfterOwnCommit(writerVersion, connection)
         }
-        guard before == token else { return nil }
-        return inMemory ? try changeToken() : after
+        return (before, inMemory ? try changeToken() : after)
     }
 
     private func quotedTable(_ table: BookkeepingTable) -> String {

@@ -10,10 +10,11 @@ package protocol BookkeepingStore: Store {
     func bookkeepingValues(in table: BookkeepingTable, forKeys keys: [String]) throws -> [String: String]
 
     /// Sets (or, for `nil`, removes) these values in `table`, made if need be, in one
-    /// transaction of its own. Answers the store's change token after it when the token
-    /// before it was `token`: nothing else was committed between that token and this write.
-    func setBookkeepingValues(in table: BookkeepingTable, _ values: [String: String?], after token: Int64?) throws
-        -> Int64?
+    /// transaction of its own. Answers the store's change token just before it committed and
+    /// just after, as a save does (`SaveResult.tokenBeforeCommit`, `tokenAfterCommit`): `after`
+    /// is `nil` when another commit came between, or could have.
+    func setBookkeepingValues(in table: BookkeepingTable, _ values: [String: String?]) throws
+        -> (before: Int64?, after: Int64?)
 }
 
 /// A table of Stash's own records: `_stash_` and a name of letters, digits and underscores.
