@@ -27,3 +27,10 @@ public struct ImportPhases: Sendable, Equatable {
     /// The phases' sum.
     public var total: Duration { waiting + decoding + saving + recording + handingOver }
 }
+
+extension ImportPhases {
+    /// Counts the time since `start` in `phase`.
+    mutating func add(_ phase: WritableKeyPath<ImportPhases, Duration>, since start: ContinuousClock.Instant) {
+        self[keyPath: phase] += ContinuousClock.now - start
+    }
+}

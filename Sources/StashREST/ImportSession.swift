@@ -112,14 +112,14 @@ struct ImportSession<T: ManagedObject & Decodable> {
                 } onCancel: {
                     asked.answer.cancel()
                 }
-                report.phases.waiting += ContinuousClock.now - waited
+                report.phases.add(\.waiting, since: waited)
             } else {
                 ahead?.answer.cancel()
                 ahead = nil
                 stored = keeps && !inFull.contains(url) ? try await storedValidator(for: url) : nil
                 let waited = ContinuousClock.now
                 answer = try await client.send(pageRequest(url, stored), progress: options.progress)
-                report.phases.waiting += ContinuousClock.now - waited
+                report.phases.add(\.waiting, since: waited)
             }
             let (data, response) = answer
             if !many, response.statusCode != 304, T.self is any RemoteModel.Type {
@@ -196,7 +196,7 @@ struct ImportSession<T: ManagedObject & Decodable> {
                 }
                 let decoding = ContinuousClock.now
                 let count = try await decode(data, from: response.url ?? url, recording: record)
-                report.phases.decoding += ContinuousClock.now - decoding
+                report.phases.add(\.decoding, since: decoding)
                 options.progress?.yield(.page(number: report.pages, objects: decoded.count))
                 next =
                     options.pagination.needsItemCount ? nextURL(after: url, response, data, itemsOnPage: count) : known
@@ -436,7 +436,7 @@ struct ImportSession<T: ManagedObject & Decodable> {
             try await deleteMissing(keeping: await background.perform { decoded.kept() }.union(notModifiedObjects))
         }
         let inserted = try await save()
-        report.phases.saving += ContinuousClock.now - saving
+        report.phases.add(\.saving, since: saving)
         let recording = ContinuousClock.now
         await settleCoverage()
         if keepsValidators, pages.contains(where: { $0.fresh?.changesRecord == true }) {
@@ -513,11 +513,11 @@ struct ImportSession<T: ManagedObject & Decodable> {
                 try? container.updateOutbox(etags: [OutboxETag(entityName: id.entityName, rowID: rowID, value: etag)])
             }
         }
-        report.phases.recording += ContinuousClock.now - recording
+        report.phases.add(\.recording, since: recording)
         let leaving = inserted
         let handing = ContinuousClock.now
         let taken = await background.perform { decoded.take(inserted: leaving, from: background, detaching: true) }
-        report.phases.handingOver += ContinuousClock.now - handing
+        report.phases.add(\.handingOver, since: handing)
         handover += Self.splice(pending, taken)
         pending = []
         options.progress?.yield(.saved(inserted: report.inserted, updated: report.updated, deleted: report.deleted))
@@ -548,17 +548,17 @@ struct ImportSession<T: ManagedObject & Decodable> {
     private mutating func savePage() async throws {
         let saving = ContinuousClock.now
         let inserted = try await save()
-        report.phases.saving += ContinuousClock.now - saving
+        report.phases.add(\.saving, since: saving)
         let recording = ContinuousClock.now
         await settleCoverage()
-        report.phases.recording += ContinuousClock.now - recording
+        report.phases.add(\.recording, since: recording)
         let decoded = self.decoded
         let background = self.background
         let handing = ContinuousClock.now
         let taken = await background.perform {
             decoded.take(inserted: inserted, from: background, detaching: false)
         }
-        report.phases.handingOver += ContinuousClock.now - handing
+        report.phases.add(\.handingOver, since: handing)
         handover += Self.splice(pending, taken)
         pending = []
     }

@@ -11,11 +11,15 @@ import Foundation
 /// `immutable=1` (no writer can change the file then: it would need a `-wal` file there).
 /// Saves fail with `readOnlyStore`, naming the file and the reason.
 struct ReadOnlyAccess: Sendable {
-    let uri: String
+    /// The file's `file:` URL.
+    let file: String
     /// Why: "as asked", "the file is read-only", "its directory cannot be written to".
     let reason: String
     /// Opened `immutable=1`: SQLite then looks for no change in the file at all.
     let isImmutable: Bool
+
+    /// What every connection opens.
+    var uri: String { file + (isImmutable ? "?immutable=1" : "?mode=ro") }
 
     /// The writer connection for `path`, and the read-only access when the store cannot be
     /// written (or `asked`).
@@ -34,13 +38,13 @@ struct ReadOnlyAccess: Sendable {
             }
         }
         let base = URL(fileURLWithPath: path).absoluteString
-        let readOnly = ReadOnlyAccess(uri: base + "?mode=ro", reason: reason, isImmutable: false)
+        let readOnly = ReadOnlyAccess(file: base, reason: reason, isImmutable: false)
         do {
             let connection = try SQLiteConnection(path: path, busyTimeout: busyTimeout, readOnly: readOnly)
             try probe(connection)
             return (connection, readOnly)
         } catch let error as StashError where error.isCannotWrite && !hasWALContent(path) {
-            let immutable = ReadOnlyAccess(uri: base + "?immutable=1", reason: reason, isImmutable: true)
+            let immutable = ReadOnlyAccess(file: base, reason: reason, isImmutable: true)
             let connection = try SQLiteConnection(path: path, busyTimeout: busyTimeout, readOnly: immutable)
             try probe(connection)
             return (connection, immutable)
