@@ -166,8 +166,8 @@ final class Drawer17: ManagedObject { @Attribute var number = 0 }
 
     /// Two writers whose row ids fall on the same place of prefetching's table of row ids
     /// already taken (1,024 apart), named in turn by 1,200 books: every look-up there misses,
-    /// and the sort must still leave two row ids to read, in one statement (1,200 take more
-    /// than one).
+    /// and the row ids handed on must still come down to two rows read, in one statement
+    /// (1,200 row ids would take more than one).
     @Test func prefetchingReadsEachTargetOnceWhenTheirRowIDsCollide() throws {
         let container = try graphContainer()
         let seed = ManagedObjectContext(container)
@@ -197,6 +197,7 @@ final class Drawer17: ManagedObject { @Attribute var number = 0 }
         #expect(store.statementsRun - before == 2)
         #expect(books.count == 1_200)
         #expect(books.map { $0.writer?.id } == (0..<1_200).map { pair[$0 % 2].id })
+        // Reading the writers ran nothing more: each book keeps its prefetched writer.
         #expect(store.statementsRun - before == 2)
     }
 
