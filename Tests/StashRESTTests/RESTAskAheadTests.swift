@@ -64,6 +64,28 @@ import Testing
         )
     }
 
+    /// Pages 1 and 3 changed, page 2 did not, saving once at the end: page 2 is asked for
+    /// while page 1 decodes and its 304 stands; page 3, asked for in turn after it, is
+    /// decoded with its edit (a 304 names no page to ask for ahead).
+    @Test func anEditOnALaterPageIsDecodedAfterAPageAskedAhead() async throws {
+        let (server, store, context) = try await serverAndEmptyStore()
+        let api = testClient(server)
+        let path = "paged/later?pages=3&per_page=2"
+        _ = try await api.fetch([Item].self, from: path, into: context)
+        try await server.get("paged/later/edit?page=1&title=changed")
+        try await server.get("paged/later/edit?page=3&title=changed")
+        let before = try await server.requests().count
+        let again = try await api.fetchReporting([Item].self, from: path, into: context)
+        #expect(
+            again.value.map(\.title) == ["changed 1", "changed 2", "Item 3", "Item 4", "changed 5", "changed 6"])
+        #expect(again.report.updated == 4 && again.report.unchanged == 2 && again.report.pages == 3)
+        let asked = try await server.requests().dropFirst(before).filter { $0.path.contains("/paged/later?") }
+        #expect(asked.count == 3 && asked.allSatisfy { $0.headers["if-none-match"] != nil })
+        #expect(
+            try store.sqlite(#"SELECT group_concat("title", ',') FROM "Item""#)
+                == "changed 1,changed 2,Item 3,Item 4,changed 5,changed 6")
+    }
+
     /// A next page whose URL the loop would refuse (a scheme not allowed) is not asked for:
     /// the call fails naming it, nothing saved.
     @Test func aNextURLTheLoopRefusesIsNotAskedFor() async throws {

@@ -134,6 +134,29 @@ struct SearchTests {
         #expect(try store.integrityCheck() == "ok\n")
     }
 
+    /// A row refused in a later batch of a save's INSERTs (`INSERT OR ROLLBACK`), after the
+    /// earlier batches and their index rows were written: the whole save is undone, the
+    /// index agrees with the table, and the same context saves once the rule is gone.
+    @Test func aRowRefusedInALaterBatchLeavesTheIndexAsItWas() throws {
+        let store = try NoteStore()
+        store.add(1, "Swift on Linux")
+        try store.context.save()
+        // Another program adds a rule the model does not know: no two notes share a title.
+        _ = try sqliteShellWriting(store.file, #"CREATE UNIQUE INDEX "title_once" ON "Writeup" ("title")"#)
+        for id in 2...150 { store.add(id, id == 120 ? "Swift on Linux" : "batch note \(id)") }
+        let error = #expect(throws: StashError.self) { try store.context.save() }
+        #expect(error?.message.contains("UNIQUE") == true)
+        let reader = ManagedObjectContext(store.container)
+        #expect(try reader.search(FetchDescriptor<Writeup>(), matching: "batch").isEmpty)
+        #expect(try reader.fetchCount(FetchDescriptor<Writeup>()) == 1)
+        #expect(try store.integrityCheck() == "ok\n")
+
+        _ = try sqliteShellWriting(store.file, #"DROP INDEX "title_once""#)
+        try store.context.save()
+        #expect(try reader.search(FetchDescriptor<Writeup>(), matching: "batch").count == 148)
+        #expect(try store.integrityCheck() == "ok\n")
+    }
+
     @Test func hitsAreRankedBestFirst() throws {
         let store = try NoteStore()
         store.add(1, "Cooking", "swift recipes for the weekend and a few more words of body text")
