@@ -524,8 +524,8 @@ struct ImportSession<T: ManagedObject & Decodable> {
     }
 
     /// Saves what is decoded so far, unless the task was cancelled; counts it in the report.
-    /// Answers what the save inserted.
-    private mutating func save() async throws -> Set<ObjectID> {
+    /// Answers the rows of `T`'s entity that the save inserted.
+    private mutating func save() async throws -> Set<Int64> {
         try Task.checkCancellation()
         let background = self.background
         let decoded = self.decoded
@@ -534,13 +534,12 @@ struct ImportSession<T: ManagedObject & Decodable> {
             let changes = try background.saveChanges()
             return (changes, decoded.distinctUnsaved())
         }
-        let inserted = changes.inserted.filter { $0.entityName == entity }.count
-        let updated = changes.updated.filter { $0.entityName == entity }.count
-        report.inserted += inserted
-        report.updated += updated
-        report.deleted += changes.deleted.filter { $0.entityName == entity }.count
-        report.unchanged += max(0, distinct - inserted - updated)
-        return changes.inserted
+        let rows = changes.rows(ofEntityNamed: entity)
+        report.inserted += rows.inserted.count
+        report.updated += rows.updated.count
+        report.deleted += rows.deleted.count
+        report.unchanged += max(0, distinct - rows.inserted.count - rows.updated.count)
+        return Set(rows.inserted)
     }
 
     /// Saves one page (`FetchOptions.Saving.perPage`): from here on only its objects' IDs
@@ -675,9 +674,17 @@ final class DecodedObjects: @unchecked Sendable {
         objects += new
     }
 
-    /// The objects decoded since the last save, each once (a payload may name one twice).
+    /// The objects decoded since the last save (now saved), each once (a payload may name one
+    /// twice). Most often their rows ascend, and that alone proves them distinct.
     func distinctUnsaved() -> Int {
-        Set(objects.map(\.objectID)).count
+        var previous = Int64.min
+        for object in objects {
+            guard let rowID = object.objectID.rowID, rowID > previous else {
+                return Set(objects.map(\.objectID)).count
+            }
+            previous = rowID
+        }
+        return objects.count
     }
 
     /// What a sync keeps: every object decoded, by ID (a new one's is temporary, and its own).
@@ -691,13 +698,13 @@ final class DecodedObjects: @unchecked Sendable {
     }
 
     /// The objects decoded since the last save (now saved), letting them go: their IDs, and
-    /// each object that `inserted` holds itself, detached from the context, when it can
+    /// each object whose row `inserted` lists itself, detached from the context, when it can
     /// leave (see `DetachedObject`). Only once decoding is over (`detaching`): a page
     /// decoded later might name a detached object's row, and its save would make the
     /// detached objects stale anyway.
-    func take(inserted: Set<ObjectID>, from context: ManagedObjectContext, detaching: Bool) -> [HandedOver] {
+    func take(inserted: Set<Int64>, from context: ManagedObjectContext, detaching: Bool) -> [HandedOver] {
         let ids = objects.map(\.objectID)
-        let detached = context.detach(objects) { detaching && inserted.contains($0.objectID) }
+        let detached = context.detach(objects) { detaching && inserted.contains($0) }
         let taken = zip(ids, detached).map { HandedOver(id: $0, object: $1) }
         saved += taken.map(\.id)
         objects = []

@@ -130,24 +130,47 @@ import Testing
     @Test func anObjectWithANumberTheStoreChangesStays() throws {
         final class Measure: ManagedObject, Codable {
             @Attribute(.unique) var id: Int
+            // Before the numbers: rounded only once they are known to come back as they are.
+            @Attribute var at: Date
             @Attribute var value: Double
             @Attribute var spare: Float?
         }
         let container = try testContainer(for: Measure.self, inMemory: true)
         let context = ManagedObjectContext(container)
-        let values: [(Double, Float?)] = [(1.5, 2), (-0.0, nil), (0, .nan)]
+        let values: [(Double, Float?)] = [(1.5, 2), (-0.0, nil), (0, .nan), (1, -0.0)]
+        let finer = Date(timeIntervalSince1970: 7.0004)
         let measures = values.enumerated().map { index, pair in
             let measure = Measure(context: context)
             measure.id = index
             measure.value = pair.0
             measure.spare = pair.1
+            measure.at = finer
             return measure
         }
         try context.save()
         let detached = context.detach(measures) { _ in true }
         // SQLite keeps -0.0 as 0.0 and NaN as NULL: those objects stay, their rows are read.
-        #expect(detached.map { $0 != nil } == [true, false, false])
-        #expect(measures.map { $0.managedObjectContext === context } == [false, true, true])
+        #expect(detached.map { $0 != nil } == [true, false, false, false])
+        #expect(measures.map { $0.managedObjectContext === context } == [false, true, true, true])
+        // The one that left holds its date as the store does; those that stay are untouched.
+        #expect(measures[0].at == Date(timeIntervalSince1970: 7))
+        #expect(measures.dropFirst().allSatisfy { $0.at == finer })
+    }
+
+    /// Only the objects whose rows the caller names leave (StashREST names the rows its save
+    /// inserted).
+    @Test func onlyTheRowsNamedLeave() throws {
+        let container = try testContainer(for: Reading.self, inMemory: true)
+        let (writer, readings) = try saved(container)
+        let second = try #require(readings[1].objectID.rowID)
+        var asked: [Int64] = []
+        let detached = writer.detach(readings) { rowID in
+            asked.append(rowID)
+            return rowID == second
+        }
+        #expect(asked == readings.compactMap(\.objectID.rowID))
+        #expect(detached.map { $0?.objectID } == [nil, readings[1].objectID])
+        #expect(readings.map { $0.managedObjectContext === writer } == [true, false])
     }
 
     @Test func whatCannotLeaveStays() throws {

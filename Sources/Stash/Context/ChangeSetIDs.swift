@@ -14,18 +14,42 @@ final class ChangeSetIDs: Sendable {
     }
 
     private let source: Locked<Source>
+    /// The save's rows as it listed them, kept for `rows(ofEntityNamed:)` after the sets are
+    /// made; `nil` for sets made by hand.
+    private let note: (note: SaveNote, entityNames: [String])?
     /// Known without making the sets.
     let isEmpty: Bool
 
     init(_ sets: Sets) {
         source = Locked(.made(sets))
+        note = nil
         isEmpty = sets.inserted.isEmpty && sets.updated.isEmpty && sets.deleted.isEmpty
     }
 
     /// The IDs of the rows of `note`, whose entities are, in order, `entityNames`.
     init(_ note: SaveNote, entityNames: [String]) {
         source = Locked(.rows(note, entityNames: entityNames))
+        self.note = (note, entityNames)
         isEmpty = note.entities.allSatisfy(\.isEmpty)
+    }
+
+    /// The row ids of one entity's rows, read from the save's note without making a set of
+    /// IDs (StashREST asks this of every page it saves); from the sets for sets made by hand.
+    func rows(ofEntityNamed name: String) -> RowChanges {
+        if let note {
+            var rows = RowChanges()
+            for (entityName, changes) in zip(note.entityNames, note.note.entities) where entityName == name {
+                rows.inserted += changes.inserted
+                rows.updated += changes.updated
+                rows.deleted += changes.deleted
+            }
+            return rows
+        }
+        func rowIDs(_ ids: Set<ObjectID>) -> [Int64] {
+            ids.compactMap { $0.entityName == name ? $0.rowID : nil }.sorted()
+        }
+        let sets = self.sets
+        return RowChanges(inserted: rowIDs(sets.inserted), updated: rowIDs(sets.updated), deleted: rowIDs(sets.deleted))
     }
 
     var sets: Sets {

@@ -20,8 +20,8 @@ package struct DetachedObject: @unchecked Sendable {
 }
 
 extension ManagedObjectContext {
-    /// Takes out of this context the `objects` that `include` names, as they are saved, so
-    /// that another context may adopt them; `nil` for the others, and for an object that
+    /// Takes out of this context the `objects` whose rows `include` names, as they are saved,
+    /// so that another context may adopt them; `nil` for the others, and for an object that
     /// cannot leave: it is new, changed or partly loaded, its entity has relationships, one
     /// of its attributes holds a value that is not plain (a `Codable` kept as JSON text, a
     /// raw-value enum), or a number the store keeps otherwise (NaN, -0.0). Dates are
@@ -31,9 +31,9 @@ extension ManagedObjectContext {
     /// inserted by the save that just ended: an upserted object may hold values its merge
     /// policy did not write) and that it lets go of them: this context forgets them, and a
     /// later fetch or decode here makes new objects for their rows.
-    package func detach(_ objects: [ManagedObject], where include: (ManagedObject) -> Bool) -> [DetachedObject?] {
+    package func detach(_ objects: [ManagedObject], whereRow include: (_ rowID: Int64) -> Bool) -> [DetachedObject?] {
         entering {
-            let detached = objects.map { object in include(object) ? prepareToLeave(object) : nil }
+            let detached = objects.map { object in prepareToLeave(object, ifRow: include) }
             let leaving = Set(detached.compactMap { $0.map { ObjectIdentifier($0.object) } })
             guard !leaving.isEmpty else { return detached }
             for state in identity.states {
@@ -74,39 +74,31 @@ extension ManagedObjectContext {
         }
     }
 
-    /// `object` made ready to leave: its unset optionals nil and its dates rounded, as a
-    /// read of its row would give them; `nil`, and left as it is, if it cannot leave (see
-    /// `detach`).
-    private func prepareToLeave(_ object: ManagedObject) -> DetachedObject? {
+    /// `object` made ready to leave, if `include` names its row: its unset optionals nil and
+    /// its dates rounded, as a read of its row would give them; `nil`, and left as it is, if
+    /// it cannot leave (see `detach`).
+    private func prepareToLeave(_ object: ManagedObject, ifRow include: (Int64) -> Bool) -> DetachedObject? {
         let entity = object.entity
         guard entity.valuesTravel, let lastSave, object.managedObjectContext === self,
             object.state == .persisted,
-            let rowID = object.rowID, object.unloaded.isEmpty, !object.rowIsGone,
+            let rowID = object.rowID, include(rowID), object.unloaded.isEmpty, !object.rowIsGone,
             identity.state(for: entity).updated[ObjectIdentifier(object)] == nil
         else { return nil }
         // Never set: the insert left the column to its default, which for an optional
         // without one is NULL (a non-optional one is always set).
+        let layout = object.layout
         var unset: [AttributeDescription] = []
-        for attribute in entity.attributes where !object.layout.isSet(atSlot: attribute.index, of: object) {
+        for attribute in entity.attributes where !layout.isSet(atSlot: attribute.index, of: object) {
             guard attribute.codec.isOptional else { return nil }
             unset.append(attribute)
         }
-        var dates: [(index: Int, value: Any)] = []
-        for (index, kind, isOptional) in entity.storeAdjusted {
-            guard let value = object.value(atSlot: index) else { continue }
-            if kind == .date {
-                guard let date = value as? Date else { continue }
-                guard let rounded = StoredDate.rounded(date) else { return nil }
-                dates.append((index, isOptional ? Date?.some(rounded) as Any : rounded))
-            } else if let number = (value as? Double) ?? (value as? Float).map(Double.init),
-                number.isNaN || (number == 0 && number.sign == .minus)
-            {
-                // SQLite keeps NaN as NULL and -0.0 as 0.0: such an object's row is read.
-                return nil
-            }
+        // Checked first, then rounded: an object that cannot leave is left as it was.
+        for slot in entity.storeAdjusted where !layout.roundTrip(atSlot: slot, of: object, write: false) {
+            // SQLite keeps NaN as NULL and -0.0 as 0.0: such an object's row is read.
+            return nil
         }
         for attribute in unset { object.setValue(attribute.codec.nilValue, inSlot: attribute.index) }
-        for (index, value) in dates { object.setValue(value, inSlot: index) }
+        for slot in entity.storeAdjusted { _ = layout.roundTrip(atSlot: slot, of: object, write: true) }
         return DetachedObject(
             objectID: ObjectID(entityName: entity.name, rowID: rowID, temporaryID: 0), object: object,
             savedAt: (lastSave.after, lastSave.token))

@@ -42,10 +42,10 @@ final class EntityDescription: Sendable {
     /// Whether its objects may move to another context (`DetachedObject`): no
     /// relationships, plain values only, and no stored properties but Stash's wrappers.
     let valuesTravel: Bool
-    /// The attributes whose values the store keeps otherwise than given (floating-point
-    /// numbers: NaN and -0.0; dates: to the millisecond), which an object handed to another
-    /// context is checked for.
-    let storeAdjusted: [(index: Int, kind: QueryKind, isOptional: Bool)]
+    /// The slots of the attributes whose values the store keeps otherwise than given
+    /// (floating-point numbers: NaN and -0.0; dates: to the millisecond), which an object
+    /// handed to another context is checked for (`SlotAccess.roundTrip`).
+    let storeAdjusted: [Int]
     /// Which attribute each key path used in a query names (see `attribute(for:)`).
     let keyPathSlots = Locked(KeyPathSlots())
     /// `compositeUniques()`, once resolved.
@@ -123,8 +123,7 @@ final class EntityDescription: Sendable {
             && !layout.hasOtherStoredProperties
         self.storeAdjusted = attributes.compactMap { attribute in
             let kind = attribute.codec.queryKind
-            guard kind == .real || kind == .float || kind == .date else { return nil }
-            return (attribute.index, kind, attribute.codec.isOptional)
+            return kind == .real || kind == .float || kind == .date ? attribute.index : nil
         }
         // A to-one relationship's slot is its column's, among the attributes.
         var bySlot = [RelationshipDescription?](repeating: nil, count: attributes.count)

@@ -128,6 +128,12 @@ final class ObjectLayout: Sendable {
         fields[slot].access.fill(value, at: wrapper(atSlot: slot, of: object))
     }
 
+    /// See `SlotAccess.roundTrip`.
+    @inline(__always)
+    func roundTrip(atSlot slot: Int, of object: ManagedObject, write: Bool) -> Bool {
+        fields[slot].access.roundTrip(at: wrapper(atSlot: slot, of: object), write: write)
+    }
+
     /// Whether the slot holds a value (is set and loaded).
     @inline(__always)
     func isSet(atSlot slot: Int, of object: ManagedObject) -> Bool {

@@ -75,6 +75,19 @@ enum SlotAccess: Sendable {
         }
     }
 
+    /// Whether the wrapper's value comes back from the store as it is or rounded (see
+    /// `StorableValue.roundTripped`), and if so, with `write`, rounds it in place: for an
+    /// object that moves to another context as its row would be read (`DetachedObject`).
+    /// `false` for a slot of another kind: its value is not Stash's to vouch for.
+    @inline(__always)
+    func roundTrip(at wrapper: UnsafeMutableRawPointer, write: Bool) -> Bool {
+        switch self {
+        case .plain(let type): type.roundTripPlainSlot(at: wrapper, write: write)
+        case .optional(let type): type.roundTripOptionalSlot(at: wrapper, write: write)
+        case .toOne, .generic: false
+        }
+    }
+
     @inline(__always)
     func isSet(at wrapper: UnsafeRawPointer) -> Bool {
         switch self {

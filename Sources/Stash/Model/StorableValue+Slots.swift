@@ -71,4 +71,20 @@ extension StorableValue {
         }
         return try value.storedValue()
     }
+
+    static func roundTripPlainSlot(at wrapper: UnsafeMutableRawPointer, write: Bool) -> Bool {
+        let attribute = wrapper.assumingMemoryBound(to: Attribute<Self>.self)
+        guard let value = attribute.pointee.value else { return true }
+        guard let roundTripped = value.roundTripped() else { return false }
+        if write { attribute.pointee.value = roundTripped }
+        return true
+    }
+
+    static func roundTripOptionalSlot(at wrapper: UnsafeMutableRawPointer, write: Bool) -> Bool {
+        let attribute = wrapper.assumingMemoryBound(to: Attribute<Self?>.self)
+        guard case .some(.some(let value)) = attribute.pointee.value else { return true }
+        guard let roundTripped = value.roundTripped() else { return false }
+        if write { attribute.pointee.value = .some(roundTripped) }
+        return true
+    }
 }

@@ -68,9 +68,22 @@ protocol StorableValue: Codable, SendableMetatype {
     static func storedValueOfPlainSlot(at wrapper: UnsafeRawPointer) throws -> StoredValue
     /// The same of `Attribute<Self?>`: `nil` is NULL.
     static func storedValueOfOptionalSlot(at wrapper: UnsafeRawPointer) throws -> StoredValue
+
+    /// The value as a read of its row gives it back: itself, but for a date (to the
+    /// millisecond) and a floating-point number; `nil` for one the store keeps otherwise
+    /// (NaN, -0.0), or a date it cannot keep.
+    func roundTripped() -> Self?
+    /// Whether `Attribute<Self>` at `wrapper` holds a value that comes back from the store as
+    /// it is or rounded (`roundTripped`), and if so, with `write`, rounds it in place; an
+    /// unset slot passes unchanged.
+    static func roundTripPlainSlot(at wrapper: UnsafeMutableRawPointer, write: Bool) -> Bool
+    /// The same of `Attribute<Self?>`: `nil` comes back as it is.
+    static func roundTripOptionalSlot(at wrapper: UnsafeMutableRawPointer, write: Bool) -> Bool
 }
 
 extension StorableValue {
+    func roundTripped() -> Self? { self }
+
     static var queryKind: QueryKind {
         switch storedType {
         case .integer: .integer
@@ -201,6 +214,8 @@ extension Double: StorableValue {
     static var storedType: StoredType { .real }
     static var placeholder: Double { 37.5 }
     func storedValue() -> StoredValue { .real(self) }
+    /// SQLite keeps NaN as NULL and -0.0 as 0.0.
+    func roundTripped() -> Double? { isNaN || (self == 0 && sign == .minus) ? nil : self }
 
     init?(storedValue: StoredValue) {
         switch storedValue {
@@ -230,6 +245,7 @@ extension Float: StorableValue {
     static var queryKind: QueryKind { .float }
     static var placeholder: Float { 37.5 }
     func storedValue() -> StoredValue { .real(Double(self)) }
+    func roundTripped() -> Float? { isNaN || (self == 0 && sign == .minus) ? nil : self }
 
     init?(storedValue: StoredValue) {
         guard let double = Double(storedValue: storedValue) else { return nil }
@@ -291,6 +307,7 @@ extension Date: StorableValue {
     static var placeholder: Date { Date(timeIntervalSince1970: 1_000_000_000.125) }
     static var queryKind: QueryKind { .date }
     func storedValue() throws -> StoredValue { .text(try StoredDate.string(from: self)) }
+    func roundTripped() -> Date? { StoredDate.rounded(self) }
 
     static func read(_ row: any StoreRow, column: Int) -> Date? {
         if let date = row.withUTF8(column, StoredDate.date(fromUTF8:)) { return date }
