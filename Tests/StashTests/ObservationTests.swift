@@ -145,6 +145,25 @@ import Testing
         #expect(merged.isSet && post.body == "elsewhere" && post.title == "here")
     }
 
+    /// An object's registrar is made by its first read: changes before it go unreported (no
+    /// one can be tracking them), and the first read under tracking sees the next one.
+    @Test @MainActor func anObjectChangedBeforeAnyReadIsTrackedFromItsFirstRead() throws {
+        let (container, _) = try savedPosts(2)
+        let posts = try container.mainContext.fetch(FetchDescriptor<Post>(sortBy: [SortDescriptor(\.id)]))
+        posts[0].title = "before any read"
+        let changed = Flag()
+        withObservationTracking {
+            _ = posts[0].title
+        } onChange: {
+            changed.set()
+        }
+        #expect(!changed.isSet)
+        posts[1].title = "another object"
+        #expect(!changed.isSet)
+        posts[0].title = "after"
+        #expect(changed.isSet)
+    }
+
     @Test func aContextThatDoesNotObserveReportsNothing() throws {
         let (container, _) = try savedPosts(1)
         let context = ManagedObjectContext(container)
