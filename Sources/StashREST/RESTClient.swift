@@ -159,7 +159,9 @@ public final class RESTClient: Sendable {
         objects.reserveCapacity(handover.count)
         func keep(_ object: ManagedObject?) {
             guard let object else { return }
-            if ObjectIdentifier(Swift.type(of: object)) == ObjectIdentifier(T.self) || object is T { objects.append(object) }
+            if ObjectIdentifier(Swift.type(of: object)) == ObjectIdentifier(T.self) || object is T {
+                objects.append(object)
+            }
         }
         var first = true
         while let batch = handover.batches.popLast() {

@@ -25,4 +25,36 @@ import Testing
         #expect(edit.deleted.map(\.rowID) == [books[1].objectID.rowID])
         #expect(try context.saveChanges().isEmpty)
     }
+
+    /// The row ids of one entity, as StashREST reads them: the same rows the ID sets list,
+    /// whether read from the save's note (before or after the sets are made) or from sets
+    /// given by hand.
+    @Test func anEntitysRowsAreTheRowsItsIDsName() throws {
+        let context = ManagedObjectContext(try graphContainer())
+        let books = try recipeDecoder(context).decode(
+            [Book].self, from: json(#"[{"id": 1}, {"id": 2}, {"id": 3}]"#))
+        let writer = Writer(context: context)
+        writer.id = 1
+        writer.name = "a writer"
+        try context.save()
+        books[0].title = "edited"
+        context.delete(books[1])
+        let book = Book(context: context)
+        book.id = 4
+        let changes = try context.saveChanges()
+        func rowIDs(_ objects: [ManagedObject]) -> [Int64] { objects.compactMap(\.objectID.rowID).sorted() }
+        func sorted(_ rows: RowChanges) -> [[Int64]] {
+            [rows.inserted.sorted(), rows.updated.sorted(), rows.deleted.sorted()]
+        }
+        let bookRows = sorted(changes.rows(ofEntityNamed: "Book"))
+        #expect(bookRows[0] == rowIDs([book]) && bookRows[1] == rowIDs([books[0]]))
+        #expect(bookRows[2] == [try #require(books[1].objectID.rowID)])
+        #expect(changes.rows(ofEntityNamed: "Writer").isEmpty)
+        // The same once the sets are made, and from sets given by hand.
+        #expect(changes.inserted.count == 1)
+        #expect(sorted(changes.rows(ofEntityNamed: "Book")) == bookRows)
+        let byHand = ChangeSet(inserted: changes.inserted, updated: changes.updated, deleted: changes.deleted)
+        #expect(sorted(byHand.rows(ofEntityNamed: "Book")) == bookRows)
+        #expect(byHand.rows(ofEntityNamed: "Writer").isEmpty)
+    }
 }
