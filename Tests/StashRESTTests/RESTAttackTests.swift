@@ -112,6 +112,37 @@ import Testing
         #expect(!context.hasChanges)
     }
 
+    /// A payload that names a row twice, or out of order: each row counts once in the report
+    /// (the count takes the rows' ascending order as proof only when they ascend), and the
+    /// call answers an object per item, the same object for the same row.
+    @Test func aPayloadThatNamesARowTwiceCountsItOnce() async throws {
+        let (server, store, context) = try await serverAndEmptyStore()
+        let api = testClient(server)
+        func note(_ id: Int, _ title: String) -> String {
+            #"{"id": \#(id), "title": "\#(title)", "writtenAt": "2026-01-02T03:04:05Z"}"#
+        }
+        let cases: [(items: [(Int, String)], inserted: Int, updated: Int, unchanged: Int)] = [
+            ([(1, "a"), (2, "b"), (2, "b")], 2, 0, 0),
+            ([(3, "c"), (1, "a"), (3, "c")], 1, 0, 1),
+            ([(1, "a"), (2, "b"), (3, "c")], 0, 0, 3),
+            ([(3, "c"), (2, "b2"), (1, "a")], 0, 1, 2),
+        ]
+        for (items, inserted, updated, unchanged) in cases {
+            let json = "[" + items.map { note($0.0, $0.1) }.joined(separator: ", ") + "]"
+            let result = try await api.fetchReporting([Note].self, from: bodyPath(json), into: context)
+            let (notes, report) = (result.value, result.report)
+            #expect(notes.map(\.id) == items.map(\.0), "\(items)")
+            #expect(notes.map(\.title) == items.map(\.1), "\(items)")
+            #expect(report.inserted == inserted && report.updated == updated, "\(items)")
+            #expect(report.unchanged == unchanged, "\(items): \(report.unchanged) unchanged")
+            for (index, item) in items.enumerated() {
+                let same = items.firstIndex { $0.0 == item.0 }!
+                #expect(notes[index] === notes[same])
+            }
+        }
+        #expect(try store.count("Note") == 3)
+    }
+
     @Test func theHandWrittenInitFromIdiom() async throws {
         let (server, store, context) = try await serverAndEmptyStore()
         let api = testClient(server)
