@@ -44,8 +44,8 @@ extension PersistentContainer {
             reads[covered.entity, default: EntityRead()].rows += covered.rows
             reads[covered.entity]!.columnSets.insert(covered.columns)
         }
-        var identityRows: [String: [Int64: UInt64]] = [:]
-        var valueRows: [ColumnSet: [Int64: UInt64]] = [:]
+        var identityRows: [String: RowDigestTable] = [:]
+        var valueRows: [ColumnSet: RowDigestTable] = [:]
         for (name, read) in reads {
             guard let schema = entities.first(where: { $0.name == name })?.schema else { continue }
             // The column sets each row is digested by: its unique columns, and each set of
@@ -63,12 +63,13 @@ extension PersistentContainer {
             let place = Dictionary(uniqueKeysWithValues: selected.enumerated().map { ($1, $0) })
             let placed = sets.map { set in set.columns.map { place[$0]! } }
             let rows = read.sortedRows
-            var found = Array(repeating: [Int64: UInt64](minimumCapacity: rows.count), count: sets.count)
+            var found = Array(repeating: RowDigestTable(rowIDs: rows), count: sets.count)
             try store.fetch(StoreQuery(schema, columns: selected, filter: .rowIDs(rows))) { row in
+                let rowID = row.rowID
                 for (index, positions) in placed.enumerated() {
                     var digest = RowDigest()
                     for position in positions { row.digest(position, into: &digest) }
-                    found[index][row.rowID] = digest.value
+                    found[index].set(digest.value, for: rowID)
                 }
             }
             for (index, set) in sets.enumerated() {
@@ -77,8 +78,13 @@ extension PersistentContainer {
         }
         let identities = lists.map { objectIDs -> UInt64? in
             var digest = RowDigest()
+            // The rows of a run of one entity looked up in its table, found once a run.
+            var current: (entity: String, rows: RowDigestTable?)?
             for objectID in objectIDs {
-                guard let rowID = objectID.rowID, let row = identityRows[objectID.entityName]?[rowID] else {
+                if current?.entity != objectID.entityName {
+                    current = (objectID.entityName, identityRows[objectID.entityName])
+                }
+                guard let rowID = objectID.rowID, let row = current?.rows?.digest(of: rowID) else {
                     return nil
                 }
                 digest.add(.text(objectID.entityName))
@@ -90,14 +96,14 @@ extension PersistentContainer {
         let values = coverages.map { coverage -> UInt64? in
             var digest = RowDigest()
             for covered in coverage {
-                guard let rows = valueRows[ColumnSet(entity: covered.entity, names: covered.columns)] else {
+                guard var rows = valueRows[ColumnSet(entity: covered.entity, names: covered.columns)] else {
                     return nil
                 }
                 digest.add(.text(covered.entity))
                 for name in covered.columns { digest.add(.text(name)) }
                 for rowID in covered.rows {
                     // With no column, only whether the row is there.
-                    guard let values = rows[rowID] else { return nil }
+                    guard let values = rows.digest(of: rowID) else { return nil }
                     digest.add(.integer(rowID))
                     if !covered.columns.isEmpty { digest.add(.integer(Int64(bitPattern: values))) }
                 }

@@ -63,14 +63,7 @@ package struct StoredRowComparison {
 
     /// The position of `rowID` in `rowIDs`, if it is one of them.
     private func position(of rowID: Int64) -> Int? {
-        if next < rowIDs.count, rowIDs[next] == rowID { return next }
-        var low = 0
-        var high = rowIDs.count
-        while low < high {
-            let middle = (low + high) / 2
-            if rowIDs[middle] < rowID { low = middle + 1 } else { high = middle }
-        }
-        return low < rowIDs.count && rowIDs[low] == rowID ? low : nil
+        rowIDs.position(ofSorted: rowID, hint: next)
     }
 
     /// Compares the row `rowID` as read: `value(offset)` is the stored value of `read[offset]`,
