@@ -520,9 +520,9 @@ struct ImportSession<T: ManagedObject & Decodable> {
             }
         }
         report.phases.add(\.recording, since: recording)
-        let leaving = inserted
+        let leaving = (entity: String(describing: T.self), rows: inserted)
         let handing = ContinuousClock.now
-        let taken = await background.perform { decoded.take(inserted: leaving, from: background, detaching: true) }
+        let taken = await background.perform { decoded.take(from: background, detaching: leaving) }
         report.phases.add(\.handingOver, since: handing)
         handover += Self.splice(pending, taken)
         pending = []
@@ -530,8 +530,8 @@ struct ImportSession<T: ManagedObject & Decodable> {
     }
 
     /// Saves what is decoded so far, unless the task was cancelled; counts it in the report.
-    /// Answers the rows of `T`'s entity that the save inserted.
-    private mutating func save() async throws -> Set<Int64> {
+    /// Answers the rows of `T`'s entity that the save inserted, ascending.
+    private mutating func save() async throws -> [Int64] {
         try Task.checkCancellation()
         let background = self.background
         let decoded = self.decoded
@@ -545,14 +545,14 @@ struct ImportSession<T: ManagedObject & Decodable> {
         report.updated += rows.updated.count
         report.deleted += rows.deleted.count
         report.unchanged += max(0, distinct - rows.inserted.count - rows.updated.count)
-        return Set(rows.inserted)
+        return rows.inserted
     }
 
     /// Saves one page (`FetchOptions.Saving.perPage`): from here on only its objects' IDs
     /// are kept.
     private mutating func savePage() async throws {
         let saving = ContinuousClock.now
-        let inserted = try await save()
+        _ = try await save()
         report.phases.add(\.saving, since: saving)
         let recording = ContinuousClock.now
         await settleCoverage()
@@ -561,7 +561,7 @@ struct ImportSession<T: ManagedObject & Decodable> {
         let background = self.background
         let handing = ContinuousClock.now
         let taken = await background.perform {
-            decoded.take(inserted: inserted, from: background, detaching: false)
+            decoded.take(from: background, detaching: nil)
         }
         report.phases.add(\.handingOver, since: handing)
         handover += Self.splice(pending, taken)
@@ -703,14 +703,20 @@ final class DecodedObjects: @unchecked Sendable {
         objects.map(\.objectID)
     }
 
-    /// The objects decoded since the last save (now saved), letting them go: their IDs, and
-    /// each object whose row `inserted` lists itself, detached from the context, when it can
-    /// leave (see `DetachedObject`). Only once decoding is over (`detaching`): a page
-    /// decoded later might name a detached object's row, and its save would make the
-    /// detached objects stale anyway.
-    func take(inserted: Set<Int64>, from context: ManagedObjectContext, detaching: Bool) -> [HandedOver] {
+    /// The objects decoded since the last save (now saved), letting them go: their IDs, and,
+    /// `detaching` the rows the save inserted (of the entity named), each of those objects
+    /// itself, detached from the context, when it can leave (see `DetachedObject`). Only once
+    /// decoding is over: a page decoded later might name a detached object's row, and its
+    /// save would make the detached objects stale anyway.
+    func take(from context: ManagedObjectContext, detaching inserted: (entity: String, rows: [Int64])?)
+        -> [HandedOver]
+    {
         let ids = objects.map(\.objectID)
-        let detached = context.detach(objects) { detaching && inserted.contains($0) }
+        var detached = [DetachedObject?](repeating: nil, count: objects.count)
+        if let inserted {
+            let rows = Set(inserted.rows)
+            detached = context.detach(objects) { entity, rowID in entity == inserted.entity && rows.contains(rowID) }
+        }
         let taken = zip(ids, detached).map { HandedOver(id: $0, object: $1) }
         saved += taken.map(\.id)
         objects = []

@@ -35,7 +35,7 @@ import Testing
     }
 
     func detach(_ object: ManagedObject, from context: ManagedObjectContext) -> DetachedObject? {
-        context.detach([object]) { _ in true }[0]
+        context.detach([object]) { _, _ in true }[0]
     }
 
     func values(_ reading: Reading) -> [String] {
@@ -53,7 +53,7 @@ import Testing
         let container = try testContainer(for: Reading.self, storeURL: directory.file())
         let (writer, readings) = try saved(container)
         let decodedDate = readings[0].takenAt
-        let detached = writer.detach(readings) { _ in true }.compactMap { $0 }
+        let detached = writer.detach(readings) { _, _ in true }.compactMap { $0 }
         #expect(detached.count == 2)
         let store = container.store as! SQLiteStore
         let context = ManagedObjectContext(container)
@@ -79,7 +79,7 @@ import Testing
     @Test func anObjectTheContextHoldsStaysAsItIs() throws {
         let container = try testContainer(for: Reading.self, inMemory: true)
         let (writer, readings) = try saved(container)
-        let detached = writer.detach(readings) { _ in true }.compactMap { $0 }
+        let detached = writer.detach(readings) { _, _ in true }.compactMap { $0 }
         let context = ManagedObjectContext(container)
         let held = try context.fetch(FetchDescriptor<Reading>(predicate: #Predicate { $0.id == 2 }))[0]
         held.note = "unsaved"
@@ -93,7 +93,7 @@ import Testing
         let directory = try TemporaryDirectory()
         let container = try testContainer(for: Reading.self, storeURL: directory.file())
         let (writer, readings) = try saved(container)
-        let detached = writer.detach(readings) { _ in true }.compactMap { $0 }
+        let detached = writer.detach(readings) { _, _ in true }.compactMap { $0 }
         let context = ManagedObjectContext(container)
         let pending = Reading(context: context)
         pending.id = 1
@@ -110,7 +110,7 @@ import Testing
         let directory = try TemporaryDirectory()
         let container = try testContainer(for: Reading.self, storeURL: directory.file())
         let (writer, readings) = try saved(container)
-        let detached = writer.detach(readings) { _ in true }.compactMap { $0 }
+        let detached = writer.detach(readings) { _, _ in true }.compactMap { $0 }
         // Another context changes one row and deletes the other.
         let other = ManagedObjectContext(container)
         let stored = try other.fetch(FetchDescriptor<Reading>(sortBy: [SortDescriptor(\.id)]))
@@ -121,7 +121,7 @@ import Testing
         #expect(handed.map(\.title) == ["changed elsewhere"])
         // Another process's commit counts too.
         let (writer2, readings2) = try saved(container)
-        let fresh = writer2.detach(readings2) { _ in true }.compactMap { $0 }
+        let fresh = writer2.detach(readings2) { _, _ in true }.compactMap { $0 }
         _ = try sqliteShellWriting(directory.file(), "UPDATE Reading SET title = 'by the shell' WHERE id = 1")
         let read = try ManagedObjectContext(container).adopt(fresh).map { $0 as! Reading }
         #expect(read.map(\.title) == ["by the shell", "é"])
@@ -148,7 +148,7 @@ import Testing
             return measure
         }
         try context.save()
-        let detached = context.detach(measures) { _ in true }
+        let detached = context.detach(measures) { _, _ in true }
         // SQLite keeps -0.0 as 0.0 and NaN as NULL: those objects stay, their rows are read.
         #expect(detached.map { $0 != nil } == [true, false, false, false])
         #expect(measures.map { $0.managedObjectContext === context } == [false, true, true, true])
@@ -157,20 +157,31 @@ import Testing
         #expect(measures.dropFirst().allSatisfy { $0.at == finer })
     }
 
-    /// Only the objects whose rows the caller names leave (StashREST names the rows its save
-    /// inserted).
+    /// Only the objects whose rows the caller names leave, by entity and row id (StashREST
+    /// names the rows its save inserted): another entity's row of the same id stays.
     @Test func onlyTheRowsNamedLeave() throws {
-        let container = try testContainer(for: Reading.self, inMemory: true)
-        let (writer, readings) = try saved(container)
-        let second = try #require(readings[1].objectID.rowID)
-        var asked: [Int64] = []
-        let detached = writer.detach(readings) { rowID in
-            asked.append(rowID)
-            return rowID == second
+        final class Gauge: ManagedObject {
+            @Attribute(.unique) var id: Int
         }
-        #expect(asked == readings.compactMap(\.objectID.rowID))
-        #expect(detached.map { $0?.objectID } == [nil, readings[1].objectID])
-        #expect(readings.map { $0.managedObjectContext === writer } == [true, false])
+        let container = try testContainer(for: Reading.self, Gauge.self, inMemory: true)
+        let (writer, readings) = try saved(container)
+        let gauges = (1...2).map { id in
+            let gauge = Gauge(context: writer)
+            gauge.id = id
+            return gauge
+        }
+        try writer.save()
+        let second = try #require(readings[1].objectID.rowID)
+        #expect(gauges.map(\.objectID.rowID) == readings.map(\.objectID.rowID))
+        var asked: [String] = []
+        let objects: [ManagedObject] = readings + gauges
+        let detached = writer.detach(objects) { entity, rowID in
+            asked.append("\(entity) \(rowID)")
+            return entity == "Reading" && rowID == second
+        }
+        #expect(asked == objects.map { "\($0.objectID.entityName) \($0.objectID.rowID!)" })
+        #expect(detached.map { $0?.objectID } == [nil, readings[1].objectID, nil, nil])
+        #expect(objects.map { $0.managedObjectContext === writer } == [true, false, true, true])
     }
 
     @Test func whatCannotLeaveStays() throws {
@@ -204,7 +215,7 @@ import Testing
         let container = try testContainer(for: Reading.self, inMemory: true)
         let (writer, readings) = try saved(container)
         let gone = readings[0]
-        _ = writer.detach([gone]) { _ in true }
+        _ = writer.detach([gone]) { _, _ in true }
         let fetched = try writer.fetch(FetchDescriptor<Reading>(predicate: #Predicate { $0.id == 1 }))[0]
         #expect(fetched !== gone && fetched.title == "first")
         let decoded = try recipeDecoder(writer).decode(
@@ -214,7 +225,7 @@ import Testing
         #expect(gone.title == "first" && gone.managedObjectContext == nil)
         // Decoded with no fetch first: the unique value names the row.
         let other = readings[1]
-        _ = writer.detach([other]) { _ in true }
+        _ = writer.detach([other]) { _, _ in true }
         let second = try recipeDecoder(writer).decode(
             Reading.self,
             from: json(#"{"id": 2, "title": "two", "takenAt": 1, "link": "https://example.com/b"}"#))
@@ -230,7 +241,7 @@ import Testing
         let writer = ManagedObjectContext(container)
         let readings = try recipeDecoder(writer).decode([Reading].self, from: Self.payload)
         try writer.save()
-        _ = writer.detach(readings) { _ in true }
+        _ = writer.detach(readings) { _, _ in true }
         _ = try recipeDecoder(writer).decode([Reading].self, from: Self.payload)
         #expect(try writer.saveChanges().isEmpty)
     }
@@ -282,7 +293,7 @@ import Testing
                 Reading.self, from: json(#"{"id": 1, "title": "t", "takenAt": 1, "link": "https://example.com"}"#))
             try writer.save()
             let readings = try writer.fetch(FetchDescriptor<Reading>())
-            let detached = writer.detach(readings) { _ in true }.compactMap { $0 }
+            let detached = writer.detach(readings) { _, _ in true }.compactMap { $0 }
             _ = try ManagedObjectContext(container).adopt(detached)
             _ = try ManagedObjectContext(container).adopt(detached)
         }

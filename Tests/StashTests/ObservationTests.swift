@@ -1,7 +1,8 @@
 import Foundation
 import Observation
-import Stash
 import Testing
+
+@testable import Stash
 
 /// Saves reach observers: `observe` delivers fetch results again, and Observation sees
 /// attribute changes of the main context's objects.
@@ -151,13 +152,15 @@ import Testing
         let (container, _) = try savedPosts(2)
         let posts = try container.mainContext.fetch(FetchDescriptor<Post>(sortBy: [SortDescriptor(\.id)]))
         posts[0].title = "before any read"
+        // Neither has a registrar yet: neither was read.
+        #expect(posts.allSatisfy { $0.registrar == nil })
         let changed = Flag()
         withObservationTracking {
             _ = posts[0].title
         } onChange: {
             changed.set()
         }
-        #expect(!changed.isSet)
+        #expect(posts[0].registrar != nil && posts[1].registrar == nil)
         posts[1].title = "another object"
         #expect(!changed.isSet)
         posts[0].title = "after"

@@ -109,7 +109,7 @@ import Testing
         try context.save()
         #expect(fifth.objectID.rowID == 3)
         #expect(sixth.objectID.rowID == 4)  // not the deleted row's 3
-        _ = context.detach([sixth]) { _ in true }  // the context lets go of its object
+        _ = context.detach([sixth]) { _, _ in true }  // the context lets go of its object
         _ = try recipeDecoder(context).decode([Post].self, from: postsJSON(count: 1, firstID: 6))
         #expect(try context.saveChanges().isEmpty)
     }
@@ -125,7 +125,7 @@ import Testing
         try context.save()
         posts[0].id = 50
         try context.save()
-        _ = context.detach([posts[0]]) { _ in true }  // the context lets go of its object
+        _ = context.detach([posts[0]]) { _, _ in true }  // the context lets go of its object
         _ = try recipeDecoder(context).decode([Post].self, from: postsJSON(count: 1))
         try context.save()
         let stored = try ManagedObjectContext(container).fetch(FetchDescriptor<Post>(sortBy: [SortDescriptor(\.id)]))

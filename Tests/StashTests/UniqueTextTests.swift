@@ -24,7 +24,7 @@ final class Label: ManagedObject, Decodable {
         let decoder = recipeDecoder(context)
         let first = try decoder.decode(Label.self, from: json(#"{"name": "\#(composed)", "color": "red"}"#))
         try context.save()
-        _ = context.detach([first]) { _ in true }  // the context lets go of its object
+        _ = context.detach([first]) { _, _ in true }  // the context lets go of its object
         _ = try decoder.decode(Label.self, from: json(#"{"name": "\#(composed)", "color": "red"}"#))
         #expect(try context.saveChanges().isEmpty)
         _ = try decoder.decode(Label.self, from: json(#"{"name": "\#(decomposed)", "color": "blue"}"#))

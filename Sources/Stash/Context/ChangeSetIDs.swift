@@ -14,42 +14,53 @@ final class ChangeSetIDs: Sendable {
     }
 
     private let source: Locked<Source>
-    /// The save's rows as it listed them, kept for `rows(ofEntityNamed:)` after the sets are
-    /// made; `nil` for sets made by hand.
-    private let note: (note: SaveNote, entityNames: [String])?
     /// Known without making the sets.
     let isEmpty: Bool
 
     init(_ sets: Sets) {
         source = Locked(.made(sets))
-        note = nil
         isEmpty = sets.inserted.isEmpty && sets.updated.isEmpty && sets.deleted.isEmpty
     }
 
     /// The IDs of the rows of `note`, whose entities are, in order, `entityNames`.
     init(_ note: SaveNote, entityNames: [String]) {
         source = Locked(.rows(note, entityNames: entityNames))
-        self.note = (note, entityNames)
         isEmpty = note.entities.allSatisfy(\.isEmpty)
     }
 
-    /// The row ids of one entity's rows, read from the save's note without making a set of
-    /// IDs (StashREST asks this of every page it saves); from the sets for sets made by hand.
+    /// The row ids of one entity's rows, each once, read from the save's note without making
+    /// a set of IDs (StashREST asks this of every page it saves) while the sets are not made;
+    /// from the sets once they are (IDs of objects without a row, which only sets given by hand
+    /// can hold, have none to give).
     func rows(ofEntityNamed name: String) -> RowChanges {
-        if let note {
+        let source = self.source.withLock { $0 }
+        switch source {
+        case .rows(let note, let entityNames):
             var rows = RowChanges()
-            for (entityName, changes) in zip(note.entityNames, note.note.entities) where entityName == name {
+            for (entityName, changes) in zip(entityNames, note.entities) where entityName == name {
                 rows.inserted += changes.inserted
                 rows.updated += changes.updated
                 rows.deleted += changes.deleted
             }
-            return rows
+            // A note may name a row twice among the updated (an insert that matched a stored
+            // row its save also updated otherwise).
+            return RowChanges(
+                inserted: Self.once(rows.inserted), updated: Self.once(rows.updated), deleted: Self.once(rows.deleted))
+        case .made(let sets):
+            func rowIDs(_ ids: Set<ObjectID>) -> [Int64] {
+                ids.compactMap { $0.entityName == name ? $0.rowID : nil }.sorted()
+            }
+            return RowChanges(
+                inserted: rowIDs(sets.inserted), updated: rowIDs(sets.updated), deleted: rowIDs(sets.deleted))
         }
-        func rowIDs(_ ids: Set<ObjectID>) -> [Int64] {
-            ids.compactMap { $0.entityName == name ? $0.rowID : nil }.sorted()
+    }
+
+    /// `rows` with each row once: as they are when they ascend (a save's inserts do).
+    private static func once(_ rows: [Int64]) -> [Int64] {
+        for index in rows.indices.dropFirst() where rows[index] <= rows[index - 1] {
+            return Set(rows).sorted()
         }
-        let sets = self.sets
-        return RowChanges(inserted: rowIDs(sets.inserted), updated: rowIDs(sets.updated), deleted: rowIDs(sets.deleted))
+        return rows
     }
 
     var sets: Sets {

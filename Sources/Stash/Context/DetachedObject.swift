@@ -20,8 +20,9 @@ package struct DetachedObject: @unchecked Sendable {
 }
 
 extension ManagedObjectContext {
-    /// Takes out of this context the `objects` whose rows `include` names, as they are saved,
-    /// so that another context may adopt them; `nil` for the others, and for an object that
+    /// Takes out of this context the `objects` whose rows `include` names (by entity name and
+    /// row id), as they are saved, so that another context may adopt them; `nil` for the
+    /// others, and for an object that
     /// cannot leave: it is new, changed or partly loaded, its entity has relationships, one
     /// of its attributes holds a value that is not plain (a `Codable` kept as JSON text, a
     /// raw-value enum), or a number the store keeps otherwise (NaN, -0.0). Dates are
@@ -31,7 +32,9 @@ extension ManagedObjectContext {
     /// inserted by the save that just ended: an upserted object may hold values its merge
     /// policy did not write) and that it lets go of them: this context forgets them, and a
     /// later fetch or decode here makes new objects for their rows.
-    package func detach(_ objects: [ManagedObject], whereRow include: (_ rowID: Int64) -> Bool) -> [DetachedObject?] {
+    package func detach(
+        _ objects: [ManagedObject], whereRow include: (_ entityName: String, _ rowID: Int64) -> Bool
+    ) -> [DetachedObject?] {
         entering {
             let detached = objects.map { object in prepareToLeave(object, ifRow: include) }
             let leaving = Set(detached.compactMap { $0.map { ObjectIdentifier($0.object) } })
@@ -77,11 +80,11 @@ extension ManagedObjectContext {
     /// `object` made ready to leave, if `include` names its row: its unset optionals nil and
     /// its dates rounded, as a read of its row would give them; `nil`, and left as it is, if
     /// it cannot leave (see `detach`).
-    private func prepareToLeave(_ object: ManagedObject, ifRow include: (Int64) -> Bool) -> DetachedObject? {
+    private func prepareToLeave(_ object: ManagedObject, ifRow include: (String, Int64) -> Bool) -> DetachedObject? {
         let entity = object.entity
         guard entity.valuesTravel, let lastSave, object.managedObjectContext === self,
             object.state == .persisted,
-            let rowID = object.rowID, include(rowID), object.unloaded.isEmpty, !object.rowIsGone,
+            let rowID = object.rowID, include(entity.name, rowID), object.unloaded.isEmpty, !object.rowIsGone,
             identity.state(for: entity).updated[ObjectIdentifier(object)] == nil
         else { return nil }
         // Never set: the insert left the column to its default, which for an optional
@@ -98,7 +101,10 @@ extension ManagedObjectContext {
             return nil
         }
         for attribute in unset { object.setValue(attribute.codec.nilValue, inSlot: attribute.index) }
-        for slot in entity.storeAdjusted { _ = layout.roundTrip(atSlot: slot, of: object, write: true) }
+        for slot in entity.storeAdjusted {
+            let rounded = layout.roundTrip(atSlot: slot, of: object, write: true)
+            assert(rounded, "checked above")
+        }
         return DetachedObject(
             objectID: ObjectID(entityName: entity.name, rowID: rowID, temporaryID: 0), object: object,
             savedAt: (lastSave.after, lastSave.token))

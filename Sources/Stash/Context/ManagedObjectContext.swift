@@ -74,8 +74,8 @@ public final class ManagedObjectContext: @unchecked Sendable {
 
     /// `true` to report reads and changes of this context's objects' attributes to
     /// Observation (`withObservationTracking`, SwiftUI), merged changes included. On for
-    /// `mainContext`; off by default elsewhere, where a bulk import would pay for it (an
-    /// `ObservationRegistrar` per object and a call per read: about 10% on `stash-bench`'s
+    /// `mainContext`; off by default elsewhere, where a bulk import would pay for it (a call
+    /// per read, and an `ObservationRegistrar` per object read: about 10% on `stash-bench`'s
     /// fetch-all).
     public var observesObjects: Bool {
         get { entering { reportsToObservation } }

@@ -11,9 +11,9 @@ extension ManagedObject: Observable {
     }
 
     /// Reports a read of the attribute at `slot`. The registrar is made by the first read:
-    /// until something has been read, no one can be tracking a change, so an object that is
-    /// never read under tracking never has one (making it cost 1.4k instructions an object
-    /// adopted into `mainContext`, stash-bench's REST import under callgrind).
+    /// until something has been read, no one can be tracking a change, so an object never
+    /// read has none. Made when the object joined its context, it cost 1.4k instructions an
+    /// object adopted into `mainContext` (stash-bench's REST import under callgrind).
     @usableFromInline
     final func observeAccess(atSlot slot: Int) {
         if probedSlots != nil { return probedSlots!.append(slot) }

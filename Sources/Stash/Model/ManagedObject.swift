@@ -82,7 +82,8 @@ open class ManagedObject: SendableMetatype {
     /// The choice `insert(_:onMatch:)` was given for this new object, until it is matched;
     /// `nil`: the context's merge policy decides. (Beside `rowIsGone`, in its padding.)
     final var uniqueMatch: UniqueMatch?
-    /// Tells Observation of reads and writes, once the object's context asks for it.
+    /// Tells Observation of reads and writes, for a context that reports them: made by the
+    /// first read it reports (see `observeAccess`).
     final var registrar: ObservationRegistrar?
     // Unchecked, as `state` and the others above are, these two: both are tested on every read
     // of a relationship (about 170 instructions a read in stash-bench's graph fetch, callgrind).

@@ -69,9 +69,11 @@ protocol StorableValue: Codable, SendableMetatype {
     /// The same of `Attribute<Self?>`: `nil` is NULL.
     static func storedValueOfOptionalSlot(at wrapper: UnsafeRawPointer) throws -> StoredValue
 
-    /// The value as a read of its row gives it back: itself, but for a date (to the
-    /// millisecond) and a floating-point number; `nil` for one the store keeps otherwise
-    /// (NaN, -0.0), or a date it cannot keep.
+    /// The value as a read of its row gives it back, for the kinds the store may keep
+    /// otherwise (`EntityDescription.storeAdjusted`: dates, floating-point numbers): a date
+    /// rounded to the millisecond, a number as it is; `nil` for a number the store keeps
+    /// otherwise (NaN, -0.0) or a date it cannot keep. Itself for the other types, which are
+    /// never asked.
     func roundTripped() -> Self?
     /// Whether `Attribute<Self>` at `wrapper` holds a value that comes back from the store as
     /// it is or rounded (`roundTripped`), and if so, with `write`, rounds it in place; an
