@@ -655,12 +655,7 @@ struct ImportSession<T: ManagedObject & Decodable> {
         /// one entity: their row ids tell them apart, most often already ascending.
         var distinctObjects: Int {
             let rows = objects.compactMap(\.rowID)
-            var ascending = true
-            for index in rows.indices.dropFirst() where rows[index] <= rows[index - 1] {
-                ascending = false
-                break
-            }
-            return ascending ? rows.count : Set(objects).count
+            return rows.ascendsStrictly ? rows.count : Set(objects).count
         }
     }
 }
@@ -683,14 +678,9 @@ final class DecodedObjects: @unchecked Sendable {
     /// The objects decoded since the last save (now saved), each once (a payload may name one
     /// twice). Most often their rows ascend, and that alone proves them distinct.
     func distinctUnsaved() -> Int {
-        var previous = Int64.min
-        for object in objects {
-            guard let rowID = object.objectID.rowID, rowID > previous else {
-                return Set(objects.map(\.objectID)).count
-            }
-            previous = rowID
-        }
-        return objects.count
+        let ids = objects.map(\.objectID)
+        let rows = ids.compactMap(\.rowID)
+        return rows.count == ids.count && rows.ascendsStrictly ? ids.count : Set(ids).count
     }
 
     /// What a sync keeps: every object decoded, by ID (a new one's is temporary, and its own).

@@ -60,4 +60,58 @@ import Testing
         #expect(sorted(byHand.rows(ofEntityNamed: "Book")) == bookRows)
         #expect(sorted(byHand.rows(ofEntityNamed: "Writer")) == [[], rowIDs([writer]), []])
     }
+
+    final class Pin: ManagedObject {
+        @Attribute(.unique) var code: Int
+        @Attribute(.unique) var label: String
+    }
+
+    /// Two new objects, each naming the stored row by another unique attribute: the first
+    /// takes the row (and its label moves), so the second's label is free and it is a new
+    /// row. Each row is listed once, in the IDs and in the rows StashREST counts.
+    @Test func twoNewObjectsNamingOneRowByDifferentKeys() throws {
+        let container = try testContainer(for: Pin.self, inMemory: true)
+        let first = ManagedObjectContext(container)
+        let stored = Pin(context: first)
+        stored.code = 1
+        stored.label = "one"
+        try first.save()
+        let second = ManagedObjectContext(container)
+        let byCode = Pin(context: second)
+        byCode.code = 1
+        byCode.label = "by code"
+        let byLabel = Pin(context: second)
+        byLabel.code = 3
+        byLabel.label = "one"
+        let changes = try second.saveChanges()
+        let row = try #require(stored.objectID.rowID)
+        #expect(byCode.objectID == stored.objectID && byLabel.objectID != stored.objectID)
+        #expect(changes.updated == [stored.objectID] && changes.inserted == [byLabel.objectID])
+        #expect(
+            changes.rows(ofEntityNamed: "Pin")
+                == RowChanges(inserted: [try #require(byLabel.objectID.rowID)], updated: [row]))
+        let rows = try ManagedObjectContext(container).fetch(FetchDescriptor<Pin>(sortBy: [SortDescriptor(\.code)]))
+        #expect(rows.map { "\($0.code) \($0.label)" } == ["1 by code", "3 one"])
+    }
+
+    /// Objects whose attributes and many-to-many lists both changed in one save (on either
+    /// side of the list): each row is listed once among the updated.
+    @Test func anObjectChangedTwiceOverIsListedOnce() throws {
+        let container = try testContainer(for: Card.self, Badge.self, inMemory: true)
+        let context = ManagedObjectContext(container)
+        let cards = try recipeDecoder(context).decode(
+            [Card].self, from: json(#"[{"id": 1, "labels": [{"name": "a"}]}, {"id": 2, "labels": [{"name": "b"}]}]"#))
+        try context.save()
+        let (a, b) = (cards[0].labels[0], cards[1].labels[0])
+        cards[0].id = 10
+        a.name = "a2"
+        b.name = "b2"
+        cards[0].labels.append(b)
+        let changes = try context.saveChanges()
+        func rowIDs(_ objects: [ManagedObject]) throws -> [Int64] {
+            try objects.map { try #require($0.objectID.rowID) }.sorted()
+        }
+        #expect(changes.rows(ofEntityNamed: "Card") == RowChanges(updated: try rowIDs([cards[0]])))
+        #expect(changes.rows(ofEntityNamed: "Badge") == RowChanges(updated: try rowIDs([a, b])))
+    }
 }

@@ -28,24 +28,18 @@ final class ChangeSetIDs: Sendable {
         isEmpty = note.entities.allSatisfy(\.isEmpty)
     }
 
-    /// The row ids of one entity's rows, each once, read from the save's note without making
-    /// a set of IDs (StashREST asks this of every page it saves) while the sets are not made;
+    /// The row ids of one entity's rows, each once (`SavePlanner.note` lists them so), read
+    /// from the save's note without making a set of IDs (StashREST asks this of every page it saves) while the sets are not made;
     /// from the sets once they are (IDs of objects without a row, which only sets given by hand
     /// can hold, have none to give).
     func rows(ofEntityNamed name: String) -> RowChanges {
         let source = self.source.withLock { $0 }
         switch source {
         case .rows(let note, let entityNames):
-            var rows = RowChanges()
-            for (entityName, changes) in zip(entityNames, note.entities) where entityName == name {
-                rows.inserted += changes.inserted
-                rows.updated += changes.updated
-                rows.deleted += changes.deleted
+            guard let position = entityNames.firstIndex(of: name), position < note.entities.count else {
+                return RowChanges()
             }
-            // A note may name a row twice among the updated (an insert that matched a stored
-            // row its save also updated otherwise).
-            return RowChanges(
-                inserted: Self.once(rows.inserted), updated: Self.once(rows.updated), deleted: Self.once(rows.deleted))
+            return note.entities[position]
         case .made(let sets):
             func rowIDs(_ ids: Set<ObjectID>) -> [Int64] {
                 ids.compactMap { $0.entityName == name ? $0.rowID : nil }.sorted()
@@ -53,14 +47,6 @@ final class ChangeSetIDs: Sendable {
             return RowChanges(
                 inserted: rowIDs(sets.inserted), updated: rowIDs(sets.updated), deleted: rowIDs(sets.deleted))
         }
-    }
-
-    /// `rows` with each row once: as they are when they ascend (a save's inserts do).
-    private static func once(_ rows: [Int64]) -> [Int64] {
-        for index in rows.indices.dropFirst() where rows[index] <= rows[index - 1] {
-            return Set(rows).sorted()
-        }
-        return rows
     }
 
     var sets: Sets {

@@ -140,16 +140,7 @@ extension PersistentContainer {
         /// As listed, repeats and all.
         var rows: [Int64] = []
         /// Ascending, each once.
-        var sortedRows: [Int64] {
-            var sorted = rows.sorted()
-            var kept = 0
-            for index in sorted.indices where index == 0 || sorted[index] != sorted[index - 1] {
-                sorted[kept] = sorted[index]
-                kept += 1
-            }
-            sorted.removeLast(sorted.count - kept)
-            return sorted
-        }
+        var sortedRows: [Int64] { rows.ascendingOnce() }
         /// Whether a list names some of them: their unique columns are digested.
         var identity = false
         /// The sets of columns coverages name.

@@ -220,7 +220,7 @@ final class SavePlanner: ContextPart {
             // An object whose many-to-many list changed: its relationships changed.
             for owner in context.graph.listOwners.values
             where owner.state == .persisted && owner.entity === context.identity.states[position].entity {
-                if let rowID = owner.rowID, !entity.updated.contains(rowID) { entity.updated.append(rowID) }
+                if let rowID = owner.rowID { entity.updated.append(rowID) }
             }
             if position < result.entities.count {
                 let inserted = result.entities[position]
@@ -232,6 +232,9 @@ final class SavePlanner: ContextPart {
                     }
                 }
             }
+            // Each row once: a list owner may be an updated object too, and two new objects
+            // may match one stored row (through different unique attributes).
+            entity.updated = entity.updated.ascendingOnce()
             note.entities.append(entity)
         }
         return note

@@ -47,6 +47,9 @@ extension StoreChangeSet {
             if listed[position] == nil { listed[position] = Set(rows.inserted).union(rows.updated) }
             if listed[position]!.insert(owner).inserted { answer[position].rows.updated.append(owner) }
         }
+        // Each row once, as in the note: two new objects may match one stored row (through
+        // different unique attributes).
+        for position in answer.indices { answer[position].rows.updated = answer[position].rows.updated.ascendingOnce() }
         return answer
     }
 }

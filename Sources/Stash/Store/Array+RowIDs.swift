@@ -1,4 +1,17 @@
+/// Lists of row ids, which most often come ascending (a save's inserts, a range scan, a page's
+/// rows): each of these looks at that first and sorts or searches only when it must.
 extension Array where Element == Int64 {
+    /// Whether each row id is greater than the one before it: the list names each row once.
+    package var ascendsStrictly: Bool {
+        for index in indices.dropFirst() where self[index] <= self[index - 1] { return false }
+        return true
+    }
+
+    /// The row ids ascending, each once: the list as it is when it already is.
+    package func ascendingOnce() -> [Int64] {
+        ascendsStrictly ? self : Set(self).sorted()
+    }
+
     /// The position of `rowID` in this array of ascending row ids, if it holds it: looked for
     /// at `hint` first (a caller going through rows in their order finds each where the last
     /// one was, or just after), else by binary search.
