@@ -71,18 +71,18 @@ import Testing
     /// row. Each row is listed once, in the IDs and in the rows StashREST counts.
     @Test func twoNewObjectsNamingOneRowByDifferentKeys() throws {
         let container = try testContainer(for: Pin.self, inMemory: true)
+        func pin(_ code: Int, _ label: String, in context: ManagedObjectContext) -> Pin {
+            let pin = Pin(context: context)
+            pin.code = code
+            pin.label = label
+            return pin
+        }
         let first = ManagedObjectContext(container)
-        let stored = Pin(context: first)
-        stored.code = 1
-        stored.label = "one"
+        let stored = pin(1, "one", in: first)
         try first.save()
         let second = ManagedObjectContext(container)
-        let byCode = Pin(context: second)
-        byCode.code = 1
-        byCode.label = "by code"
-        let byLabel = Pin(context: second)
-        byLabel.code = 3
-        byLabel.label = "one"
+        let byCode = pin(1, "by code", in: second)
+        let byLabel = pin(3, "one", in: second)
         let changes = try second.saveChanges()
         let row = try #require(stored.objectID.rowID)
         #expect(byCode.objectID == stored.objectID && byLabel.objectID != stored.objectID)
