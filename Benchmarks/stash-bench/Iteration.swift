@@ -32,6 +32,7 @@ struct Iteration {
         if compareStores {
             try StoreComparison.assertSame(table: Baseline.table, baselinePath, stashPath)
         }
+        try runSavedImport(&results)
 
         for side in order {
             switch side {
@@ -69,6 +70,34 @@ struct Iteration {
         }
         if queries { try runQueries(database, container, &results) }
         if graph { try runGraph(&results) }
+    }
+
+    /// The import again, into new stores: the baseline's decode and write beside Stash's
+    /// `decodeAndSave`, which decodes and writes a batch at a time in one transaction and
+    /// hands no objects back.
+    private func runSavedImport(_ results: inout Results) throws {
+        let baselinePath = directory.appendingPathComponent("saved-baseline.sqlite").path
+        let stashPath = directory.appendingPathComponent("saved-stash.sqlite").path
+        let database = try Baseline.createStore(at: baselinePath)
+        let container = try StashRun.createStore(at: stashPath)
+        for side in order {
+            let start = Instant()
+            let imported = try span(.importSaved, side) {
+                switch side {
+                case .baseline:
+                    let records = try Baseline.decode(payload.data)
+                    try Baseline.write(records, to: database, upsert: false)
+                    return records.count
+                case .stash:
+                    return try StashRun.decodeAndSave(payload.data, into: container)
+                }
+            }
+            results.add(.importSaved, side, start.elapsed)
+            precondition(imported == payload.count, "\(side) imported \(imported) of \(payload.count) records")
+        }
+        try expectRows(payload.count, in: baselinePath, after: "baseline import")
+        try expectRows(payload.count, in: stashPath, after: "Stash decodeAndSave")
+        if compareStores { try StoreComparison.assertSame(table: Baseline.table, baselinePath, stashPath) }
     }
 
     /// The nested-author import and the fetch that reads each essay's author, on stores of

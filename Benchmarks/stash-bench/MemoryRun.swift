@@ -17,13 +17,14 @@ import TestProcesses
 /// allocator has returned what it can (`malloc_trim`).
 enum MemoryRun {
     enum Side: String, CaseIterable {
-        case baseline, stash, recipe
+        case baseline, stash, recipe, saved
 
         var label: String {
             switch self {
             case .baseline: "baseline (JSONDecoder + sqlite3)"
             case .stash: "Stash, context.decode"
             case .recipe: "Stash, the recipe (JSONDecoder)"
+            case .saved: "Stash, decodeAndSave"
             }
         }
     }
@@ -85,6 +86,17 @@ enum MemoryRun {
             peak = try status("VmHWM") - before
             articles = nil
             // The context's next use gives back what it kept for the freed objects.
+            let counted = try context.fetchCount(FetchDescriptor<Article>())
+            precondition(counted == payload.count)
+            trimMalloc()
+            held = try status("VmRSS") - before
+            withExtendedLifetime(context) {}
+        case .saved:
+            let container = try StashRun.createStore(at: path)
+            let context = ManagedObjectContext(container)
+            let imported = try context.decodeAndSave([Article].self, from: payload.data, using: Timestamp.makeDecoder())
+            precondition(imported.decoded == payload.count)
+            peak = try status("VmHWM") - before
             let counted = try context.fetchCount(FetchDescriptor<Article>())
             precondition(counted == payload.count)
             trimMalloc()

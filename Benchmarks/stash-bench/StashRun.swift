@@ -51,6 +51,13 @@ enum StashRun {
         }
     }
 
+    /// The payload decoded and saved a batch at a time (`decodeAndSave`), through the
+    /// byte-level reader; answers how many articles it read.
+    static func decodeAndSave(_ data: Data, into container: PersistentContainer) throws -> Int {
+        let context = ManagedObjectContext(container)
+        return try context.decodeAndSave([Article].self, from: data, using: Timestamp.makeDecoder()).decoded
+    }
+
     /// Every stored article through a new context, as a fresh screen of an app would. The
     /// context is returned so that it outlives the measurement, as the objects' owner would.
     static func fetchAll(from container: PersistentContainer) throws -> (ManagedObjectContext, [Article]) {

@@ -9,7 +9,8 @@ enum Side: CaseIterable {
 /// The rows of the report. The indented ones split an import into its two steps, to show
 /// whether a difference comes from decoding or from writing.
 enum Operation: CaseIterable {
-    case importTotal, importDecode, importWrite, fetchAll, fetchRelease, reimportTotal, reimportDecode, reimportWrite
+    case importTotal, importDecode, importWrite, importSaved, fetchAll, fetchRelease, reimportTotal, reimportDecode,
+        reimportWrite
     case edit
     case lookUps, newestPages, filteredCounts
     case graphImport, graphImportDecode, graphFetch, graphFetchPrefetched
@@ -19,6 +20,7 @@ enum Operation: CaseIterable {
         case .importTotal: "import (decode + save)"
         case .importDecode: "  JSON decode"
         case .importWrite: "  write (one transaction)"
+        case .importSaved: "  the same through decodeAndSave"
         case .fetchAll: "fetch all + read every field"
         case .fetchRelease: "  let go of what was fetched"
         case .reimportTotal: "re-import (upsert)"
@@ -162,7 +164,8 @@ struct Results {
     /// One line per iteration's raw numbers: the medians hide the spread.
     func iterationLine(_ iteration: Int) -> String {
         let parts = [
-            Operation.importTotal, .fetchAll, .reimportTotal, .edit, .lookUps, .newestPages, .filteredCounts,
+            Operation.importTotal, .importSaved, .fetchAll, .reimportTotal, .edit, .lookUps, .newestPages,
+            .filteredCounts,
             .graphImport,
             .graphImportDecode,
             .graphFetch,
@@ -214,6 +217,7 @@ extension Operation {
         case .importTotal: "import"
         case .importDecode: "import-decode"
         case .importWrite: "import-write"
+        case .importSaved: "import-saved"
         case .fetchAll: "fetch"
         case .fetchRelease: "fetch-release"
         case .reimportTotal: "reimport"
@@ -233,6 +237,7 @@ extension Operation {
     fileprivate var shortLabel: String {
         switch self {
         case .importTotal, .importDecode, .importWrite: "import"
+        case .importSaved: "saved import"
         case .fetchAll, .fetchRelease: "fetch"
         case .reimportTotal, .reimportDecode, .reimportWrite: "re-import"
         case .edit: "edit"

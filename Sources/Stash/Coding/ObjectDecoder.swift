@@ -15,6 +15,8 @@ final class ObjectDecoder: ContextPart {
     /// and its class, compared before the container is touched (see `handingOver`).
     var handedOverContainer: KeyedDecodingContainer<AttributeKey>?
     @exclusivity(unchecked) var handedOverType: ObjectIdentifier?
+    /// Set while `decodeAndSave` runs, in its own context: the batches it writes.
+    var batches: BatchedSave?
 
     /// Decodes one object of `type` into this context: finds the object its unique value
     /// names, in the context or in the store, or makes a new one, and sets every attribute

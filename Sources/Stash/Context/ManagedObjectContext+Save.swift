@@ -16,80 +16,106 @@ extension ManagedObjectContext {
     @discardableResult
     public func saveChanges() throws -> ChangeSet {
         try entering {
-            try throwPendingLoadError()
-            guard !graph.listOwners.isEmpty || identity.states.contains(where: \.hasPendingWrites) else {
-                return ChangeSet()
-            }
-            // Merging duplicates changes objects before anything is written: if the save
-            // fails, `undo` puts them back, so the context is left as it was.
-            var undo: [() -> Void] = []
-            do {
-                tracker.callWillSave()
-                try graph.reconcileLists()
-                for state in identity.states {
-                    try resolver.resolveCompositeKeys(in: state, undo: &undo)
-                    try resolver.mergeDuplicateInserts(in: state, undo: &undo)
-                    try planner.checkRequiredValues(in: state)
-                    try tracker.callValidation(in: state)
-                    try graph.checkDeniedDeletes(in: state)
-                }
-                try throwPendingLoadError()
-                var (changes, plan) = try planner.storeChanges()
-                changes.outbox = try outboxWrite(plan, insertOrder: changes.insertOrder)
-                guard !changes.isEmpty else {
-                    tracker.apply(SaveResult(), plan)
-                    return ChangeSet()
-                }
-                let result = try container.store.save(changes)
-                let generation = container.noteSave()
-                let note = planner.note(for: result, plan)
-                // Before `apply` forgets which attributes changed.
-                let movedKeys = identity.states.indices.map { position in
-                    identity.states[position].entity.uniqueAttributes.map { unique in
-                        plan.updated[position].contains { $0.changedAttributes.contains(unique.index) }
-                    }
-                }
-                tracker.apply(result, plan)
-                graph.noteJoinWrites(plan.joinLists, revised: result.revisedJoins)
-                container.broadcast(note, from: self)
-                notifyObservers(of: [note])
-                let token: Int64
-                if let before = result.tokenBeforeCommit, result.tokenAfterCommit == nil,
-                    container.store.changeTokenSeesEveryCommit
-                {
-                    // Another connection committed right after this save: the token after it
-                    // holds that commit too. The one before never comes back, so what this
-                    // save vouches for (objects leaving by value, pages found as recorded) is
-                    // read again, and that commit counts as another process's.
-                    token = before
-                } else {
-                    token = result.tokenAfterCommit ?? (try? container.store.changeToken()) ?? 0
-                    container.externalCommits.withLock { $0.ownCommit(before: result.tokenBeforeCommit, after: token) }
-                }
-                lastSave = (generation.before, generation.after, token)
-                for (position, state) in identity.states.enumerated() {
-                    let deleted = plan.deleted[position].compactMap(\.rowID)
-                    let inserted =
-                        state.storedKeys.contains(where: \.holdsWholeColumn)
-                        ? plan.inserted[position].compactMap(\.rowID) : []
-                    for (index, keys) in state.storedKeys.enumerated() {
-                        keys.didSave(
-                            deleting: deleted, inserting: inserted, movingKeys: movedKeys[position][index],
-                            generationBefore: generation.before, after: generation.after, token: token)
-                    }
-                }
-                return note.changeSet(identity.states.map(\.entity))
-            } catch {
-                for step in undo.reversed() { step() }
-                throw error
-            }
+            guard let written = try writeChanges() else { return ChangeSet() }
+            container.broadcast(written.note, from: self)
+            notifyObservers(of: [written.note])
+            let token = noteOwnCommit(
+                CommitTokens(beforeCommit: written.tokenBeforeCommit, afterCommit: written.tokenAfterCommit))
+            written.didSave(token)
+            return written.note.changeSet(identity.states.map(\.entity))
         }
     }
 
-    // MARK: Before the transaction
+    /// Writes the pending changes (through `container.store.save`, or `write` for a batch of
+    /// `decodeAndSave`) and applies the result to the objects; `nil` when there was nothing
+    /// to write. The caller tells the container and the observers once the transaction has
+    /// committed, and calls `didSave` with the token its unique indexes are true for.
+    func writeChanges(through write: ((StoreChangeSet) throws -> SaveResult)? = nil) throws -> WrittenChanges? {
+        try throwPendingLoadError()
+        guard !graph.listOwners.isEmpty || identity.states.contains(where: \.hasPendingWrites) else {
+            return nil
+        }
+        // Merging duplicates changes objects before anything is written: if the save
+        // fails, `undo` puts them back, so the context is left as it was.
+        var undo: [() -> Void] = []
+        do {
+            tracker.callWillSave()
+            try graph.reconcileLists()
+            for state in identity.states {
+                try resolver.resolveCompositeKeys(in: state, undo: &undo)
+                try resolver.mergeDuplicateInserts(in: state, undo: &undo)
+                try planner.checkRequiredValues(in: state)
+                try tracker.callValidation(in: state)
+                try graph.checkDeniedDeletes(in: state)
+            }
+            try throwPendingLoadError()
+            var (changes, plan) = try planner.storeChanges()
+            changes.outbox = try outboxWrite(plan, insertOrder: changes.insertOrder)
+            guard !changes.isEmpty else {
+                tracker.apply(SaveResult(), plan)
+                return nil
+            }
+            let result = try write?(changes) ?? container.store.save(changes)
+            let generation = container.noteSave()
+            let note = planner.note(for: result, plan)
+            // Before `apply` forgets which attributes changed.
+            let movedKeys = identity.states.indices.map { position in
+                identity.states[position].entity.uniqueAttributes.map { unique in
+                    plan.updated[position].contains { $0.changedAttributes.contains(unique.index) }
+                }
+            }
+            tracker.apply(result, plan)
+            graph.noteJoinWrites(plan.joinLists, revised: result.revisedJoins)
+            let states = identity.states
+            let deleted = plan.deleted.map { $0.compactMap(\.rowID) }
+            let inserted = states.indices.map { position in
+                states[position].storedKeys.contains(where: \.holdsWholeColumn)
+                    ? plan.inserted[position].compactMap(\.rowID) : []
+            }
+            return WrittenChanges(
+                note: note, tokenBeforeCommit: result.tokenBeforeCommit, tokenAfterCommit: result.tokenAfterCommit
+            ) { token in
+                for (position, state) in states.enumerated() {
+                    for (index, keys) in state.storedKeys.enumerated() {
+                        keys.didSave(
+                            deleting: deleted[position], inserting: inserted[position],
+                            movingKeys: movedKeys[position][index], generationBefore: generation.before,
+                            after: generation.after, token: token)
+                    }
+                }
+                self.lastSave = (generation.before, generation.after, token)
+            }
+        } catch {
+            for step in undo.reversed() { step() }
+            throw error
+        }
+    }
 
-    // MARK: After the commit
+    /// Records the container's own commit, answering the store's change token after it.
+    func noteOwnCommit(_ tokens: CommitTokens) -> Int64 {
+        if let before = tokens.beforeCommit, tokens.afterCommit == nil, container.store.changeTokenSeesEveryCommit {
+            // Another connection committed right after this save: the token after it holds
+            // that commit too. The one before never comes back, so what this save vouches for
+            // (objects leaving by value, pages found as recorded) is read again, and that
+            // commit counts as another process's.
+            return before
+        }
+        let token = tokens.afterCommit ?? (try? container.store.changeToken()) ?? 0
+        container.externalCommits.withLock { $0.ownCommit(before: tokens.beforeCommit, after: token) }
+        return token
+    }
 
+}
+
+/// What `writeChanges` wrote: the save's note, its tokens, and what is left to do once the
+/// token after the commit is known.
+struct WrittenChanges {
+    let note: SaveNote
+    let tokenBeforeCommit: Int64?
+    let tokenAfterCommit: Int64?
+    /// Tells the context's unique indexes what the save inserted and deleted, and keeps the
+    /// save's generations and token (`lastSave`).
+    let didSave: (Int64) -> Void
 }
 
 /// Where each new object of a save is among its inserts, filled once the change set is made,

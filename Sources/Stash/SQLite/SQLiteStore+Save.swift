@@ -13,12 +13,19 @@ extension SQLiteStore {
         if let readOnly {
             throw readOnly.saveRefused(path ?? ":memory:", entity: changes.entities.first?.entity.name)
         }
+        if isInsideTransaction {
+            // A hook, say, saving another context while `decodeAndSave` writes: its save would
+            // join a transaction that may yet roll back, after telling everyone it committed.
+            throw StashError(
+                .storeFailed,
+                "a save cannot run inside decodeAndSave's transaction, on its thread (from a hook of its "
+                    + "objects?); nothing was saved",
+                entity: changes.entities.first?.entity.name)
+        }
         return try withConnection { connection in
             var writerVersion: Int64?
             var result = try connection.transaction {
-                let pendingEdits = try beginOutbox(changes.outbox, connection)
-                var result = try changes.write(with: SQLiteChangeWriter(store: self, connection: connection))
-                try finishOutbox(changes.outbox, pendingEdits, result, connection)
+                var result = try write(changes, connection)
                 if path != nil {
                     result.tokenBeforeCommit = try changeToken()
                     writerVersion = try connection.integer("PRAGMA data_version")
@@ -30,6 +37,14 @@ extension SQLiteStore {
             if let writerVersion { result.tokenAfterCommit = try? tokenAfterOwnCommit(writerVersion, connection) }
             return result
         }
+    }
+
+    /// The change set's rows, join rows and outbox entries, inside the caller's transaction.
+    func write(_ changes: StoreChangeSet, _ connection: SQLiteConnection) throws -> SaveResult {
+        let pendingEdits = try beginOutbox(changes.outbox, connection)
+        let result = try changes.write(with: SQLiteChangeWriter(store: self, connection: connection))
+        try finishOutbox(changes.outbox, pendingEdits, result, connection)
+        return result
     }
 
     /// One owner's list as a change to the rows its context read (see `JoinWrite`): its join

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// The SQLite store: a container's tables in one file (or in memory).
 ///
@@ -16,6 +17,9 @@ final class SQLiteStore: Store, @unchecked Sendable {
     let readOnly: ReadOnlyAccess?
     private let writer: SQLiteConnection
     private let writerLock = NSLock()
+    /// The thread inside `inOneTransaction`, 0 outside it: its saves and reads use the
+    /// writer, which holds the open transaction (and the lock) meanwhile.
+    private let transactionThread = Atomic<UInt>(0)
     private let readers: ReaderPool?
     /// A reader kept for `changeToken()`: `PRAGMA data_version` counts per connection.
     private let tokenConnection: SQLiteConnection?
@@ -78,6 +82,7 @@ final class SQLiteStore: Store, @unchecked Sendable {
 
     /// Runs `body` with the writer connection, serialized with every other use of it.
     func withConnection<Result>(_ body: (SQLiteConnection) throws -> Result) throws -> Result {
+        if isInsideTransaction { return try body(writer) }
         writerLock.lock()
         defer { writerLock.unlock() }
         return try body(writer)
@@ -85,8 +90,55 @@ final class SQLiteStore: Store, @unchecked Sendable {
 
     /// Runs `body` with a reader of its own (the writer, for an in-memory store).
     func withReader<Result>(_ body: (SQLiteConnection) throws -> Result) throws -> Result {
-        guard let readers else { return try withConnection(body) }
+        guard let readers, !isInsideTransaction else { return try withConnection(body) }
         return try readers.withReader(body)
+    }
+
+    /// Whether the calling thread runs `inOneTransaction`'s body.
+    var isInsideTransaction: Bool {
+        transactionThread.load(ordering: .acquiring) == Self.currentThread
+    }
+
+    /// The calling thread as a number, never 0.
+    private static var currentThread: UInt {
+        #if canImport(Darwin)
+            UInt(bitPattern: pthread_self())
+        #else
+            pthread_self()
+        #endif
+    }
+
+    /// One `BEGIN IMMEDIATE` transaction around `body` (see `Store.inOneTransaction`), whose
+    /// batches are written as a save writes its change set, without a transaction of their
+    /// own. Its tokens are read as a save's are.
+    func inOneTransaction<Result>(
+        _ body: (_ write: @escaping (StoreChangeSet) throws -> SaveResult) throws -> Result
+    ) throws -> (Result, CommitTokens)? {
+        if let readOnly { throw readOnly.saveRefused(path ?? ":memory:", entity: nil) }
+        guard !isInsideTransaction else {
+            throw StashError(.storeFailed, "an import saved in batches cannot start inside another one")
+        }
+        return try withConnection { connection in
+            var tokens = CommitTokens()
+            var writerVersion: Int64?
+            let result = try connection.transaction {
+                transactionThread.store(Self.currentThread, ordering: .releasing)
+                defer { transactionThread.store(0, ordering: .releasing) }
+                let result = try body { [self] changes in
+                    guard isInsideTransaction else {
+                        throw StashError(.storeFailed, "a batch was written after its transaction ended")
+                    }
+                    return try write(changes, connection)
+                }
+                if path != nil {
+                    tokens.beforeCommit = try changeToken()
+                    writerVersion = try connection.integer("PRAGMA data_version")
+                }
+                return result
+            }
+            if let writerVersion { tokens.afterCommit = try? tokenAfterOwnCommit(writerVersion, connection) }
+            return (result, tokens)
+        }
     }
 
     /// How many statements have run on the store's connections (see

@@ -8,6 +8,16 @@ package protocol Store: AnyObject, Sendable {
     /// failure the error names the entity (and attribute, where one is to blame).
     func save(_ changes: StoreChangeSet) throws -> SaveResult
 
+    /// Runs `body` inside one transaction that commits once `body` returns, or rolls back if
+    /// it throws: an import saved a batch at a time, still all or nothing. `body` writes each
+    /// batch with the function it is given (valid only while `body` runs); meanwhile the
+    /// calling thread's reads see what the batches wrote, a plain `save` on that thread fails,
+    /// and other threads' saves wait. `nil`, without running `body`, from a store that cannot
+    /// (each of its saves is a transaction of its own).
+    func inOneTransaction<Result>(
+        _ body: (_ write: @escaping (StoreChangeSet) throws -> SaveResult) throws -> Result
+    ) throws -> (Result, CommitTokens)?
+
     /// Calls `body` with each row `query` selects, in row id order.
     func fetch(_ query: StoreQuery, _ body: (any StoreRow) throws -> Void) throws
 
@@ -42,4 +52,22 @@ package protocol Store: AnyObject, Sendable {
     /// cannot tell (SQLite: its token is looked at when a context fetches instead).
     func startChangeNotifications(_ receive: @escaping @Sendable (CommitNotice) -> Void)
         -> (any ChangeNotifications)?
+}
+
+extension Store {
+    package func inOneTransaction<Result>(
+        _ body: (_ write: @escaping (StoreChangeSet) throws -> SaveResult) throws -> Result
+    ) throws -> (Result, CommitTokens)? { nil }
+}
+
+/// The change token just before a transaction committed and just after, as a save's
+/// `SaveResult` carries them (see `ExternalCommits.ownCommit`).
+package struct CommitTokens: Sendable {
+    package var beforeCommit: Int64?
+    package var afterCommit: Int64?
+
+    package init(beforeCommit: Int64? = nil, afterCommit: Int64? = nil) {
+        self.beforeCommit = beforeCommit
+        self.afterCommit = afterCommit
+    }
 }

@@ -1,0 +1,19 @@
+/// The top-level array of a `decodeAndSave`: each element is decoded into the import's
+/// context and dropped, and every `batchSize` of them are written (see `BatchedSave`). Its
+/// errors and coding paths are those of `[Element]`.
+struct BatchedArray<Element: ManagedObject & Decodable>: ReaderDecodable {
+    static var readerModelTypes: [ManagedObject.Type] { [Element.self] }
+
+    init(from decoder: any Decoder) throws {
+        guard let context = decoder.userInfo[.managedObjectContext] as? ManagedObjectContext,
+            let batches = context.entering({ context.decoding.batches })
+        else {
+            preconditionFailure("BatchedArray is decoded only by decodeAndSave, which sets its batches")
+        }
+        var elements = try decoder.unkeyedContainer()
+        while !elements.isAtEnd {
+            _ = try elements.decode(Element.self)
+            if batches.countDecoded() { try batches.writeBatch(of: context) }
+        }
+    }
+}

@@ -1,0 +1,35 @@
+/// A `decodeAndSave` under way: how many objects are decoded since the last batch was
+/// written, and what each batch wrote, for the one note told once the transaction commits.
+final class BatchedSave {
+    let batchSize: Int
+    /// The store's change token when the transaction began: no commit can come between its
+    /// batches (the transaction holds the store's write lock), so it stays true until the end.
+    let token: Int64
+    /// Writes a batch into the open transaction (`Store.inOneTransaction`).
+    let write: (StoreChangeSet) throws -> SaveResult
+    private(set) var decoded = 0
+    private(set) var pending = 0
+    private(set) var notes: [SaveNote] = []
+
+    init(batchSize: Int, token: Int64, write: @escaping (StoreChangeSet) throws -> SaveResult) {
+        self.batchSize = batchSize
+        self.token = token
+        self.write = write
+    }
+
+    /// Counts one decoded object; answers whether a batch is full.
+    func countDecoded() -> Bool {
+        decoded += 1
+        pending += 1
+        return pending >= batchSize
+    }
+
+    /// Writes what `context` decoded since the last batch, inside the open transaction, and
+    /// keeps the note; the objects, saved, are held by nobody and go.
+    func writeBatch(of context: ManagedObjectContext) throws {
+        pending = 0
+        guard let written = try context.entering({ try context.writeChanges(through: write) }) else { return }
+        notes.append(written.note)
+        context.entering { written.didSave(token) }
+    }
+}

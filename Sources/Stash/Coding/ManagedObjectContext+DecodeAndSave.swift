@@ -1,0 +1,77 @@
+import Foundation
+
+extension ManagedObjectContext {
+    /// Decodes a JSON array of `T` and saves it in one transaction, without ever holding
+    /// every object: for payloads too large to keep as objects at once.
+    ///
+    /// ```swift
+    /// let imported = try context.decodeAndSave([Article].self, from: data, using: decoder)
+    /// print(imported.decoded, "read,", imported.changes.inserted.count, "new")
+    /// ```
+    ///
+    /// The objects are decoded into a context of the call's own, a batch of `batchSize` at a
+    /// time; each batch is written (upserted by unique values, its relationships and hooks as
+    /// in any save) and let go, and the transaction commits after the last one. If anything
+    /// fails (malformed JSON at `[81234].url`, a validation, the disk), it rolls back: the
+    /// store is as it was and the error says what and where, as `decode` and `save` would.
+    /// Once it commits, this context and the container's others take the import in as they
+    /// take another context's save (this one before the call returns), and
+    /// `container.changes` delivers it as one change set. This context's unsaved changes are
+    /// neither saved nor lost; none of its objects are handed back (fetch what you need).
+    ///
+    /// Meanwhile other saves to the store wait, as they wait for any save, and reads see the
+    /// store as it was. On a store that cannot write batches into one transaction (PostgreSQL
+    /// for now), the whole array is decoded and saved at once: the same result, without the
+    /// bound on memory.
+    @discardableResult
+    public func decodeAndSave<T: ManagedObject & Decodable>(
+        _ type: [T].Type, from data: Data, using decoder: JSONDecoder = JSONDecoder(), batchSize: Int = 1_000
+    ) throws -> SavedImport {
+        precondition(batchSize > 0, "decodeAndSave needs a batchSize of at least 1")
+        let importing = try entering { () -> ManagedObjectContext in
+            try throwPendingLoadError()
+            let context = ManagedObjectContext(container, confinement: confinement, name: "\(name) import")
+            context.recordsEdits = recordsEdits
+            context.mergePolicy = policyInEffect
+            return context
+        }
+        // What failed leaves new objects in `importing`, which hold it: let go of both.
+        defer { importing.reset() }
+        let store = container.store
+        let outcome = try store.inOneTransaction { write -> BatchedSave in
+            let token = store.isShared ? try store.changeToken() : 0
+            let batches = BatchedSave(batchSize: batchSize, token: token, write: write)
+            importing.entering { importing.decoding.batches = batches }
+            defer { importing.entering { importing.decoding.batches = nil } }
+            let copy = decoder.copy(for: importing)
+            if let options = ReaderEligibility.options(for: type, decoder: decoder, container: container),
+                TapeDecoder.reads(data)
+            {
+                _ = try TapeDecoder.decode(BatchedArray<T>.self, from: data, options: options, userInfo: copy.userInfo)
+            } else {
+                _ = try copy.decode(BatchedArray<T>.self, from: data)
+            }
+            try batches.writeBatch(of: importing)
+            return batches
+        }
+        guard let (batches, tokens) = outcome else {
+            let objects = try importing.decode(type, from: data, using: decoder)
+            let changes = try importing.saveChanges()
+            entering {}
+            return SavedImport(decoded: objects.count, batches: 1, changes: changes)
+        }
+        // Each batch moved the container's save generation before its rows were committed: a
+        // cache made from what another context read meanwhile must not pass for current.
+        _ = container.noteSave()
+        let note = batches.notes.count == 1 ? batches.notes[0] : SaveNote(folding: batches.notes)
+        if !note.isEmpty {
+            _ = importing.noteOwnCommit(tokens)
+            container.broadcast(note, from: importing)
+        }
+        // This context merges what the others will: as after a save of its own, the import is
+        // in its objects and fetches when the call returns.
+        entering {}
+        return SavedImport(
+            decoded: batches.decoded, batches: batches.notes.count, changes: note.changeSet(container.entities))
+    }
+}
