@@ -34,9 +34,31 @@ final class PostgresPool: Sendable {
         idle.withLock { $0.append(first) }
     }
 
+    /// The connection each thread inside `pinning` holds: every use of the pool on that
+    /// thread gets it (the open transaction's reads see its writes).
+    private let pinned = Locked<[UInt: PostgresConnection]>([:])
+
+    /// Whether the calling thread is inside `pinning`.
+    var isPinnedToThisThread: Bool {
+        let thread = UInt(pthread_self())
+        return pinned.withLock { $0[thread] != nil }
+    }
+
+    /// Runs `body` with a connection that every use of the pool on this thread gets until
+    /// `body` returns: `PostgresStore.inOneTransaction`'s.
+    func pinning<Result>(_ body: (PostgresConnection) throws -> Result) throws -> Result {
+        try withConnection { connection in
+            let thread = UInt(pthread_self())
+            pinned.withLock { $0[thread] = connection }
+            defer { _ = pinned.withLock { $0.removeValue(forKey: thread) } }
+            return try body(connection)
+        }
+    }
+
     /// Runs `body` with a connection of its own for the duration.
     func withConnection<Result>(_ body: (PostgresConnection) throws -> Result) throws -> Result {
         let thread = UInt(pthread_self())
+        if let connection = pinned.withLock({ $0[thread] }) { return try body(connection) }
         let nested = holders.withLock { holders in
             defer { holders[thread, default: 0] += 1 }
             return holders[thread, default: 0] > 0

@@ -30,6 +30,15 @@ extension PostgresStore {
                 "RemoteModel edits (the outbox) are not kept by a PostgreSQL store yet; nothing was saved",
                 entity: changes.entities.first?.entity.name)
         }
+        if pool.isPinnedToThisThread {
+            // As on SQLite: a save on the thread of `inOneTransaction` would join a transaction
+            // that may yet roll back, after telling everyone it committed.
+            throw StashError(
+                .storeFailed,
+                "a save cannot run inside decodeAndSave's transaction, on its thread (from a hook of its "
+                    + "objects?); nothing was saved",
+                entity: changes.entities.first?.entity.name)
+        }
         return try pool.withConnection { connection in
             try connection.execute("BEGIN")
             do {
@@ -52,6 +61,65 @@ extension PostgresStore {
                     result.tokenAfterCommit = result.tokenBeforeCommit.map { $0 + 1 }
                 }
                 return result
+            } catch {
+                if !connection.isBroken { _ = try? connection.execute("ROLLBACK") }
+                throw error
+            }
+        }
+    }
+
+    /// One transaction around `body`'s batches (see `Store.inOneTransaction`): the count's
+    /// row is locked first, as a save locks it, each batch is written as a save's change set,
+    /// and one notification lists every batch's rows, folded. A transaction that wrote no
+    /// row rolls back, as such a save does.
+    func inOneTransaction<Result>(
+        _ body: (_ write: @escaping (StoreChangeSet) throws -> SaveResult) throws -> Result
+    ) throws -> (Result, CommitTokens)? {
+        guard !pool.isPinnedToThisThread else {
+            throw StashError(.storeFailed, "an import saved in batches cannot start inside another one")
+        }
+        return try pool.pinning { connection in
+            try connection.execute("BEGIN")
+            do {
+                let lock = try connection.execute(
+                    "UPDATE \"_stash_commits\" SET \"count\" = \"count\" + 1 RETURNING \"count\" - 1, \(Self.rowsWritten)"
+                )
+                let before = lock.integer(0, 0)
+                let rowsBefore = lock.integer(0, 1)
+                var written: [(entity: String, rows: RowChanges)] = []
+                let result = try body { [self] changes in
+                    guard pool.isPinnedToThisThread else {
+                        throw StashError(.storeFailed, "a batch was written after its transaction ended")
+                    }
+                    if let outbox = changes.outbox, !outbox.isEmpty {
+                        throw StashError(
+                            .storeFailed,
+                            "RemoteModel edits (the outbox) are not kept by a PostgreSQL store yet; nothing was saved",
+                            entity: changes.entities.first?.entity.name)
+                    }
+                    var result = try changes.write(with: PostgresChangeWriter(store: self, connection: connection))
+                    result.tokenBeforeCommit = before
+                    written += try changes.committedRows(result)
+                    return result
+                }
+                let rowsAfter = try connection.execute("SELECT \(Self.rowsWritten)").integer(0, 0)
+                guard rowsAfter != rowsBefore else {
+                    try connection.execute("ROLLBACK")
+                    return (result, CommitTokens(beforeCommit: before, afterCommit: before))
+                }
+                var names: [String] = []
+                var byEntity: [String: [RowChanges]] = [:]
+                for (entity, rows) in written {
+                    if byEntity[entity] == nil { names.append(entity) }
+                    byEntity[entity, default: []].append(rows)
+                }
+                let rows = names.map { (entity: $0, rows: RowChanges(folding: byEntity[$0]!)) }
+                if let payload = PostgresNotification.payload(origin: origin, commit: before + 1, rows: rows) {
+                    try connection.execute("SELECT pg_notify($1, $2)", [.text(channel), .text(payload)])
+                }
+                try connection.execute("COMMIT")
+                // The count's row stayed locked from the first statement: see `save`.
+                return (result, CommitTokens(beforeCommit: before, afterCommit: before + 1))
             } catch {
                 if !connection.isBroken { _ = try? connection.execute("ROLLBACK") }
                 throw error

@@ -29,6 +29,22 @@ struct PostgresNotificationTests {
         withExtendedLifetime(other) {}  // the listening container, to the end
     }
 
+    /// `decodeAndSave`'s batches commit once, and the other container hears them once, as
+    /// one change set listing every row the import answered.
+    @Test func anImportSavedInBatchesArrivesOnce() async throws {
+        let (writer, other, recorder) = try await writerAndRecordedListener()
+        let context = ManagedObjectContext(writer)
+        insertReadings([3], into: context)[0].name = "before"
+        try context.save()
+        let payload = Data("[\((1...45).map { "{\"id\": \($0), \"name\": \"r\($0)\"}" }.joined(separator: ","))]".utf8)
+        let imported = try context.decodeAndSave([Reading].self, from: payload, batchSize: 10)
+        #expect(imported.batches == 5)
+        #expect(imported.changes.inserted.count == 44 && imported.changes.updated.count == 1)
+        let heard = await recorder.wait { $0.count == 2 }
+        #expect(heard.last == imported.changes)
+        withExtendedLifetime(other) {}
+    }
+
     /// An object the other container's context holds takes the saved values when that
     /// context next runs; its unsaved edits stay, as the merge policy says: under
     /// `.incomingWins` an attribute edited on both sides keeps the local value, under

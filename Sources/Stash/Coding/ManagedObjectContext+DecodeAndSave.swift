@@ -20,9 +20,9 @@ extension ManagedObjectContext {
     /// neither saved nor lost; none of its objects are handed back (fetch what you need).
     ///
     /// Meanwhile other saves to the store wait, as they wait for any save, and reads see the
-    /// store as it was. On a store that cannot write batches into one transaction (PostgreSQL
-    /// for now), the whole array is decoded and saved at once: the same result, without the
-    /// bound on memory.
+    /// store as it was. On a store that cannot write batches into one transaction (both of
+    /// Stash's can), the whole array is decoded and saved at once: the same result, without
+    /// the bound on memory.
     @discardableResult
     public func decodeAndSave<T: ManagedObject & Decodable>(
         _ type: [T].Type, from data: Data, using decoder: JSONDecoder = JSONDecoder(), batchSize: Int = 1_000

@@ -27,20 +27,8 @@ extension SaveNote {
         let count = notes.map(\.entities.count).max() ?? 0
         var folded = [Entity](repeating: Entity(), count: count)
         for position in 0..<count {
-            var inserted = Set<Int64>()
-            var updated = Set<Int64>()
-            var deleted = Set<Int64>()
-            for note in notes where position < note.entities.count {
-                let changes = note.entities[position]
-                deleted.formUnion(changes.deleted)
-                inserted.subtract(changes.deleted)
-                updated.subtract(changes.deleted)
-                inserted.formUnion(changes.inserted)
-                deleted.subtract(changes.inserted)
-                for rowID in changes.updated where !inserted.contains(rowID) { updated.insert(rowID) }
-            }
             folded[position] = Entity(
-                inserted: inserted.sorted(), updated: updated.sorted(), deleted: deleted.sorted())
+                folding: notes.compactMap { position < $0.entities.count ? $0.entities[position] : nil })
         }
         entities = folded
         unlisted = notes.reduce(into: Set<Int>()) { $0.formUnion($1.unlisted) }

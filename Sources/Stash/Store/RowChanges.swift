@@ -14,6 +14,23 @@ package struct RowChanges: Sendable, Equatable {
     }
 
     package var isEmpty: Bool { inserted.isEmpty && updated.isEmpty && deleted.isEmpty }
+
+    /// One entity's changes over several commits, in order: each row once, as the last left
+    /// it (a row deleted at the end is deleted; one inserted and then changed is inserted).
+    package init(folding changes: [RowChanges]) {
+        var inserted = Set<Int64>()
+        var updated = Set<Int64>()
+        var deleted = Set<Int64>()
+        for change in changes {
+            deleted.formUnion(change.deleted)
+            inserted.subtract(change.deleted)
+            updated.subtract(change.deleted)
+            inserted.formUnion(change.inserted)
+            deleted.subtract(change.inserted)
+            for rowID in change.updated where !inserted.contains(rowID) { updated.insert(rowID) }
+        }
+        self.init(inserted: inserted.sorted(), updated: updated.sorted(), deleted: deleted.sorted())
+    }
 }
 
 extension StoreChangeSet {
