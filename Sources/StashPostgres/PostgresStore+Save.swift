@@ -216,7 +216,7 @@ extension PostgresStore {
         result.insertedRowIDs = Array(repeating: 0, count: inserts.count)
         result.matches = Array(repeating: nil, count: inserts.count)
         var pending = Array(0..<inserts.count)
-        if !entity.uniqueColumns.isEmpty {
+        if changes.matchesStoredRows, !entity.uniqueColumns.isEmpty {
             pending = try matchStoredRows(of: changes, at: position, pending, &result, inserted, &later, connection)
         }
         guard !pending.isEmpty else { return }

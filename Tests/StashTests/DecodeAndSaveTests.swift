@@ -298,6 +298,37 @@ struct DecodeAndSaveIsolationTests {
         #expect(try ManagedObjectContext(reopened).fetchCount(FetchDescriptor<Refused>()) == 1)
     }
 
+    final class Renumbered: ManagedObject, Decodable {
+        @Attribute(.unique) var id: Int
+        @Attribute var title: String
+
+        /// Gives object 105 the id of a row an earlier batch wrote, after it was decoded as new.
+        override func willSave() {
+            if id == 105 { id = 3 }
+        }
+    }
+
+    /// The store is spared looking up new rows' unique values only where the context's
+    /// indexes prove them new at the save: a value a hook set after decoding is still found,
+    /// and upserts the row an earlier batch wrote (as one save of the whole payload does).
+    @Test func aValueSetByAHookAfterDecodingStillFindsItsRow() throws {
+        let payload = Data(
+            "[\((1...200).map { "{\"id\": \($0), \"title\": \"t\($0)\"}" }.joined(separator: ","))]".utf8)
+        var rows: [[String]] = []
+        for batchSize in [50, 1_000] {
+            let container = try testContainer(for: Renumbered.self, inMemory: true)
+            let imported = try ManagedObjectContext(container).decodeAndSave(
+                [Renumbered].self, from: payload, batchSize: batchSize)
+            #expect(imported.decoded == 200)
+            let stored = try ManagedObjectContext(container).fetch(
+                FetchDescriptor<Renumbered>(sortBy: [SortDescriptor(\.id)]))
+            rows.append(stored.map { "\($0.id) \($0.title)" })
+        }
+        #expect(rows[0].count == 199)
+        #expect(rows[0].contains("3 t105"))
+        #expect(rows[0] == rows[1])
+    }
+
     @Test func anotherConnectionSeesNothingBeforeTheCommit() throws {
         let directory = try TemporaryDirectory()
         let url = directory.url.appendingPathComponent("watched.sqlite")

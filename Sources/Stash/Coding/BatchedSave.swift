@@ -6,7 +6,7 @@ final class BatchedSave {
     /// batches (the transaction holds the store's write lock), so it stays true until the end.
     let token: Int64
     /// Writes a batch into the open transaction (`Store.inOneTransaction`).
-    let write: (StoreChangeSet) throws -> SaveResult
+    private let write: (StoreChangeSet) throws -> SaveResult
     private(set) var decoded = 0
     private(set) var pending = 0
     private(set) var notes: [SaveNote] = []
@@ -28,7 +28,11 @@ final class BatchedSave {
     /// keeps the note; the objects, saved, are held by nobody and go.
     func writeBatch(of context: ManagedObjectContext) throws {
         pending = 0
-        guard let written = try context.entering({ try context.writeChanges(through: write) }) else { return }
+        guard
+            let written = try context.entering({
+                try context.writeChanges(inBatch: BatchWrite(write: write, token: token))
+            })
+        else { return }
         notes.append(written.note)
         context.entering { written.didSave(token) }
     }

@@ -26,11 +26,11 @@ extension ManagedObjectContext {
         }
     }
 
-    /// Writes the pending changes (through `container.store.save`, or `write` for a batch of
+    /// Writes the pending changes (through `container.store.save`, or `batch` for a batch of
     /// `decodeAndSave`) and applies the result to the objects; `nil` when there was nothing
     /// to write. The caller tells the container and the observers once the transaction has
     /// committed, and calls `didSave` with the token its unique indexes are true for.
-    func writeChanges(through write: ((StoreChangeSet) throws -> SaveResult)? = nil) throws -> WrittenChanges? {
+    func writeChanges(inBatch batch: BatchWrite? = nil) throws -> WrittenChanges? {
         try throwPendingLoadError()
         guard !graph.listOwners.isEmpty || identity.states.contains(where: \.hasPendingWrites) else {
             return nil
@@ -55,7 +55,17 @@ extension ManagedObjectContext {
                 tracker.apply(SaveResult(), plan)
                 return nil
             }
-            let result = try write?(changes) ?? container.store.save(changes)
+            let newKeys = batch.map { _ in NewRowKeys(inserted: plan.inserted, states: identity.states) }
+            if let batch, let newKeys {
+                let generation = container.saveGeneration
+                for position in changes.entities.indices
+                where newKeys.areNew(
+                    at: position, in: identity.states[position], generation: generation, token: batch.token)
+                {
+                    changes.entities[position].matchesStoredRows = false
+                }
+            }
+            let result = try batch?.write(changes) ?? container.store.save(changes)
             let generation = container.noteSave()
             let note = planner.note(for: result, plan)
             // Before `apply` forgets which attributes changed.
@@ -79,6 +89,7 @@ extension ManagedObjectContext {
                     for (index, keys) in state.storedKeys.enumerated() {
                         keys.didSave(
                             deleting: deleted[position], inserting: inserted[position],
+                            keys: newKeys?.rows(at: position, unique: index),
                             movingKeys: movedKeys[position][index], generationBefore: generation.before,
                             after: generation.after, token: token)
                     }
@@ -105,6 +116,13 @@ extension ManagedObjectContext {
         return token
     }
 
+}
+
+/// How a batch of `decodeAndSave` is written: into the open transaction
+/// (`Store.inOneTransaction`), whose change token is `token` throughout.
+struct BatchWrite {
+    let write: (StoreChangeSet) throws -> SaveResult
+    let token: Int64
 }
 
 /// What `writeChanges` wrote: the save's note, its tokens, and what is left to do once the

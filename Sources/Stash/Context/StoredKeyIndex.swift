@@ -114,9 +114,12 @@ final class StoredKeyIndex {
     /// rows rewritten and reported updated), instead of one compared with it. Their values
     /// are read when a lookup first misses (`pendingRows`): an import that decodes nothing
     /// after its save pays nothing for them.
+    ///
+    /// `keys`, when given, are the inserted rows' values in this column, known to the save
+    /// (a batch of `decodeAndSave`, after which decoding goes on): they are added at once.
     func didSave(
-        deleting rowIDs: some Sequence<Int64>, inserting inserted: [Int64], movingKeys: Bool,
-        generationBefore: UInt64, after: UInt64, token: Int64
+        deleting rowIDs: some Sequence<Int64>, inserting inserted: [Int64], keys: [(StoredValue, Int64)]? = nil,
+        movingKeys: Bool, generationBefore: UInt64, after: UInt64, token: Int64
     ) {
         guard generation == generationBefore, !movingKeys else { return forget(generation: after) }
         // A deleted row's id given to a new row would make a value the index knew for the
@@ -126,7 +129,14 @@ final class StoredKeyIndex {
         generation = after
         self.token = token
         deleted.formUnion(rowIDs)
-        if holdsWholeColumn { pendingRows += inserted }
+        guard case .loaded(var rows) = mode else { return }
+        guard let keys else {
+            pendingRows += inserted
+            return
+        }
+        mode = .unknown  // so that `rows` is the dictionary's only reference, changed in place
+        for (key, rowID) in keys { rows[key] = rowID }
+        mode = .loaded(rows)
     }
 
     /// Starts over: the next lookup learns the store afresh.
@@ -135,6 +145,19 @@ final class StoredKeyIndex {
         pendingRows.removeAll()
         deleted.removeAll()
         self.generation = generation
+    }
+
+    /// Whether the index, true for the container's save `generation` and the store's change
+    /// `token`, holds the whole column and no row of it holds any of `keys` (a row this
+    /// context deleted holds none). `false` whenever it cannot tell.
+    func holdsNone(of keys: some Sequence<StoredValue>, generation current: UInt64, token: Int64) -> Bool {
+        guard generation == current, self.token == token, pendingRows.isEmpty, case .loaded(let rows) = mode else {
+            return false
+        }
+        for key in keys {
+            if let row = rows[key], !deleted.contains(row) { return false }
+        }
+        return true
     }
 
     /// Adds the values of the rows this context inserted since the column was read; answers

@@ -189,7 +189,9 @@ extension SQLiteStore {
         result.insertedRowIDs = Array(repeating: 0, count: inserts.count)
         result.matches = Array(repeating: nil, count: inserts.count)
         var pending = Array(0..<inserts.count)
-        if !changes.entity.uniqueColumns.isEmpty, try connection.integer(entitySQL.anyRow) != 0 {
+        if changes.matchesStoredRows, !changes.entity.uniqueColumns.isEmpty,
+            try connection.integer(entitySQL.anyRow) != 0
+        {
             pending = try matchStoredRows(of: changes, at: position, pending, &result, inserted, &later, connection)
         }
         let columnCount = changes.entity.columns.count

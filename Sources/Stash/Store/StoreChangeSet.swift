@@ -104,6 +104,9 @@ package struct EntityChanges {
     package var inserts = RowWrites()
     /// What an insert whose unique value a stored row holds does instead.
     package var onStoredMatch = StoredMatchRule.update
+    /// `false` when the context has proven, inside the transaction, that no stored row holds
+    /// any insert's unique values (`NewRowKeys`): the store then does not look.
+    package var matchesStoredRows = true
     /// What an update does when a column it writes no longer holds the value its object last
     /// saw there (`updates.expected`): another context or process changed it since.
     package var onConflict = ConflictRule.overwrite
