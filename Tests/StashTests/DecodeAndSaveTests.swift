@@ -329,6 +329,39 @@ struct DecodeAndSaveIsolationTests {
         #expect(rows[0] == rows[1])
     }
 
+    final class Counted: ManagedObject, Decodable {
+        @Attribute(.unique) var id: Int
+        @Attribute var title: String = ""
+
+        /// Objects alive now, and the most seen alive by a hook.
+        static let alive = Atomic<Int>(0)
+        static let mostAlive = Atomic<Int>(0)
+
+        required init() {
+            super.init()
+            Self.alive.add(1, ordering: .relaxed)
+        }
+
+        deinit { Self.alive.subtract(1, ordering: .relaxed) }
+
+        override func validateForInsert() throws {
+            Self.mostAlive.max(Self.alive.load(ordering: .relaxed), ordering: .relaxed)
+        }
+    }
+
+    /// The import holds a batch of objects, not the payload's: each batch is let go once
+    /// written.
+    @Test func noMoreThanABatchOfObjectsIsAlive() throws {
+        let container = try testContainer(for: Counted.self, inMemory: true)
+        Counted.mostAlive.store(0, ordering: .relaxed)
+        let payload = Data("[\((1...3_000).map { "{\"id\": \($0)}" }.joined(separator: ","))]".utf8)
+        let imported = try ManagedObjectContext(container).decodeAndSave([Counted].self, from: payload, batchSize: 250)
+        #expect(imported.decoded == 3_000)
+        let most = Counted.mostAlive.load(ordering: .relaxed)
+        #expect(most >= 250 && most <= 300)
+        #expect(try ManagedObjectContext(container).fetchCount(FetchDescriptor<Counted>()) == 3_000)
+    }
+
     @Test func anotherConnectionSeesNothingBeforeTheCommit() throws {
         let directory = try TemporaryDirectory()
         let url = directory.url.appendingPathComponent("watched.sqlite")

@@ -25,15 +25,20 @@ final class BatchedSave {
     }
 
     /// Writes what `context` decoded since the last batch, inside the open transaction, and
-    /// keeps the note; the objects, saved, are held by nobody and go.
+    /// keeps the note. The objects, saved, are held by nobody and go, and so does what the
+    /// context kept for them: its unique indexes' entries, which the departure signal
+    /// (`RegisteredObjects`) would leave for thousands of objects, and a batch is fewer.
     func writeBatch(of context: ManagedObjectContext) throws {
         pending = 0
-        guard
-            let written = try context.entering({
-                try context.writeChanges(inBatch: BatchWrite(write: write, token: token))
-            })
-        else { return }
-        notes.append(written.note)
-        context.entering { written.didSave(token) }
+        try context.entering {
+            guard let written = try context.writeChanges(inBatch: BatchWrite(write: write, token: token)) else {
+                return
+            }
+            notes.append(written.note)
+            written.didSave(token)
+        }
+        context.entering {
+            for state in context.identity.states { state.releaseDeparted() }
+        }
     }
 }
