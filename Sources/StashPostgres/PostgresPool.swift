@@ -55,10 +55,13 @@ final class PostgresPool: Sendable {
         }
     }
 
-    /// Runs `body` with a connection of its own for the duration.
-    func withConnection<Result>(_ body: (PostgresConnection) throws -> Result) throws -> Result {
+    /// Runs `body` with a connection of its own for the duration: the thread's pinned one
+    /// inside `pinning`, unless `unpinned` (what others see: the last commit).
+    func withConnection<Result>(unpinned: Bool = false, _ body: (PostgresConnection) throws -> Result) throws
+        -> Result
+    {
         let thread = UInt(pthread_self())
-        if let connection = pinned.withLock({ $0[thread] }) { return try body(connection) }
+        if !unpinned, let connection = pinned.withLock({ $0[thread] }) { return try body(connection) }
         let nested = holders.withLock { holders in
             defer { holders[thread, default: 0] += 1 }
             return holders[thread, default: 0] > 0

@@ -23,7 +23,8 @@ extension PostgresStore: BookkeepingStore {
     func setBookkeepingValues(in table: BookkeepingTable, _ values: [String: String?]) throws
         -> (before: Int64?, after: Int64?)
     {
-        try pool.withConnection { connection in
+        try refuseInsideTransaction("writing Stash's bookkeeping")
+        return try pool.withConnection { connection in
             try connection.execute("BEGIN")
             do {
                 let before =

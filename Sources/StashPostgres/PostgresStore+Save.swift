@@ -30,15 +30,7 @@ extension PostgresStore {
                 "RemoteModel edits (the outbox) are not kept by a PostgreSQL store yet; nothing was saved",
                 entity: changes.entities.first?.entity.name)
         }
-        if pool.isPinnedToThisThread {
-            // As on SQLite: a save on the thread of `inOneTransaction` would join a transaction
-            // that may yet roll back, after telling everyone it committed.
-            throw StashError(
-                .storeFailed,
-                "a save cannot run inside decodeAndSave's transaction, on its thread (from a hook of its "
-                    + "objects?); nothing was saved",
-                entity: changes.entities.first?.entity.name)
-        }
+        try refuseInsideTransaction("a save", entity: changes.entities.first?.entity.name)
         return try pool.withConnection { connection in
             try connection.execute("BEGIN")
             do {
@@ -72,9 +64,7 @@ extension PostgresStore {
     /// row is locked first, as a save locks it, each batch is written as a save's change set,
     /// and one notification lists every batch's rows, folded. A transaction that wrote no
     /// row rolls back, as such a save does.
-    func inOneTransaction<Result>(
-        _ body: (_ write: @escaping (StoreChangeSet) throws -> SaveResult) throws -> Result
-    ) throws -> (Result, CommitTokens)? {
+    func inOneTransaction<Result>(_ body: (TransactionWrites) throws -> Result) throws -> (Result, CommitTokens)? {
         guard !pool.isPinnedToThisThread else {
             throw StashError(.storeFailed, "an import saved in batches cannot start inside another one")
         }
@@ -87,7 +77,7 @@ extension PostgresStore {
                 let before = lock.integer(0, 0)
                 let rowsBefore = lock.integer(0, 1)
                 var written: [(entity: String, rows: RowChanges)] = []
-                let result = try body { [self] changes in
+                let write: (StoreChangeSet) throws -> SaveResult = { [self] changes in
                     guard pool.isPinnedToThisThread else {
                         throw StashError(.storeFailed, "a batch was written after its transaction ended")
                     }
@@ -102,6 +92,8 @@ extension PostgresStore {
                     written += try changes.committedRows(result)
                     return result
                 }
+                // Writers other than Stash's saves are not held off by the count's row.
+                let result = try body(TransactionWrites(write: write, excludesOtherWriters: false))
                 let rowsAfter = try connection.execute("SELECT \(Self.rowsWritten)").integer(0, 0)
                 guard rowsAfter != rowsBefore else {
                     try connection.execute("ROLLBACK")

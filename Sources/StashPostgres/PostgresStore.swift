@@ -92,9 +92,24 @@ final class PostgresStore: Store {
             entity: query.rows.entity.name)
     }
 
-    /// The number of commits Stash made to the database, by any process (`_stash_commits`).
+    /// The number of commits Stash made to the database, by any process (`_stash_commits`):
+    /// committed ones only, so not through the connection of an open `inOneTransaction`,
+    /// which has counted its own commit already.
     func changeToken() throws -> Int64 {
-        try pool.withConnection { try $0.execute("SELECT \"count\" FROM \"_stash_commits\"").integer(0, 0) }
+        try pool.withConnection(unpinned: true) {
+            try $0.execute("SELECT \"count\" FROM \"_stash_commits\"").integer(0, 0)
+        }
+    }
+
+    /// Refuses a write of its own (a save, the bookkeeping) on the thread inside
+    /// `inOneTransaction`: it would join (or, by its COMMIT, end) a transaction that may yet
+    /// roll back, after telling everyone it committed.
+    func refuseInsideTransaction(_ what: String, entity: String? = nil) throws {
+        guard pool.isPinnedToThisThread else { return }
+        throw StashError(
+            .storeFailed,
+            "\(what) cannot run inside decodeAndSave's transaction, on its thread (from a hook of its objects?); "
+                + "nothing was written", entity: entity)
     }
 
     /// A connection of its own, `LISTEN`ing on `channel` (see `PostgresListener`).

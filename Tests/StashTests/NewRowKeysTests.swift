@@ -6,7 +6,7 @@ import Testing
 /// When a batch of `decodeAndSave` may spare the store its look-up of new rows' unique values:
 /// only where the context's index of the column proves them new.
 @Suite struct NewRowKeysTests {
-    final class Badge: ManagedObject {
+    final class Badge: ManagedObject, Decodable {
         @Attribute(.unique) var code: Int
         @Attribute var name: String = ""
     }
@@ -54,6 +54,30 @@ import Testing
             deleting: [], inserting: [], keys: [], movingKeys: true, generationBefore: generation,
             after: generation + 1, token: token)
         #expect(!index.holdsNone(of: [.integer(2)], generation: generation + 1, token: token))
+    }
+
+    /// End to end: each batch of new objects skips the store's look-up of their values, in
+    /// memory and in a file, where the table holds other rows; a re-import inserts nothing.
+    @Test(arguments: [false, true])
+    func batchesOfNewObjectsSpareTheStoresLookUp(inFile: Bool) throws {
+        let directory = try TemporaryDirectory()
+        let container =
+            inFile
+            ? try PersistentContainer(for: Badge.self, storeURL: directory.url.appendingPathComponent("b.sqlite"))
+            : try PersistentContainer(for: Badge.self, inMemory: true)
+        let context = ManagedObjectContext(container)
+        let old = Data("[\((5_001...5_050).map { "{\"code\": \($0)}" }.joined(separator: ","))]".utf8)
+        _ = try context.decode([Badge].self, from: old)
+        try context.save()
+        let payload = Data(
+            "[\((1...1_000).map { "{\"code\": \($0), \"name\": \"b\($0)\"}" }.joined(separator: ","))]".utf8)
+        let imported = try context.decodeAndSave([Badge].self, from: payload, batchSize: 100)
+        #expect(imported.batches == 10)
+        #expect(imported.storeLookUpsSpared == 10)
+        #expect(try context.fetchCount(FetchDescriptor<Badge>()) == 1_050)
+        let again = try context.decodeAndSave([Badge].self, from: payload, batchSize: 100)
+        #expect(again.storeLookUpsSpared == 0)
+        #expect(again.changes.inserted.isEmpty && again.changes.updated.isEmpty)
     }
 
     /// The values of a batch's new objects, and the entities they make the store's look-up

@@ -5,16 +5,19 @@ final class BatchedSave {
     /// The store's change token when the transaction began: no commit can come between its
     /// batches (the transaction holds the store's write lock), so it stays true until the end.
     let token: Int64
-    /// Writes a batch into the open transaction (`Store.inOneTransaction`).
-    private let write: (StoreChangeSet) throws -> SaveResult
+    /// How a batch is written into the open transaction (`Store.inOneTransaction`).
+    private let writes: TransactionWrites
     private(set) var decoded = 0
     private(set) var pending = 0
     private(set) var notes: [SaveNote] = []
+    /// Entities' inserts, over all batches, that the store did not match against stored
+    /// rows (see `NewRowKeys`).
+    private(set) var sparedLookUps = 0
 
-    init(batchSize: Int, token: Int64, write: @escaping (StoreChangeSet) throws -> SaveResult) {
+    init(batchSize: Int, token: Int64, writes: TransactionWrites) {
         self.batchSize = batchSize
         self.token = token
-        self.write = write
+        self.writes = writes
     }
 
     /// Counts one decoded object; answers whether a batch is full.
@@ -31,10 +34,11 @@ final class BatchedSave {
     func writeBatch(of context: ManagedObjectContext) throws {
         pending = 0
         try context.entering {
-            guard let written = try context.writeChanges(inBatch: BatchWrite(write: write, token: token)) else {
+            guard let written = try context.writeChanges(inBatch: BatchWrite(writes: writes, token: token)) else {
                 return
             }
             notes.append(written.note)
+            sparedLookUps += written.sparedLookUps
             written.didSave(token)
         }
         context.entering {

@@ -19,10 +19,17 @@ extension ManagedObjectContext {
     /// `container.changes` delivers it as one change set. This context's unsaved changes are
     /// neither saved nor lost; none of its objects are handed back (fetch what you need).
     ///
-    /// Meanwhile other saves to the store wait, as they wait for any save, and reads see the
-    /// store as it was. On a store that cannot write batches into one transaction (both of
-    /// Stash's can), the whole array is decoded and saved at once: the same result, without
-    /// the bound on memory.
+    /// Meanwhile the transaction holds the store's write lock. Stash's saves on other threads
+    /// wait for it (another process's SQLite save waits its busy timeout and then fails; on
+    /// PostgreSQL a save waits its lock timeout); reads on other threads see the last commit
+    /// (those of an in-memory store wait too). Hooks and decoding code run under the lock: one
+    /// that waits for a save on another thread waits for the import. On this thread every
+    /// read sees the batches written so far, through any context: another context read from
+    /// a hook may take in rows that a failure then rolls back (the container's save
+    /// generation moves then, so key indexes start over; loaded objects keep what they read
+    /// until refreshed), and its save fails. On a store that cannot write batches into one
+    /// transaction (both of Stash's can), the whole array is decoded and saved at once: the
+    /// same result, without the bound on memory.
     @discardableResult
     public func decodeAndSave<T: ManagedObject & Decodable>(
         _ type: [T].Type, from data: Data, using decoder: JSONDecoder = JSONDecoder(), batchSize: Int = 1_000
@@ -38,21 +45,33 @@ extension ManagedObjectContext {
         // What failed leaves new objects in `importing`, which hold it: let go of both.
         defer { importing.reset() }
         let store = container.store
-        let outcome = try store.inOneTransaction { write -> BatchedSave in
-            let token = store.isShared ? try store.changeToken() : 0
-            let batches = BatchedSave(batchSize: batchSize, token: token, write: write)
-            importing.entering { importing.decoding.batches = batches }
-            defer { importing.entering { importing.decoding.batches = nil } }
-            let copy = decoder.copy(for: importing)
-            if let options = ReaderEligibility.options(for: type, decoder: decoder, container: container),
-                TapeDecoder.reads(data)
-            {
-                _ = try TapeDecoder.decode(BatchedArray<T>.self, from: data, options: options, userInfo: copy.userInfo)
-            } else {
-                _ = try copy.decode(BatchedArray<T>.self, from: data)
+        var started: BatchedSave?
+        let outcome: (BatchedSave, CommitTokens)?
+        do {
+            outcome = try store.inOneTransaction { writes -> BatchedSave in
+                // Read inside the transaction (an in-memory store's too: the key indexes compare it).
+                let batches = BatchedSave(batchSize: batchSize, token: try store.changeToken(), writes: writes)
+                started = batches
+                importing.entering { importing.decoding.batches = batches }
+                defer { importing.entering { importing.decoding.batches = nil } }
+                let copy = decoder.copy(for: importing)
+                if let options = ReaderEligibility.options(for: type, decoder: decoder, container: container),
+                    TapeDecoder.reads(data)
+                {
+                    _ = try TapeDecoder.decode(
+                        BatchedArray<T>.self, from: data, options: options, userInfo: copy.userInfo)
+                } else {
+                    _ = try copy.decode(BatchedArray<T>.self, from: data)
+                }
+                try batches.writeBatch(of: importing)
+                return batches
             }
-            try batches.writeBatch(of: importing)
-            return batches
+        } catch {
+            // Rolled back. A context used on this thread meanwhile (from a hook) may have read
+            // what the batches wrote: the generation moves, so that the key indexes and records
+            // made from it start over.
+            if started != nil { _ = container.noteSave() }
+            throw error
         }
         guard let (batches, tokens) = outcome else {
             let objects = try importing.decode(type, from: data, using: decoder)
@@ -72,6 +91,7 @@ extension ManagedObjectContext {
         // in its objects and fetches when the call returns.
         entering {}
         return SavedImport(
-            decoded: batches.decoded, batches: batches.notes.count, changes: note.changeSet(container.entities))
+            decoded: batches.decoded, batches: batches.notes.count, changes: note.changeSet(container.entities),
+            storeLookUpsSpared: batches.sparedLookUps)
     }
 }

@@ -56,16 +56,18 @@ extension ManagedObjectContext {
                 return nil
             }
             let newKeys = batch.map { _ in NewRowKeys(inserted: plan.inserted, states: identity.states) }
-            if let batch, let newKeys {
+            var sparedLookUps = 0
+            if let batch, let newKeys, batch.writes.excludesOtherWriters {
                 let generation = container.saveGeneration
                 for position in changes.entities.indices
                 where newKeys.areNew(
                     at: position, in: identity.states[position], generation: generation, token: batch.token)
                 {
                     changes.entities[position].matchesStoredRows = false
+                    sparedLookUps += 1
                 }
             }
-            let result = try batch?.write(changes) ?? container.store.save(changes)
+            let result = try batch?.writes.write(changes) ?? container.store.save(changes)
             let generation = container.noteSave()
             let note = planner.note(for: result, plan)
             // Before `apply` forgets which attributes changed.
@@ -83,7 +85,8 @@ extension ManagedObjectContext {
                     ? plan.inserted[position].compactMap(\.rowID) : []
             }
             return WrittenChanges(
-                note: note, tokenBeforeCommit: result.tokenBeforeCommit, tokenAfterCommit: result.tokenAfterCommit
+                note: note, tokenBeforeCommit: result.tokenBeforeCommit, tokenAfterCommit: result.tokenAfterCommit,
+                sparedLookUps: sparedLookUps
             ) { token in
                 for (position, state) in states.enumerated() {
                     for (index, keys) in state.storedKeys.enumerated() {
@@ -121,7 +124,7 @@ extension ManagedObjectContext {
 /// How a batch of `decodeAndSave` is written: into the open transaction
 /// (`Store.inOneTransaction`), whose change token is `token` throughout.
 struct BatchWrite {
-    let write: (StoreChangeSet) throws -> SaveResult
+    let writes: TransactionWrites
     let token: Int64
 }
 
@@ -131,6 +134,9 @@ struct WrittenChanges {
     let note: SaveNote
     let tokenBeforeCommit: Int64?
     let tokenAfterCommit: Int64?
+    /// How many entities' inserts the store did not match against stored rows, the context
+    /// having proven them new (`NewRowKeys`).
+    let sparedLookUps: Int
     /// Tells the context's unique indexes what the save inserted and deleted, and keeps the
     /// save's generations and token (`lastSave`).
     let didSave: (Int64) -> Void

@@ -4,9 +4,10 @@
 /// (`EntityChanges.matchesStoredRows`); after it, the rows the index learns, which it would
 /// otherwise read back on the next batch's first miss.
 ///
-/// Only inside `Store.inOneTransaction`: there no one else can commit between the indexes'
-/// reading of the column and the write, which is what makes their answer as good as the
-/// store's.
+/// Only inside a `Store.inOneTransaction` that excludes other writers (SQLite's): there no one
+/// else can commit between the indexes' reading of the column and the write, which is what
+/// makes their answer as good as the store's. On PostgreSQL other writers go on, and the
+/// store always looks.
 struct NewRowKeys {
     private let objects: [[ManagedObject]]
     /// By entity position, unique attribute, then object: `nil` for a null or unstorable value.

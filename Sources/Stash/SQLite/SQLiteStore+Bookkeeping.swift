@@ -32,6 +32,7 @@ extension SQLiteStore: BookkeepingStore {
         // as a save's is (`tokenAfterOwnCommit`). An in-memory store's token takes the
         // writer's lock, so it is read outside it; a save of this process in between moves
         // the container's save generation, which a hand-over checks as well.
+        try refuseInsideTransaction("writing Stash's bookkeeping")
         let inMemory = path == nil
         var before = inMemory ? try changeToken() : nil
         let after: Int64? = try withConnection { connection in

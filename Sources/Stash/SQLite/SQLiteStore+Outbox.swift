@@ -233,6 +233,7 @@ extension SQLiteStore: OutboxStore {
         attempted: OutboxAttempt?, failed: (Int64, String?)?, acknowledged: [Int64], etags: [OutboxETag],
         keys: [OutboxKey]
     ) throws {
+        try refuseInsideTransaction("updating the outbox")
         try withConnection { connection in
             try connection.transaction {
                 try createOutbox(connection)

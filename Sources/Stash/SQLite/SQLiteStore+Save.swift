@@ -13,15 +13,7 @@ extension SQLiteStore {
         if let readOnly {
             throw readOnly.saveRefused(path ?? ":memory:", entity: changes.entities.first?.entity.name)
         }
-        if isInsideTransaction {
-            // A hook, say, saving another context while `decodeAndSave` writes: its save would
-            // join a transaction that may yet roll back, after telling everyone it committed.
-            throw StashError(
-                .storeFailed,
-                "a save cannot run inside decodeAndSave's transaction, on its thread (from a hook of its "
-                    + "objects?); nothing was saved",
-                entity: changes.entities.first?.entity.name)
-        }
+        try refuseInsideTransaction("a save", entity: changes.entities.first?.entity.name)
         return try withConnection { connection in
             var writerVersion: Int64?
             var result = try connection.transaction {

@@ -99,6 +99,17 @@ final class SQLiteStore: Store, @unchecked Sendable {
         transactionThread.load(ordering: .acquiring) == Self.currentThread
     }
 
+    /// Refuses a write of its own (a save, the bookkeeping, the outbox) on the thread inside
+    /// `inOneTransaction`: it would join a transaction that may yet roll back, after telling
+    /// everyone it committed.
+    func refuseInsideTransaction(_ what: String, entity: String? = nil) throws {
+        guard isInsideTransaction else { return }
+        throw StashError(
+            .storeFailed,
+            "\(what) cannot run inside decodeAndSave's transaction, on its thread (from a hook of its objects?); "
+                + "nothing was written", entity: entity)
+    }
+
     /// The calling thread as a number, never 0.
     private static var currentThread: UInt {
         #if canImport(Darwin)
@@ -111,9 +122,7 @@ final class SQLiteStore: Store, @unchecked Sendable {
     /// One `BEGIN IMMEDIATE` transaction around `body` (see `Store.inOneTransaction`), whose
     /// batches are written as a save writes its change set, without a transaction of their
     /// own. Its tokens are read as a save's are.
-    func inOneTransaction<Result>(
-        _ body: (_ write: @escaping (StoreChangeSet) throws -> SaveResult) throws -> Result
-    ) throws -> (Result, CommitTokens)? {
+    func inOneTransaction<Result>(_ body: (TransactionWrites) throws -> Result) throws -> (Result, CommitTokens)? {
         if let readOnly { throw readOnly.saveRefused(path ?? ":memory:", entity: nil) }
         guard !isInsideTransaction else {
             throw StashError(.storeFailed, "an import saved in batches cannot start inside another one")
@@ -124,12 +133,14 @@ final class SQLiteStore: Store, @unchecked Sendable {
             let result = try connection.transaction {
                 transactionThread.store(Self.currentThread, ordering: .releasing)
                 defer { transactionThread.store(0, ordering: .releasing) }
-                let result = try body { [self] changes in
-                    guard isInsideTransaction else {
-                        throw StashError(.storeFailed, "a batch was written after its transaction ended")
-                    }
-                    return try write(changes, connection)
-                }
+                let writes = TransactionWrites(
+                    write: { [self] changes in
+                        guard isInsideTransaction else {
+                            throw StashError(.storeFailed, "a batch was written after its transaction ended")
+                        }
+                        return try write(changes, connection)
+                    }, excludesOtherWriters: true)
+                let result = try body(writes)
                 if path != nil {
                     tokens.beforeCommit = try changeToken()
                     writerVersion = try connection.integer("PRAGMA data_version")

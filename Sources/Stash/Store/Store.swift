@@ -10,13 +10,11 @@ package protocol Store: AnyObject, Sendable {
 
     /// Runs `body` inside one transaction that commits once `body` returns, or rolls back if
     /// it throws: an import saved a batch at a time, still all or nothing. `body` writes each
-    /// batch with the function it is given (valid only while `body` runs); meanwhile the
-    /// calling thread's reads see what the batches wrote, a plain `save` on that thread fails,
-    /// and other threads' saves wait. `nil`, without running `body`, from a store that cannot
-    /// (each of its saves is a transaction of its own).
-    func inOneTransaction<Result>(
-        _ body: (_ write: @escaping (StoreChangeSet) throws -> SaveResult) throws -> Result
-    ) throws -> (Result, CommitTokens)?
+    /// batch with what it is given (valid only while `body` runs); meanwhile the calling
+    /// thread's reads see what the batches wrote, its own saves fail, and Stash's saves on
+    /// other threads wait. `nil`, without running `body`, from a store that cannot (each of
+    /// its saves is a transaction of its own).
+    func inOneTransaction<Result>(_ body: (TransactionWrites) throws -> Result) throws -> (Result, CommitTokens)?
 
     /// Calls `body` with each row `query` selects, in row id order.
     func fetch(_ query: StoreQuery, _ body: (any StoreRow) throws -> Void) throws
@@ -55,9 +53,24 @@ package protocol Store: AnyObject, Sendable {
 }
 
 extension Store {
-    package func inOneTransaction<Result>(
-        _ body: (_ write: @escaping (StoreChangeSet) throws -> SaveResult) throws -> Result
-    ) throws -> (Result, CommitTokens)? { nil }
+    package func inOneTransaction<Result>(_ body: (TransactionWrites) throws -> Result) throws
+        -> (Result, CommitTokens)?
+    { nil }
+}
+
+/// How `Store.inOneTransaction`'s body writes its batches.
+package struct TransactionWrites {
+    /// Writes one change set inside the transaction, as `save` would write it alone.
+    package let write: (StoreChangeSet) throws -> SaveResult
+    /// Whether no one else can commit to the store until the transaction ends (SQLite's
+    /// write lock), so that what the transaction read stays true to its end. Not on
+    /// PostgreSQL, where only Stash's saves wait and other writers go on.
+    package let excludesOtherWriters: Bool
+
+    package init(write: @escaping (StoreChangeSet) throws -> SaveResult, excludesOtherWriters: Bool) {
+        self.write = write
+        self.excludesOtherWriters = excludesOtherWriters
+    }
 }
 
 /// The change token just before a transaction committed and just after, as a save's
