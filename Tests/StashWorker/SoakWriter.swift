@@ -5,7 +5,7 @@ import Stash
 /// time (`SoakRow.ids`), every column of each from one save, and its own `SoakMark` with its
 /// count of saves. It alternates the ways an app writes: setters in one long-lived context
 /// (whose rows another process moves on meanwhile, so it often sets a value to what it last
-/// saw) and decoding into a fresh context. Meanwhile it counts the other writers' saves its
+/// saw), decoding into a fresh context, and `decodeAndSave` in batches. Meanwhile it counts the other writers' saves its
 /// container's `changes` delivers.
 struct SoakWriter {
     let store: SoakStore
@@ -26,6 +26,10 @@ struct SoakWriter {
             if seq.isMultiple(of: 2) {
                 mark.saves = seq
                 try writeBySetters(ids, seq: seq, in: longLived)
+            } else if seq % 4 == 1 {
+                try writeByBatches(ids, seq: seq, in: ManagedObjectContext(container))
+                mark.saves = seq
+                try longLived.save()
             } else {
                 try writeByDecoding(ids, seq: seq, in: ManagedObjectContext(container))
             }
@@ -52,11 +56,21 @@ struct SoakWriter {
         try context.save()
     }
 
-    private func writeByDecoding(_ ids: Set<Int>, seq: Int, in context: ManagedObjectContext) throws {
+    /// `decodeAndSave` in batches of two: its batches in one transaction, while the other
+    /// writers save the same rows.
+    private func writeByBatches(_ ids: Set<Int>, seq: Int, in context: ManagedObjectContext) throws {
+        _ = try context.decodeAndSave([SoakRow].self, from: payload(ids, seq: seq), batchSize: 2)
+    }
+
+    private func payload(_ ids: Set<Int>, seq: Int) -> Data {
         let objects = ids.map { id in
             #"{"id":\#(id),"writer":\#(writer),"seq":\#(seq),"check":"\#(SoakRow.check(writer: writer, seq: seq))"}"#
         }
-        _ = try context.decode([SoakRow].self, from: Data("[\(objects.joined(separator: ","))]".utf8))
+        return Data("[\(objects.joined(separator: ","))]".utf8)
+    }
+
+    private func writeByDecoding(_ ids: Set<Int>, seq: Int, in context: ManagedObjectContext) throws {
+        _ = try context.decode([SoakRow].self, from: payload(ids, seq: seq))
         _ = try context.decode(SoakMark.self, from: Data(#"{"writer":\#(writer),"saves":\#(seq)}"#.utf8))
         try context.save()
     }
