@@ -31,15 +31,26 @@ final class BatchedSave {
     /// keeps the note. The objects, saved, are held by nobody and go, and so does what the
     /// context kept for them: its unique indexes' entries, which the departure signal
     /// (`RegisteredObjects`) would leave for thousands of objects, and a batch is fewer.
+    ///
+    /// An error of the write that says no place in the payload (a validation, a hook, a
+    /// conflict) is given the batch's elements as its coding path, `[700]…[799]`: the save
+    /// cannot tell which object of the batch it was, the import can tell which batch.
     func writeBatch(of context: ManagedObjectContext) throws {
+        let elements = (decoded - pending)..<decoded
         pending = 0
-        try context.entering {
-            guard let written = try context.writeChanges(inBatch: BatchWrite(writes: writes, token: token)) else {
-                return
+        do {
+            try context.entering {
+                guard let written = try context.writeChanges(inBatch: BatchWrite(writes: writes, token: token))
+                else { return }
+                notes.append(written.note)
+                sparedLookUps += written.sparedLookUps
+                written.didSave(token)
             }
-            notes.append(written.note)
-            sparedLookUps += written.sparedLookUps
-            written.didSave(token)
+        } catch var error as StashError where error.codingPath.isEmpty && !elements.isEmpty {
+            error.codingPath =
+                elements.count == 1
+                ? "[\(elements.lowerBound)]" : "[\(elements.lowerBound)]…[\(elements.upperBound - 1)]"
+            throw error
         }
         context.entering {
             for state in context.identity.states { state.releaseDeparted() }
