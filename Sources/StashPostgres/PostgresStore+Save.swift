@@ -24,110 +24,88 @@ extension PostgresStore {
     /// a batch of rows is one statement and the values that point at them are known; an
     /// entity's batches go in pipeline mode (`PostgresConnection.executePipelined`).
     func save(_ changes: StoreChangeSet) throws -> SaveResult {
-        if let outbox = changes.outbox, !outbox.isEmpty {
-            throw StashError(
-                .storeFailed,
-                "RemoteModel edits (the outbox) are not kept by a PostgreSQL store yet; nothing was saved",
-                entity: changes.entities.first?.entity.name)
-        }
         try refuseInsideTransaction("a save", entity: changes.entities.first?.entity.name)
         return try pool.withConnection { connection in
-            try connection.execute("BEGIN")
-            do {
-                var (result, rowsBefore) = try write(changes, connection)
-                // A save that wrote no row leaves the change token where it was, as an SQLite
-                // transaction that writes nothing leaves the file's data_version, and tells no
-                // one. The session's row counts are not reported to the server inside a
-                // transaction, so the difference is this transaction's.
-                let rowsAfter = try connection.execute("SELECT \(Self.rowsWritten)").integer(0, 0)
-                if rowsAfter == rowsBefore {
-                    try connection.execute("ROLLBACK")
-                    result.tokenAfterCommit = result.tokenBeforeCommit
-                } else {
-                    try notify(changes, result, connection)
-                    try connection.execute("COMMIT")
-                    // The count's row stayed locked by this transaction from its first
-                    // statement to its commit: no other Stash commit came between, so the
-                    // count after it is exactly one more, where reading it again afterwards
-                    // could take a commit by another process in that instant for this one.
-                    result.tokenAfterCommit = result.tokenBeforeCommit.map { $0 + 1 }
+            var (result, tokens) = try transaction(on: connection) { try $0.write(changes) }
+            result.tokenAfterCommit = tokens.afterCommit
+            return result
+        }
+    }
+
+    /// One transaction around `body`'s batches (see `Store.inOneTransaction`), on a connection
+    /// pinned to the thread, so that the thread's reads see what the batches wrote.
+    func inOneTransaction<Result>(_ body: (TransactionWrites) throws -> Result) throws -> (Result, CommitTokens) {
+        guard !pool.isPinnedToThisThread else { throw StashError.batchedImportInsideAnother }
+        return try pool.pinning { connection in try transaction(on: connection, body) }
+    }
+
+    /// One transaction on `connection`, whose change sets `body` writes: the count's row
+    /// locked first (Stash's writer lock), each change set written, then, if any row was
+    /// written, one notification of every change set's rows, folded, and COMMIT; a
+    /// transaction that wrote no row rolls back, leaves the change token where it was and
+    /// tells no one, as an SQLite transaction that writes nothing leaves the file's
+    /// data_version. A save is one change set.
+    private func transaction<Result>(
+        on connection: PostgresConnection, _ body: (TransactionWrites) throws -> Result
+    ) throws -> (Result, CommitTokens) {
+        try connection.execute("BEGIN")
+        do {
+            let lock = try connection.execute(
+                "UPDATE \"_stash_commits\" SET \"count\" = \"count\" + 1 RETURNING \"count\" - 1, \(Self.rowsWritten)")
+            let before = lock.integer(0, 0)
+            let rowsBefore = lock.integer(0, 1)
+            var written: [(entity: String, rows: RowChanges)] = []
+            var isOpen = true
+            let write: (StoreChangeSet) throws -> SaveResult = { [self] changes in
+                guard isOpen else { throw StashError.batchAfterItsTransaction }
+                if let outbox = changes.outbox, !outbox.isEmpty {
+                    throw StashError(
+                        .storeFailed,
+                        "RemoteModel edits (the outbox) are not kept by a PostgreSQL store yet; nothing was saved",
+                        entity: changes.entities.first?.entity.name)
                 }
+                var result = try changes.write(with: PostgresChangeWriter(store: self, connection: connection))
+                result.tokenBeforeCommit = before
+                written += try changes.committedRows(result)
                 return result
-            } catch {
-                if !connection.isBroken { _ = try? connection.execute("ROLLBACK") }
-                throw error
             }
+            defer { isOpen = false }
+            // Writers other than Stash's saves are not held off by the count's row.
+            let result = try body(TransactionWrites(write: write, excludesOtherWriters: false))
+            // The session's row counts are not reported to the server inside a transaction,
+            // so the difference is this transaction's.
+            let rowsAfter = try connection.execute("SELECT \(Self.rowsWritten)").integer(0, 0)
+            guard rowsAfter != rowsBefore else {
+                try connection.execute("ROLLBACK")
+                return (result, CommitTokens(beforeCommit: before, afterCommit: before))
+            }
+            try notify(written, commit: before + 1, connection)
+            try connection.execute("COMMIT")
+            // The count's row stayed locked by this transaction from its first statement to
+            // its commit: no other Stash commit came between, so the count after it is
+            // exactly one more, where reading it again afterwards could take a commit by
+            // another process in that instant for this one.
+            return (result, CommitTokens(beforeCommit: before, afterCommit: before + 1))
+        } catch {
+            if !connection.isBroken { _ = try? connection.execute("ROLLBACK") }
+            throw error
         }
     }
 
-    /// One transaction around `body`'s batches (see `Store.inOneTransaction`): the count's
-    /// row is locked first, as a save locks it, each batch is written as a save's change set,
-    /// and one notification lists every batch's rows, folded. A transaction that wrote no
-    /// row rolls back, as such a save does.
-    func inOneTransaction<Result>(_ body: (TransactionWrites) throws -> Result) throws -> (Result, CommitTokens)? {
-        guard !pool.isPinnedToThisThread else {
-            throw StashError(.storeFailed, "an import saved in batches cannot start inside another one")
+    /// Tells other containers' listening connections what the transaction changed, each
+    /// entity's rows folded over its change sets (`PostgresNotification`); sent inside the
+    /// transaction, it is delivered only if it commits, and in commit order.
+    private func notify(
+        _ written: [(entity: String, rows: RowChanges)], commit: Int64, _ connection: PostgresConnection
+    ) throws {
+        var names: [String] = []
+        var byEntity: [String: [RowChanges]] = [:]
+        for (entity, rows) in written {
+            if byEntity[entity] == nil { names.append(entity) }
+            byEntity[entity, default: []].append(rows)
         }
-        return try pool.pinning { connection in
-            try connection.execute("BEGIN")
-            do {
-                let lock = try connection.execute(
-                    "UPDATE \"_stash_commits\" SET \"count\" = \"count\" + 1 RETURNING \"count\" - 1, \(Self.rowsWritten)"
-                )
-                let before = lock.integer(0, 0)
-                let rowsBefore = lock.integer(0, 1)
-                var written: [(entity: String, rows: RowChanges)] = []
-                let write: (StoreChangeSet) throws -> SaveResult = { [self] changes in
-                    guard pool.isPinnedToThisThread else {
-                        throw StashError(.storeFailed, "a batch was written after its transaction ended")
-                    }
-                    if let outbox = changes.outbox, !outbox.isEmpty {
-                        throw StashError(
-                            .storeFailed,
-                            "RemoteModel edits (the outbox) are not kept by a PostgreSQL store yet; nothing was saved",
-                            entity: changes.entities.first?.entity.name)
-                    }
-                    var result = try changes.write(with: PostgresChangeWriter(store: self, connection: connection))
-                    result.tokenBeforeCommit = before
-                    written += try changes.committedRows(result)
-                    return result
-                }
-                // Writers other than Stash's saves are not held off by the count's row.
-                let result = try body(TransactionWrites(write: write, excludesOtherWriters: false))
-                let rowsAfter = try connection.execute("SELECT \(Self.rowsWritten)").integer(0, 0)
-                guard rowsAfter != rowsBefore else {
-                    try connection.execute("ROLLBACK")
-                    return (result, CommitTokens(beforeCommit: before, afterCommit: before))
-                }
-                var names: [String] = []
-                var byEntity: [String: [RowChanges]] = [:]
-                for (entity, rows) in written {
-                    if byEntity[entity] == nil { names.append(entity) }
-                    byEntity[entity, default: []].append(rows)
-                }
-                let rows = names.map { (entity: $0, rows: RowChanges(folding: byEntity[$0]!)) }
-                if let payload = PostgresNotification.payload(origin: origin, commit: before + 1, rows: rows) {
-                    try connection.execute("SELECT pg_notify($1, $2)", [.text(channel), .text(payload)])
-                }
-                try connection.execute("COMMIT")
-                // The count's row stayed locked from the first statement: see `save`.
-                return (result, CommitTokens(beforeCommit: before, afterCommit: before + 1))
-            } catch {
-                if !connection.isBroken { _ = try? connection.execute("ROLLBACK") }
-                throw error
-            }
-        }
-    }
-
-    /// Tells other containers' listening connections what the save changed
-    /// (`PostgresNotification`); sent inside the transaction, it is delivered only if the
-    /// save commits, and in commit order.
-    private func notify(_ changes: StoreChangeSet, _ result: SaveResult, _ connection: PostgresConnection) throws {
-        let commit = (result.tokenBeforeCommit ?? 0) + 1
-        guard
-            let payload = PostgresNotification.payload(
-                origin: origin, commit: commit, rows: try changes.committedRows(result))
-        else { return }
+        let rows = names.map { (entity: $0, rows: RowChanges(folding: byEntity[$0]!)) }
+        guard let payload = PostgresNotification.payload(origin: origin, commit: commit, rows: rows) else { return }
         try connection.execute("SELECT pg_notify($1, $2)", [.text(channel), .text(payload)])
     }
 
@@ -136,17 +114,6 @@ extension PostgresStore {
     static let rowsWritten =
         "(SELECT coalesce(sum(\"n_tup_ins\" + \"n_tup_upd\" + \"n_tup_del\"), 0)::int8 "
         + "FROM pg_stat_xact_user_tables WHERE \"relname\" <> '_stash_commits')"
-
-    /// The save's statements; answers its result and the session's rows written before them.
-    private func write(_ changes: StoreChangeSet, _ connection: PostgresConnection) throws -> (SaveResult, Int64) {
-        let lock = try connection.execute(
-            "UPDATE \"_stash_commits\" SET \"count\" = \"count\" + 1 RETURNING \"count\" - 1, \(Self.rowsWritten)")
-        let tokenBeforeCommit = lock.integer(0, 0)
-        let rowsBefore = lock.integer(0, 1)
-        var result = try changes.write(with: PostgresChangeWriter(store: self, connection: connection))
-        result.tokenBeforeCommit = tokenBeforeCommit
-        return (result, rowsBefore)
-    }
 
     func updateRows(
         of changes: EntityChanges, at position: Int, _ result: inout EntitySaveResult,

@@ -102,14 +102,11 @@ final class PostgresStore: Store {
     }
 
     /// Refuses a write of its own (a save, the bookkeeping) on the thread inside
-    /// `inOneTransaction`: it would join (or, by its COMMIT, end) a transaction that may yet
-    /// roll back, after telling everyone it committed.
+    /// `inOneTransaction` (`StashError.insideBatchedImport`): its COMMIT would also end the
+    /// import's transaction.
     func refuseInsideTransaction(_ what: String, entity: String? = nil) throws {
         guard pool.isPinnedToThisThread else { return }
-        throw StashError(
-            .storeFailed,
-            "\(what) cannot run inside decodeAndSave's transaction, on its thread (from a hook of its objects?); "
-                + "nothing was written", entity: entity)
+        throw StashError.insideBatchedImport(what, entity: entity)
     }
 
     /// A connection of its own, `LISTEN`ing on `channel` (see `PostgresListener`).

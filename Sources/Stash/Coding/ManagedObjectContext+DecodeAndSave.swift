@@ -27,9 +27,7 @@ extension ManagedObjectContext {
     /// read sees the batches written so far, through any context: another context read from
     /// a hook may take in rows that a failure then rolls back (the container's save
     /// generation moves then, so key indexes start over; loaded objects keep what they read
-    /// until refreshed), and its save fails. On a store that cannot write batches into one
-    /// transaction (both of Stash's can), the whole array is decoded and saved at once: the
-    /// same result, without the bound on memory.
+    /// until refreshed), and its save fails.
     @discardableResult
     public func decodeAndSave<T: ManagedObject & Decodable>(
         _ type: [T].Type, from data: Data, using decoder: JSONDecoder = JSONDecoder(), batchSize: Int = 1_000
@@ -46,9 +44,10 @@ extension ManagedObjectContext {
         defer { importing.reset() }
         let store = container.store
         var started: BatchedSave?
-        let outcome: (BatchedSave, CommitTokens)?
+        let batches: BatchedSave
+        let tokens: CommitTokens
         do {
-            outcome = try store.inOneTransaction { writes -> BatchedSave in
+            (batches, tokens) = try store.inOneTransaction { writes -> BatchedSave in
                 // Read inside the transaction (an in-memory store's too: the key indexes compare it).
                 let batches = BatchedSave(batchSize: batchSize, token: try store.changeToken(), writes: writes)
                 started = batches
@@ -73,16 +72,10 @@ extension ManagedObjectContext {
             if started != nil { _ = container.noteSave() }
             throw error
         }
-        guard let (batches, tokens) = outcome else {
-            let objects = try importing.decode(type, from: data, using: decoder)
-            let changes = try importing.saveChanges()
-            entering {}
-            return SavedImport(decoded: objects.count, batches: 1, changes: changes)
-        }
         // Each batch moved the container's save generation before its rows were committed: a
         // cache made from what another context read meanwhile must not pass for current.
         _ = container.noteSave()
-        let note = batches.notes.count == 1 ? batches.notes[0] : SaveNote(folding: batches.notes)
+        let note = SaveNote(folding: batches.notes)
         if !note.isEmpty {
             _ = importing.noteOwnCommit(tokens)
             container.broadcast(note, from: importing)

@@ -12,11 +12,4 @@ public struct SavedImport: Sendable {
     /// How many entities' inserts, over all batches, the store wrote without looking their
     /// unique values up, the import's context having proven them new (`NewRowKeys`).
     package let storeLookUpsSpared: Int
-
-    init(decoded: Int, batches: Int, changes: ChangeSet, storeLookUpsSpared: Int = 0) {
-        self.decoded = decoded
-        self.batches = batches
-        self.changes = changes
-        self.storeLookUpsSpared = storeLookUpsSpared
-    }
 }

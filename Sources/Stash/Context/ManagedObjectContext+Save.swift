@@ -19,8 +19,7 @@ extension ManagedObjectContext {
             guard let written = try writeChanges() else { return ChangeSet() }
             container.broadcast(written.note, from: self)
             notifyObservers(of: [written.note])
-            let token = noteOwnCommit(
-                CommitTokens(beforeCommit: written.tokenBeforeCommit, afterCommit: written.tokenAfterCommit))
+            let token = noteOwnCommit(written.tokens)
             written.didSave(token)
             return written.note.changeSet(identity.states.map(\.entity))
         }
@@ -85,7 +84,8 @@ extension ManagedObjectContext {
                     ? plan.inserted[position].compactMap(\.rowID) : []
             }
             return WrittenChanges(
-                note: note, tokenBeforeCommit: result.tokenBeforeCommit, tokenAfterCommit: result.tokenAfterCommit,
+                note: note,
+                tokens: CommitTokens(beforeCommit: result.tokenBeforeCommit, afterCommit: result.tokenAfterCommit),
                 sparedLookUps: sparedLookUps
             ) { token in
                 for (position, state) in states.enumerated() {
@@ -118,7 +118,6 @@ extension ManagedObjectContext {
         container.externalCommits.withLock { $0.ownCommit(before: tokens.beforeCommit, after: token) }
         return token
     }
-
 }
 
 /// How a batch of `decodeAndSave` is written: into the open transaction
@@ -132,8 +131,9 @@ struct BatchWrite {
 /// token after the commit is known.
 struct WrittenChanges {
     let note: SaveNote
-    let tokenBeforeCommit: Int64?
-    let tokenAfterCommit: Int64?
+    /// The store's change token just before and after the commit (a batch's are the
+    /// transaction's, which `decodeAndSave` takes instead).
+    let tokens: CommitTokens
     /// How many entities' inserts the store did not match against stored rows, the context
     /// having proven them new (`NewRowKeys`).
     let sparedLookUps: Int

@@ -15,18 +15,9 @@ extension SQLiteStore {
         }
         try refuseInsideTransaction("a save", entity: changes.entities.first?.entity.name)
         return try withConnection { connection in
-            var writerVersion: Int64?
-            var result = try connection.transaction {
-                var result = try write(changes, connection)
-                if path != nil {
-                    result.tokenBeforeCommit = try changeToken()
-                    writerVersion = try connection.integer("PRAGMA data_version")
-                }
-                return result
-            }
-            // Committed: a failure to read the token now is no failure of the save; without a
-            // token vouched for, what the save vouches for is read again.
-            if let writerVersion { result.tokenAfterCommit = try? tokenAfterOwnCommit(writerVersion, connection) }
+            var (result, tokens) = try committing(connection) { try write(changes, connection) }
+            result.tokenBeforeCommit = tokens.beforeCommit
+            result.tokenAfterCommit = tokens.afterCommit
             return result
         }
     }

@@ -100,14 +100,10 @@ final class SQLiteStore: Store, @unchecked Sendable {
     }
 
     /// Refuses a write of its own (a save, the bookkeeping, the outbox) on the thread inside
-    /// `inOneTransaction`: it would join a transaction that may yet roll back, after telling
-    /// everyone it committed.
+    /// `inOneTransaction` (`StashError.insideBatchedImport`).
     func refuseInsideTransaction(_ what: String, entity: String? = nil) throws {
         guard isInsideTransaction else { return }
-        throw StashError(
-            .storeFailed,
-            "\(what) cannot run inside decodeAndSave's transaction, on its thread (from a hook of its objects?); "
-                + "nothing was written", entity: entity)
+        throw StashError.insideBatchedImport(what, entity: entity)
     }
 
     /// The calling thread as a number, never 0.
@@ -121,35 +117,43 @@ final class SQLiteStore: Store, @unchecked Sendable {
 
     /// One `BEGIN IMMEDIATE` transaction around `body` (see `Store.inOneTransaction`), whose
     /// batches are written as a save writes its change set, without a transaction of their
-    /// own. Its tokens are read as a save's are.
-    func inOneTransaction<Result>(_ body: (TransactionWrites) throws -> Result) throws -> (Result, CommitTokens)? {
+    /// own.
+    func inOneTransaction<Result>(_ body: (TransactionWrites) throws -> Result) throws -> (Result, CommitTokens) {
         if let readOnly { throw readOnly.saveRefused(path ?? ":memory:", entity: nil) }
-        guard !isInsideTransaction else {
-            throw StashError(.storeFailed, "an import saved in batches cannot start inside another one")
-        }
+        guard !isInsideTransaction else { throw StashError.batchedImportInsideAnother }
         return try withConnection { connection in
-            var tokens = CommitTokens()
-            var writerVersion: Int64?
-            let result = try connection.transaction {
+            try committing(connection) {
                 transactionThread.store(Self.currentThread, ordering: .releasing)
                 defer { transactionThread.store(0, ordering: .releasing) }
                 let writes = TransactionWrites(
                     write: { [self] changes in
-                        guard isInsideTransaction else {
-                            throw StashError(.storeFailed, "a batch was written after its transaction ended")
-                        }
+                        guard isInsideTransaction else { throw StashError.batchAfterItsTransaction }
                         return try write(changes, connection)
                     }, excludesOtherWriters: true)
-                let result = try body(writes)
-                if path != nil {
-                    tokens.beforeCommit = try changeToken()
-                    writerVersion = try connection.integer("PRAGMA data_version")
-                }
-                return result
+                return try body(writes)
             }
-            if let writerVersion { tokens.afterCommit = try? tokenAfterOwnCommit(writerVersion, connection) }
-            return (result, tokens)
         }
+    }
+
+    /// Runs `body` in one `BEGIN IMMEDIATE` transaction on the writer `connection`, with the
+    /// change token read just before the commit and just after it, as a save's (see
+    /// `tokenAfterOwnCommit`). A failure to read the token after the commit is no failure:
+    /// without a token vouched for, what the commit vouches for is read again.
+    func committing<Result>(_ connection: SQLiteConnection, _ body: () throws -> Result) throws
+        -> (Result, CommitTokens)
+    {
+        var tokens = CommitTokens()
+        var writerVersion: Int64?
+        let result = try connection.transaction {
+            let result = try body()
+            if path != nil {
+                tokens.beforeCommit = try changeToken()
+                writerVersion = try connection.integer("PRAGMA data_version")
+            }
+            return result
+        }
+        if let writerVersion { tokens.afterCommit = try? tokenAfterOwnCommit(writerVersion, connection) }
+        return (result, tokens)
     }
 
     /// How many statements have run on the store's connections (see

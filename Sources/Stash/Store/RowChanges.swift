@@ -18,6 +18,12 @@ package struct RowChanges: Sendable, Equatable {
     /// One entity's changes over several commits, in order: each row once, as the last left
     /// it (a row deleted at the end is deleted; one inserted and then changed is inserted).
     package init(folding changes: [RowChanges]) {
+        // One commit's changes list each row once already (`SavePlanner.note`,
+        // `committedRows`): as they are.
+        if changes.count == 1 {
+            self = changes[0]
+            return
+        }
         var inserted = Set<Int64>()
         var updated = Set<Int64>()
         var deleted = Set<Int64>()

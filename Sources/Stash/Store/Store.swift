@@ -12,9 +12,8 @@ package protocol Store: AnyObject, Sendable {
     /// it throws: an import saved a batch at a time, still all or nothing. `body` writes each
     /// batch with what it is given (valid only while `body` runs); meanwhile the calling
     /// thread's reads see what the batches wrote, its own saves fail, and Stash's saves on
-    /// other threads wait. `nil`, without running `body`, from a store that cannot (each of
-    /// its saves is a transaction of its own).
-    func inOneTransaction<Result>(_ body: (TransactionWrites) throws -> Result) throws -> (Result, CommitTokens)?
+    /// other threads wait.
+    func inOneTransaction<Result>(_ body: (TransactionWrites) throws -> Result) throws -> (Result, CommitTokens)
 
     /// Calls `body` with each row `query` selects, in row id order.
     func fetch(_ query: StoreQuery, _ body: (any StoreRow) throws -> Void) throws
@@ -50,12 +49,6 @@ package protocol Store: AnyObject, Sendable {
     /// cannot tell (SQLite: its token is looked at when a context fetches instead).
     func startChangeNotifications(_ receive: @escaping @Sendable (CommitNotice) -> Void)
         -> (any ChangeNotifications)?
-}
-
-extension Store {
-    package func inOneTransaction<Result>(_ body: (TransactionWrites) throws -> Result) throws
-        -> (Result, CommitTokens)?
-    { nil }
 }
 
 /// How `Store.inOneTransaction`'s body writes its batches.
