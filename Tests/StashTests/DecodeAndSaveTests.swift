@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import Stash
 import Synchronization
@@ -364,6 +365,80 @@ struct DecodeAndSaveIsolationTests {
         let most = Counted.mostAlive.load(ordering: .relaxed)
         #expect(most >= 250 && most <= 300)
         #expect(try ManagedObjectContext(container).fetchCount(FetchDescriptor<Counted>()) == 3_000)
+    }
+
+    final class Contested: ManagedObject, Decodable {
+        @Attribute(.unique) var id: Int
+        @Attribute var title: String = ""
+
+        /// As object 150 is saved, another context of the container saves object 5 (written
+        /// by the first batch) on another thread; the test waits for it with `done`.
+        static let rival = Mutex<PersistentContainer?>(nil)
+        static let done = DispatchSemaphore(value: 0)
+        static let rivalError = Mutex<String?>(nil)
+
+        override func validateForInsert() throws {
+            guard id == 150, let container = Self.rival.withLock({ $0 }) else { return }
+            Thread.detachNewThread {
+                do {
+                    let other = ManagedObjectContext(container)
+                    let rival = Contested(context: other)
+                    rival.id = 5
+                    rival.title = "rival"
+                    try other.save()
+                } catch {
+                    Contested.rivalError.withLock { $0 = "\(error)" }
+                }
+                Contested.done.signal()
+            }
+        }
+    }
+
+    /// A second context saves a row of the import while it runs: its save waits for the
+    /// import's commit, then finds the row the import wrote and updates it. One row, the
+    /// later save's values.
+    @Test func aSecondContextSavingTheSameRowWaitsAndUpdatesIt() throws {
+        let directory = try TemporaryDirectory()
+        let container = try testContainer(
+            for: Contested.self, storeURL: directory.url.appendingPathComponent("c.sqlite"))
+        Contested.rival.withLock { $0 = container }
+        Contested.rivalError.withLock { $0 = nil }
+        defer { Contested.rival.withLock { $0 = nil } }
+        let payload = Data(
+            "[\((1...300).map { "{\"id\": \($0), \"title\": \"t\($0)\"}" }.joined(separator: ","))]".utf8)
+        let imported = try ManagedObjectContext(container).decodeAndSave(
+            [Contested].self, from: payload, batchSize: 100)
+        #expect(imported.decoded == 300)
+        #expect(Contested.done.wait(timeout: .now() + 60) == .success)
+        #expect(Contested.rivalError.withLock { $0 } == nil)
+        let reader = ManagedObjectContext(container)
+        #expect(try reader.fetchCount(FetchDescriptor<Contested>()) == 300)
+        #expect(
+            try reader.fetch(FetchDescriptor<Contested>(predicate: #Predicate { $0.id == 5 })).map(\.title) == ["rival"]
+        )
+    }
+
+    /// Another process holds the store's write lock as the import begins: the import waits
+    /// its busy timeout, fails saying so, and writes nothing; once the lock is let go, the
+    /// same import goes through.
+    @Test(.sqliteOnly("python3's sqlite3 holds an SQLite file's lock"))
+    func anotherProcessHoldingTheFileFailsTheImportWhole() throws {
+        let directory = try TemporaryDirectory()
+        let url = directory.file()
+        let container = try testContainer(for: Watched.self, storeURL: url, busyTimeout: .milliseconds(300))
+        let holder = try LockHolder(file: url)
+        let payload = Data(
+            "[\((1...250).map { "{\"id\": \($0), \"title\": \"t\($0)\"}" }.joined(separator: ","))]".utf8)
+        let context = ManagedObjectContext(container)
+        let error = #expect(throws: StashError.self) {
+            try context.decodeAndSave([Watched].self, from: payload, batchSize: 100)
+        }
+        #expect(error?.storeCode?.isBusy == true)
+        holder.release()
+        #expect(try context.fetchCount(FetchDescriptor<Watched>()) == 0)
+        let imported = try context.decodeAndSave([Watched].self, from: payload, batchSize: 100)
+        #expect(imported.changes.inserted.count == 250)
+        #expect(try ManagedObjectContext(container).fetchCount(FetchDescriptor<Watched>()) == 250)
     }
 
     @Test func anotherConnectionSeesNothingBeforeTheCommit() throws {
