@@ -108,21 +108,30 @@ import Testing
         let (_, context) = try savedPosts(2)
         let posts = try context.fetch(FetchDescriptor<Post>(sortBy: [SortDescriptor(\.id)]))
         posts[0].title = "before the journal"
-        let journal = ChangeJournal(unreconciled: 0)
+        let early = Post(context: context)
+        early.id = 7
+        early.userId = 1
+        early.body = ""
+        early.title = "new before the journal"
+        let journal = ChangeJournal(unreconciled: 0, firstNewID: context.identity.nextTemporaryID)
         context.tracker.journal = journal
         posts[0].title = "in the journal"
         posts[1].body = "in the journal"
+        early.title = "in the journal"
         let added = Post(context: context)
         added.id = 9
+        added.title = "new in the journal"
         context.tracker.journal = nil
         journal.undo(in: context)
-        // What came before the journal stays; what it recorded is undone.
+        // What came before the journal stays; what it recorded is undone. An object inserted
+        // before it is changed back; one inserted since leaves.
         #expect(posts[0].title == "before the journal" && posts[1].body == "Body of post 2\nline 2")
+        #expect(early.title == "new before the journal" && early.managedObjectContext === context)
         #expect(added.managedObjectContext == nil)
         #expect(context.hasChanges)
         try context.save()
         let reread = try ManagedObjectContext(context.container).fetch(
             FetchDescriptor<Post>(sortBy: [SortDescriptor(\.id)]))
-        #expect(reread.map(\.title) == ["before the journal", "Title 2"])
+        #expect(reread.map(\.title) == ["before the journal", "Title 2", "new before the journal"])
     }
 }

@@ -99,7 +99,8 @@ extension ManagedObjectContext {
         let (journal, isOutermost) = try entering { () -> (ChangeJournal, Bool) in
             if let active = tracker.journal { return (active, false) }
             try throwPendingLoadError()
-            let journal = ChangeJournal(unreconciled: graph.unreconciledLists.count)
+            let journal = ChangeJournal(
+                unreconciled: graph.unreconciledLists.count, firstNewID: identity.nextTemporaryID)
             tracker.journal = journal
             return (journal, true)
         }
