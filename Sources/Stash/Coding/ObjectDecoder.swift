@@ -15,6 +15,14 @@ final class ObjectDecoder: ContextPart {
     /// and its class, compared before the container is touched (see `handingOver`).
     var handedOverContainer: KeyedDecodingContainer<AttributeKey>?
     @exclusivity(unchecked) var handedOverType: ObjectIdentifier?
+    /// What the last nested object decoded (the one its relationship handed over) gave its
+    /// attributes, if it can be applied again as it is (see `NestedObjectMemo`); `nil` if not.
+    var lastNestedAttributes: DecodedAttributes?
+    /// Set by the reader's nested objects (`nestedTarget`) just before one is decoded: its
+    /// values are then kept (`lastNestedAttributes`).
+    @exclusivity(unchecked) var capturesNested = false
+    /// How many nested objects `replay` applied without decoding them, for the tests.
+    private(set) var replayedObjects = 0
     /// Set while `decodeAndSave` runs, in its own context: the batches it writes.
     var batches: BatchedSave?
 
@@ -32,9 +40,13 @@ final class ObjectDecoder: ContextPart {
             return try withErrorContext(entity, decoder) {
                 // One container for the attributes and the relationships: making one reads the
                 // object's keys (a nested object's was made already, and handed over).
+                // A nested object on the reader's tape, whose values `nestedTarget` keeps.
+                let isNested = capturesNested && handedOverType == ObjectIdentifier(type)
+                if isNested { capturesNested = false }
                 let container = try handedOver(type) ?? decoder.container(keyedBy: AttributeKey.self)
                 let firstNewID = context.identity.nextTemporaryID
-                var (object, present) = try decodeAttributes(of: state, from: container)
+                var (object, present, attributes) = try decodeAttributes(
+                    of: state, from: container, capturing: isNested)
                 var decoded: [Int: ManagedObject?] = [:]
                 // Children of a given parent take it in place of anything the JSON says.
                 let parent = self.parent.flatMap { $0.entity === entity ? $0 : nil }
@@ -63,7 +75,64 @@ final class ObjectDecoder: ContextPart {
                     context.entering { context.tracker.awaken(object) }
                 }
                 if let record = record { record.note(object, of: entity, setting: present) }
+                if isNested { keepNested(attributes, of: state, from: container, under: parent) }
                 return object
+            }
+        }
+    }
+
+    /// Hands what a nested object decoded to over to `nestedTarget`, if it can be applied
+    /// again as it is. Apart from `decodeObject`, which it would make too big to inline.
+    @inline(never)
+    private func keepNested(
+        _ attributes: DecodedAttributes?, of state: EntityState, from container: KeyedDecodingContainer<AttributeKey>,
+        under parent: DecodingParent?
+    ) {
+        let replayable =
+            parent == nil && state.compositeUniques.isEmpty && Self.canReplay(state.entity, from: container)
+        lastNestedAttributes = replayable ? attributes : nil
+    }
+
+    /// Whether what an object of `entity` decoded from `container` can be applied again to a
+    /// copy of the same JSON without decoding it (`replay`): it names no related object
+    /// (those are decoded or looked up each time), and its values are plain.
+    private static func canReplay(_ entity: EntityDescription, from container: KeyedDecodingContainer<AttributeKey>)
+        -> Bool
+    {
+        entity.attributes.allSatisfy { $0.isRelationship || $0.codec.holdsPlainValues }
+            && entity.relationships.allSatisfy { relationship in
+                !relationship.jsonKeys.contains { container.contains($0.key) }
+            }
+    }
+
+    /// Applies `attributes`, what a nested object of `type` with the same JSON decoded to
+    /// earlier in the document, as decoding that JSON again would: the object its unique
+    /// values name in the context is updated (`update`), or, under `.fail`, the conflict is
+    /// thrown. `nil` if the context has no such object now (deleted, or moved to another
+    /// value since): the caller decodes the JSON.
+    func replay(_ attributes: DecodedAttributes, as type: ManagedObject.Type, decoder: any Decoder) throws
+        -> ManagedObject?
+    {
+        try withContext { context in
+            let state = try context.identity.state(forType: type)
+            let entity = state.entity
+            if let parent, parent.entity === entity { return nil }
+            return try withErrorContext(entity, decoder) {
+                try context.entering {
+                    for (index, key) in attributes.keys {
+                        guard let existing = state.lookup(index, key, in: context) else { continue }
+                        if context.policyInEffect.kind == .fail {
+                            throw UniqueResolver.conflict(entity, entity.uniqueAttributes[index], key)
+                        }
+                        let present = apply(
+                            attributes.uniqueValues, attributes.values, to: existing,
+                            foundBy: entity.uniqueAttributes[index], in: context)
+                        if let record { record.note(existing, of: entity, setting: present) }
+                        replayedObjects += 1
+                        return existing
+                    }
+                    return nil
+                }
             }
         }
     }
@@ -78,10 +147,11 @@ final class ObjectDecoder: ContextPart {
         return handedOverContainer
     }
 
-    /// The object, and the attributes the JSON gave values (what a re-fetch would set again).
-    private func decodeAttributes(of state: EntityState, from container: KeyedDecodingContainer<AttributeKey>) throws
-        -> (ManagedObject, AttributeSet)
-    {
+    /// The object, and the attributes the JSON gave values (what a re-fetch would set again);
+    /// `capturing`, also every value decoded, when all of them were (`replay` applies them).
+    private func decodeAttributes(
+        of state: EntityState, from container: KeyedDecodingContainer<AttributeKey>, capturing: Bool
+    ) throws -> (ManagedObject, AttributeSet, DecodedAttributes?) {
         try withContext { context in
             let entity = state.entity
             return try context.entering {
@@ -106,10 +176,10 @@ final class ObjectDecoder: ContextPart {
                     if context.policyInEffect.kind == .fail {
                         throw UniqueResolver.conflict(entity, entity.uniqueAttributes[index], key)
                     }
-                    let present = try update(
-                        existing, from: container, uniqueValues: uniqueValues, foundBy: entity.uniqueAttributes[index],
-                        state: state)
-                    return (existing, present)
+                    let values = try presentValues(of: state, from: container)
+                    let present = apply(
+                        uniqueValues, values, to: existing, foundBy: entity.uniqueAttributes[index], in: context)
+                    return (existing, present, capturing ? DecodedAttributes(uniqueValues, keys, values) : nil)
                 }
                 let object = entity.type.init()
                 object.cachedEntity = entity
@@ -126,23 +196,26 @@ final class ObjectDecoder: ContextPart {
                         guard registered.unloaded.contains(unique.index), registered.state == .persisted else {
                             continue
                         }
-                        let present = try update(
-                            registered, from: container, uniqueValues: uniqueValues, foundBy: nil, state: state)
-                        return (registered, present)
+                        let values = try presentValues(of: state, from: container)
+                        let present = apply(uniqueValues, values, to: registered, foundBy: nil, in: context)
+                        return (registered, present, capturing ? DecodedAttributes(uniqueValues, keys, values) : nil)
                     }
                     if context.policyInEffect.kind == .fail {
                         throw UniqueResolver.conflict(
                             entity, unique, key, "is already stored and the merge policy is .fail")
                     }
-                    let present = try adoptStoredRow(
+                    let (present, values) = try adoptStoredRow(
                         rowID, as: object, matchedBy: unique, key: key, at: index, decoded: changed, from: container,
-                        state: state)
-                    return (object, present)
+                        state: state, capturing: capturing)
+                    let attributes = capturing ? values.map { DecodedAttributes(uniqueValues, keys, $0) } : nil
+                    return (object, present, attributes)
                 }
+                var values: [(AttributeDescription, Any)] = []
                 for attribute in entity.nonUniqueAttributes {
                     guard let value = try requiredOrIncomingValue(of: attribute, from: container) else { continue }
                     object.setValue(value, inSlot: attribute.index)
                     changed.insert(attribute.index)
+                    if capturing { values.append((attribute, value)) }
                 }
                 for attribute in entity.uniqueAttributes
                 where !attribute.hasDefault && !changed.contains(attribute.index) {
@@ -154,7 +227,7 @@ final class ObjectDecoder: ContextPart {
                 for (index, key) in keys where state.uniqueIndexes[index][key] == nil {
                     state.setEntry(object, index, key)
                 }
-                return (object, changed)
+                return (object, changed, capturing ? DecodedAttributes(uniqueValues, keys, values) : nil)
             }
         }
     }
@@ -162,65 +235,84 @@ final class ObjectDecoder: ContextPart {
     /// Makes `object`, a blank holding the decoded unique values, the object of stored row
     /// `rowID`, found by `unique`: under `.incomingWins` it takes the other values the JSON
     /// has as changes; the rest is loaded from the row when read. Answers the attributes the
-    /// JSON gave values.
+    /// JSON gave values, and those values when they were decoded (not under the other policies).
     private func adoptStoredRow(
         _ rowID: Int64, as object: ManagedObject, matchedBy unique: AttributeDescription, key: StoredValue,
         at matchedIndex: Int, decoded: AttributeSet, from container: KeyedDecodingContainer<AttributeKey>,
-        state: EntityState
-    ) throws -> AttributeSet {
+        state: EntityState, capturing: Bool
+    ) throws -> (AttributeSet, [(AttributeDescription, Any)]?) {
         try withContext { context in
             var changed = decoded
+            var values: [(AttributeDescription, Any)]?
             if context.policyInEffect.kind == .incomingWins {
+                if capturing { values = [] }
                 for attribute in state.entity.nonUniqueAttributes {
                     guard let value = try presentValue(of: attribute, from: container) else { continue }
                     object.setValue(value, inSlot: attribute.index)
                     changed.insert(attribute.index)
+                    values?.append((attribute, value))
                 }
             } else {
                 changed = AttributeSet()
             }
             context.resolver.adoptRow(
                 rowID, as: object, matchedBy: unique, key: key, at: matchedIndex, changing: changed, in: state)
-            return changed
+            return (changed, values)
         }
     }
 
-    /// Decodes into an object the context already has, taking the unique values already
-    /// decoded into `blank`. Values are gathered first and applied only once all decoded,
-    /// so a failure leaves the object as it was; values equal to the current ones are
-    /// compared with the row by the save, so re-importing the same payload writes nothing
-    /// unless the row moved on meanwhile. Answers the attributes the JSON gave values.
+    /// Applies decoded values to an object the context already has: the unique values, then
+    /// the others the JSON gave (`presentValues`), all decoded before any is applied, so a
+    /// failure leaves the object as it was. Values equal to the current ones are compared
+    /// with the row by the save, so re-importing the same payload writes nothing unless the
+    /// row moved on meanwhile. Answers the attributes the JSON gave values (none unless
+    /// `.incomingWins`, under which nothing is applied).
     ///
     /// `foundBy` is the unique attribute whose current value the object was found by (the
     /// index compared it as the store would): it holds the JSON's value, so it is not compared
     /// again. A nested author named by a thousand essays is updated a thousand times.
-    private func update(
-        _ object: ManagedObject, from container: KeyedDecodingContainer<AttributeKey>,
-        uniqueValues: [(AttributeDescription, Any)], foundBy: AttributeDescription?, state: EntityState
-    ) throws -> AttributeSet {
-        try withContext { context in
-            var values = uniqueValues
-            var present = AttributeSet()
-            for (attribute, _) in uniqueValues { present.insert(attribute.index) }
-            for attribute in state.entity.nonUniqueAttributes {
-                if let value = try presentValue(of: attribute, from: container) {
-                    values.append((attribute, value))
-                    present.insert(attribute.index)
-                }
-            }
-            guard context.policyInEffect.kind == .incomingWins else { return AttributeSet() }
-            for (attribute, value) in values where attribute !== foundBy {
-                if object.holds(value, for: attribute) {
-                    // The row is compared inside the save's transaction (see `restate`); not a
-                    // unique value, which the object was found by: written again with a row
-                    // that changes, it would only make SQLite rewrite its index entry.
-                    if !attribute.isUnique { object.restate(attribute, in: context) }
-                } else {
-                    object.setValue(value, of: attribute, knownToDiffer: true)
-                }
-            }
-            return present
+    private func apply(
+        _ uniqueValues: [(AttributeDescription, Any)], _ values: [(AttributeDescription, Any)],
+        to object: ManagedObject, foundBy: AttributeDescription?, in context: ManagedObjectContext
+    ) -> AttributeSet {
+        guard context.policyInEffect.kind == .incomingWins else { return AttributeSet() }
+        var present = AttributeSet()
+        for (attribute, value) in uniqueValues where attribute !== foundBy {
+            apply(value, of: attribute, to: object, in: context)
         }
+        for (attribute, _) in uniqueValues { present.insert(attribute.index) }
+        for (attribute, value) in values {
+            apply(value, of: attribute, to: object, in: context)
+            present.insert(attribute.index)
+        }
+        return present
+    }
+
+    @inline(__always)
+    private func apply(
+        _ value: Any, of attribute: AttributeDescription, to object: ManagedObject, in context: ManagedObjectContext
+    ) {
+        if object.holds(value, for: attribute) {
+            // The row is compared inside the save's transaction (see `restate`); not a
+            // unique value, which the object was found by: written again with a row
+            // that changes, it would only make SQLite rewrite its index entry.
+            if !attribute.isUnique { object.restate(attribute, in: context) }
+        } else {
+            object.setValue(value, of: attribute, knownToDiffer: true)
+        }
+    }
+
+    /// The values the JSON gives the attributes that are not unique, where it gives one
+    /// (`presentValue`).
+    private func presentValues(of state: EntityState, from container: KeyedDecodingContainer<AttributeKey>) throws
+        -> [(AttributeDescription, Any)]
+    {
+        var values: [(AttributeDescription, Any)] = []
+        values.reserveCapacity(state.entity.nonUniqueAttributes.count)
+        for attribute in state.entity.nonUniqueAttributes {
+            if let value = try presentValue(of: attribute, from: container) { values.append((attribute, value)) }
+        }
+        return values
     }
 
     /// The attribute's value, or the error of a missing key (or object on its key path).

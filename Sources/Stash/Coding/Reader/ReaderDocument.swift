@@ -16,6 +16,8 @@ final class ReaderDocument {
     let userInfo: [CodingUserInfoKey: Any]
     /// The context `userInfo` carries, for `ManagedObjectContext.carried(by:decoding:)`.
     let context: ManagedObjectContext?
+    /// The nested objects decoded so far, by content (see `NestedObjectMemo`).
+    let nestedObjects = NestedObjectMemo()
 
     init(
         bytes: UnsafeBufferPointer<UInt8>, nodes: UnsafeBufferPointer<JSONTape.Node>, options: ReaderOptions,
