@@ -18,6 +18,8 @@ final class ObjectDecoder: ContextPart {
     /// What the last nested object decoded (the one its relationship handed over) gave its
     /// attributes, if it can be applied again as it is (see `NestedObjectMemo`); `nil` if not.
     var lastNestedAttributes: DecodedAttributes?
+    /// What `decodeAttributes` decoded, when asked to keep it (`capturing`).
+    private var capturedAttributes: DecodedAttributes?
     /// Set by the reader's nested objects (`nestedTarget`) just before one is decoded: its
     /// values are then kept (`lastNestedAttributes`).
     @exclusivity(unchecked) var capturesNested = false
@@ -38,15 +40,15 @@ final class ObjectDecoder: ContextPart {
             let state = try context.identity.state(forType: type)
             let entity = state.entity
             return try withErrorContext(entity, decoder) {
-                // One container for the attributes and the relationships: making one reads the
-                // object's keys (a nested object's was made already, and handed over).
                 // A nested object on the reader's tape, whose values `nestedTarget` keeps.
                 let isNested = capturesNested && handedOverType == ObjectIdentifier(type)
                 if isNested { capturesNested = false }
+                // One container for the attributes and the relationships: making one reads the
+                // object's keys (a nested object's was made already, and handed over).
                 let container = try handedOver(type) ?? decoder.container(keyedBy: AttributeKey.self)
                 let firstNewID = context.identity.nextTemporaryID
-                var (object, present, attributes) = try decodeAttributes(
-                    of: state, from: container, capturing: isNested)
+                capturedAttributes = nil
+                var (object, present) = try decodeAttributes(of: state, from: container, capturing: isNested)
                 var decoded: [Int: ManagedObject?] = [:]
                 // Children of a given parent take it in place of anything the JSON says.
                 let parent = self.parent.flatMap { $0.entity === entity ? $0 : nil }
@@ -75,7 +77,7 @@ final class ObjectDecoder: ContextPart {
                     context.entering { context.tracker.awaken(object) }
                 }
                 if let record = record { record.note(object, of: entity, setting: present) }
-                if isNested { keepNested(attributes, of: state, from: container, under: parent) }
+                if isNested { keepNested(capturedAttributes, of: state, from: container, under: parent) }
                 return object
             }
         }
@@ -148,10 +150,11 @@ final class ObjectDecoder: ContextPart {
     }
 
     /// The object, and the attributes the JSON gave values (what a re-fetch would set again);
-    /// `capturing`, also every value decoded, when all of them were (`replay` applies them).
+    /// `capturing`, also every value decoded, in `capturedAttributes`, when all of them were
+    /// (`replay` applies them).
     private func decodeAttributes(
         of state: EntityState, from container: KeyedDecodingContainer<AttributeKey>, capturing: Bool
-    ) throws -> (ManagedObject, AttributeSet, DecodedAttributes?) {
+    ) throws -> (ManagedObject, AttributeSet) {
         try withContext { context in
             let entity = state.entity
             return try context.entering {
@@ -179,7 +182,8 @@ final class ObjectDecoder: ContextPart {
                     let values = try presentValues(of: state, from: container)
                     let present = apply(
                         uniqueValues, values, to: existing, foundBy: entity.uniqueAttributes[index], in: context)
-                    return (existing, present, capturing ? DecodedAttributes(uniqueValues, keys, values) : nil)
+                    if capturing { capturedAttributes = DecodedAttributes(uniqueValues, keys, values) }
+                    return (existing, present)
                 }
                 let object = entity.type.init()
                 object.cachedEntity = entity
@@ -198,7 +202,8 @@ final class ObjectDecoder: ContextPart {
                         }
                         let values = try presentValues(of: state, from: container)
                         let present = apply(uniqueValues, values, to: registered, foundBy: nil, in: context)
-                        return (registered, present, capturing ? DecodedAttributes(uniqueValues, keys, values) : nil)
+                        if capturing { capturedAttributes = DecodedAttributes(uniqueValues, keys, values) }
+                        return (registered, present)
                     }
                     if context.policyInEffect.kind == .fail {
                         throw UniqueResolver.conflict(
@@ -207,8 +212,8 @@ final class ObjectDecoder: ContextPart {
                     let (present, values) = try adoptStoredRow(
                         rowID, as: object, matchedBy: unique, key: key, at: index, decoded: changed, from: container,
                         state: state, capturing: capturing)
-                    let attributes = capturing ? values.map { DecodedAttributes(uniqueValues, keys, $0) } : nil
-                    return (object, present, attributes)
+                    if capturing { capturedAttributes = values.map { DecodedAttributes(uniqueValues, keys, $0) } }
+                    return (object, present)
                 }
                 var values: [(AttributeDescription, Any)] = []
                 for attribute in entity.nonUniqueAttributes {
@@ -227,7 +232,8 @@ final class ObjectDecoder: ContextPart {
                 for (index, key) in keys where state.uniqueIndexes[index][key] == nil {
                     state.setEntry(object, index, key)
                 }
-                return (object, changed, capturing ? DecodedAttributes(uniqueValues, keys, values) : nil)
+                if capturing { capturedAttributes = DecodedAttributes(uniqueValues, keys, values) }
+                return (object, changed)
             }
         }
     }
