@@ -204,6 +204,52 @@ import Testing
         #expect(outcomes[0] == outcomes[1])
         #expect(outcomes[0] == #"["A"] ["10:none", "11:A", "12:A"]"#)
     }
+
+    /// A hook of the nested writer decodes other objects (a tag with its category nested):
+    /// what the writer decoded to is still what is kept for its next copy, not the
+    /// category's, which would find writer 5 by the category's id.
+    @Test func aDecodeInsideAHookDoesNotTakeTheNestedObjectsPlace() throws {
+        let json = #"[{"id": 1, "writer": {"id": 1, "name": "A"}}, {"id": 2, "writer": {"id": 1, "name": "A"}}]"#
+        let context = ManagedObjectContext(
+            try testContainer(
+                for: DecodingBook.self, DecodingWriter.self, ReplayTag.self, ReplayCategory.self, inMemory: true))
+        // Held, so that the context still has writer 5 when the second copy comes.
+        let five = try context.decode([DecodingWriter].self, from: Data(#"[{"id": 5, "name": "Five"}]"#.utf8))
+        try context.save()
+        let books = try context.decode([DecodingBook].self, from: Data(json.utf8))
+        #expect(books.map { $0.writer?.id } == [1, 1])
+        #expect(try context.fetchCount(FetchDescriptor<ReplayTag>()) == 1)
+        try context.save()
+        #expect(five.map(\.name) == ["Five"] && !five[0].hasChanges)
+        #expect(context.decoding.replayedObjects == 1)
+    }
+
+    /// A custom date strategy runs the caller's code, which may give each copy another date:
+    /// copies are then decoded each time, as JSONDecoder would.
+    @Test func underACustomDateStrategyEveryCopyIsDecoded() throws {
+        let json =
+            "[" + (0..<4).map { #"{"id": \#($0), "event": {"id": 1, "when": "now"}}"# }.joined(separator: ",") + "]"
+        var dates: [Double] = []
+        for reader in [true, false] {
+            let context = ManagedObjectContext(try testContainer(for: ReplayLog.self, ReplayEvent.self, inMemory: true))
+            let calls = Locked(0)
+            let decoder = JSONDecoder()
+            decoder.dateDecodingStrategy = .custom { _ in
+                Date(
+                    timeIntervalSince1970: Double(
+                        calls.withLock {
+                            $0 += 1
+                            return $0
+                        }))
+            }
+            decoder.userInfo[.byteReaderDisabled] = !reader
+            _ = try context.decode([ReplayLog].self, from: Data(json.utf8), using: decoder)
+            try context.save()
+            dates += try context.fetch(FetchDescriptor<ReplayEvent>()).map(\.when.timeIntervalSince1970)
+            #expect(context.decoding.replayedObjects == 0)
+        }
+        #expect(dates == [4, 4])
+    }
 }
 
 final class HookedWriter: ManagedObject, Codable {
@@ -220,4 +266,40 @@ final class HookedBook: ManagedObject, Codable {
         if id == 0 { writer?.name = "renamed by a hook" }
         if id == 10, let writer { managedObjectContext?.delete(writer) }
     }
+}
+
+/// Decodes a tag, with its category nested, as it is inserted.
+final class DecodingWriter: ManagedObject, Codable {
+    @Attribute(.unique) var id: Int
+    @Attribute var name: String
+
+    override func awakeFromInsert() {
+        _ = try? managedObjectContext?.decode(
+            ReplayTag.self, from: Data(#"{"id": 1, "category": {"id": 5, "label": "x"}}"#.utf8))
+    }
+}
+
+final class DecodingBook: ManagedObject, Codable {
+    @Attribute(.unique) var id: Int
+    @Relationship var writer: DecodingWriter?
+}
+
+final class ReplayTag: ManagedObject, Codable {
+    @Attribute(.unique) var id: Int
+    @Relationship var category: ReplayCategory?
+}
+
+final class ReplayCategory: ManagedObject, Codable {
+    @Attribute(.unique) var id: Int
+    @Attribute var label: String
+}
+
+final class ReplayEvent: ManagedObject, Codable {
+    @Attribute(.unique) var id: Int
+    @Attribute var when: Date
+}
+
+final class ReplayLog: ManagedObject, Codable {
+    @Attribute(.unique) var id: Int
+    @Relationship var event: ReplayEvent?
 }

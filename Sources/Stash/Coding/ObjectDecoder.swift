@@ -47,8 +47,10 @@ final class ObjectDecoder: ContextPart {
                 // object's keys (a nested object's was made already, and handed over).
                 let container = try handedOver(type) ?? decoder.container(keyedBy: AttributeKey.self)
                 let firstNewID = context.identity.nextTemporaryID
-                capturedAttributes = nil
                 var (object, present) = try decodeAttributes(of: state, from: container, capturing: isNested)
+                // Taken at once: a hook below (`awaken`) may decode other objects, which set it.
+                let captured = isNested ? capturedAttributes : nil
+                capturedAttributes = nil
                 var decoded: [Int: ManagedObject?] = [:]
                 // Children of a given parent take it in place of anything the JSON says.
                 let parent = self.parent.flatMap { $0.entity === entity ? $0 : nil }
@@ -77,7 +79,7 @@ final class ObjectDecoder: ContextPart {
                     context.entering { context.tracker.awaken(object) }
                 }
                 if let record = record { record.note(object, of: entity, setting: present) }
-                if isNested { keepNested(capturedAttributes, of: state, from: container, under: parent) }
+                if isNested { keepNested(captured, of: state, from: container, under: parent) }
                 return object
             }
         }

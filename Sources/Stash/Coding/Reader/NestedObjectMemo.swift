@@ -4,8 +4,9 @@ import Foundation
 /// object's content on the tape: a nested author sent with each of a thousand essays is
 /// decoded once, and each later copy that is the same byte for byte (keys, values, their
 /// order) takes the values already decoded (`ObjectDecoder.replay`). Whitespace aside,
-/// the same bytes decode to the same values under one document's settings, so the values
-/// are a function of the content; what is applied, and to which object, is worked out
+/// the same bytes decode to the same values under one document's settings (unless a custom
+/// date or data strategy runs code of the caller's: `ReaderOptions.decodesBytesAlike`), so
+/// the values are a function of the content; what is applied, and to which object, is worked out
 /// again each time, as a full decode would.
 ///
 /// It lives as long as its `ReaderDocument`, and holds at most `capacity` objects: a
@@ -20,10 +21,13 @@ final class NestedObjectMemo {
 
     static let capacity = 4_096
     private var entries: [UInt64: Entry] = [:]
+    /// The types of the objects kept: an object of another type is not hashed (a thread of
+    /// comments nested in replies, never kept, would be hashed at every depth).
+    private var keptTypes: Set<ObjectIdentifier> = []
 
     /// The attributes an object of `type` with the content of the object at `index` decoded to.
     func attributes(of type: ObjectIdentifier, at index: Int, in document: ReaderDocument) -> DecodedAttributes? {
-        guard !entries.isEmpty, let entry = entries[Self.signature(of: index, type, in: document)],
+        guard keptTypes.contains(type), let entry = entries[Self.signature(of: index, type, in: document)],
             entry.type == type, Self.sameContent(entry.node, index, in: document)
         else { return nil }
         return entry.attributes
@@ -32,8 +36,12 @@ final class NestedObjectMemo {
     /// Keeps what the object of `type` at `index` decoded to; a signature already taken
     /// (the same content, or another that hashes alike) is taken over.
     func keep(_ attributes: DecodedAttributes, of type: ObjectIdentifier, at index: Int, in document: ReaderDocument) {
-        if entries.count >= Self.capacity { entries.removeAll(keepingCapacity: true) }
+        if entries.count >= Self.capacity {
+            entries.removeAll(keepingCapacity: true)
+            keptTypes.removeAll()
+        }
         entries[Self.signature(of: index, type, in: document)] = Entry(type: type, node: index, attributes: attributes)
+        keptTypes.insert(type)
     }
 
     /// A hash (FNV-1a) of the nodes inside the object at `index`: their kinds and flags,

@@ -16,6 +16,15 @@ struct ReaderOptions: Sendable {
     var date: DateStrategy
     var data: DataStrategy
 
+    /// Whether the same bytes always decode to the same values: not under a custom date or
+    /// data strategy, whose closure may read the coding path, the clock or state of its own
+    /// (a nested object's copies are then decoded each time: `NestedObjectMemo`).
+    var decodesBytesAlike: Bool {
+        if case .custom = date { return false }
+        if case .custom = data { return false }
+        return true
+    }
+
     init?(_ decoder: JSONDecoder) {
         guard !decoder.allowsJSON5, !decoder.assumesTopLevelDictionary else { return nil }
         switch decoder.keyDecodingStrategy {
