@@ -135,7 +135,7 @@ extension ObjectDecoder {
         // The class compared first: a failed cast of JSONDecoder's decoder cost 1.6k
         // instructions a nested object (stash-bench's graph import through the recipe).
         if !reference, type(of: decoder) == TapeDecoder.self, let tape = decoder as? TapeDecoder,
-            tape.document.options.decodesBytesAlike, tape.document.node(tape.index).kind == .object
+            tape.document.keepsNestedObjects, tape.document.node(tape.index).kind == .object
         {
             return try nestedTarget(of: relationship, from: tape)
         }

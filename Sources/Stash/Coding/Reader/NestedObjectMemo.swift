@@ -22,8 +22,9 @@ final class NestedObjectMemo {
     static let capacity = 4_096
     private var entries: [UInt64: Entry] = [:]
     /// The types of the objects kept: an object of another type is not hashed (a thread of
-    /// comments nested in replies, never kept, would be hashed at every depth).
-    private var keptTypes: Set<ObjectIdentifier> = []
+    /// comments nested in replies, never kept, would be hashed at every depth). A few at
+    /// most (one per model), so scanned: a `Set` cost 300 instructions a nested object.
+    private var keptTypes: [ObjectIdentifier] = []
 
     /// The attributes an object of `type` with the content of the object at `index` decoded to.
     func attributes(of type: ObjectIdentifier, at index: Int, in document: ReaderDocument) -> DecodedAttributes? {
@@ -41,7 +42,7 @@ final class NestedObjectMemo {
             keptTypes.removeAll()
         }
         entries[Self.signature(of: index, type, in: document)] = Entry(type: type, node: index, attributes: attributes)
-        keptTypes.insert(type)
+        if !keptTypes.contains(type) { keptTypes.append(type) }
     }
 
     /// A hash (FNV-1a) of the nodes inside the object at `index`: their kinds and flags,

@@ -16,8 +16,10 @@ final class ReaderDocument {
     let userInfo: [CodingUserInfoKey: Any]
     /// The context `userInfo` carries, for `ManagedObjectContext.carried(by:decoding:)`.
     let context: ManagedObjectContext?
-    /// The nested objects decoded so far, by content (see `NestedObjectMemo`).
+    /// The nested objects decoded so far, by content (see `NestedObjectMemo`), used only if
+    /// `keepsNestedObjects` (`ReaderOptions.decodesBytesAlike`, read once here).
     let nestedObjects = NestedObjectMemo()
+    let keepsNestedObjects: Bool
 
     init(
         bytes: UnsafeBufferPointer<UInt8>, nodes: UnsafeBufferPointer<JSONTape.Node>, options: ReaderOptions,
@@ -26,6 +28,7 @@ final class ReaderDocument {
         self.bytes = bytes
         self.nodes = nodes
         self.options = options
+        self.keepsNestedObjects = options.decodesBytesAlike
         self.userInfo = userInfo.mapValues { $0 as Any }
         self.context = userInfo[.managedObjectContext] as? ManagedObjectContext
     }
