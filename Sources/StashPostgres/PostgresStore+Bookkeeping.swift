@@ -20,9 +20,7 @@ extension PostgresStore: BookkeepingStore {
 
     /// One transaction that takes the writer lock as a save does (and so moves the change
     /// token by one), makes the table if need be, and upserts or deletes each key.
-    func setBookkeepingValues(in table: BookkeepingTable, _ values: [String: String?]) throws
-        -> (before: Int64?, after: Int64?)
-    {
+    func setBookkeepingValues(in table: BookkeepingTable, _ values: [String: String?]) throws -> CommitTokens {
         try refuseInsideTransaction("writing Stash's bookkeeping")
         return try pool.withConnection { connection in
             try connection.execute("BEGIN")
@@ -47,7 +45,7 @@ extension PostgresStore: BookkeepingStore {
                 }
                 try connection.execute("COMMIT")
                 // The count's row stayed locked until the commit, as in a save.
-                return (before, before + 1)
+                return CommitTokens(beforeCommit: before, afterCommit: before + 1)
             } catch {
                 if !connection.isBroken { _ = try? connection.execute("ROLLBACK") }
                 throw error

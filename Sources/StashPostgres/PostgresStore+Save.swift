@@ -27,7 +27,7 @@ extension PostgresStore {
         try refuseInsideTransaction("a save", entity: changes.entities.first?.entity.name)
         return try pool.withConnection { connection in
             var (result, tokens) = try transaction(on: connection) { try $0.write(changes) }
-            result.tokenAfterCommit = tokens.afterCommit
+            result.tokens = tokens
             return result
         }
     }
@@ -64,8 +64,7 @@ extension PostgresStore {
                         "RemoteModel edits (the outbox) are not kept by a PostgreSQL store yet; nothing was saved",
                         entity: changes.entities.first?.entity.name)
                 }
-                var result = try changes.write(with: PostgresChangeWriter(store: self, connection: connection))
-                result.tokenBeforeCommit = before
+                let result = try changes.write(with: PostgresChangeWriter(store: self, connection: connection))
                 written += try changes.committedRows(result)
                 return result
             }

@@ -35,8 +35,8 @@ import Testing
         let (container, _) = try savedPosts(1, at: directory.file())
         let before = try container.store.changeToken()
         let result = try container.store.save(StoreChangeSet())
-        #expect(result.tokenBeforeCommit == before)
-        #expect(result.tokenAfterCommit == before)
+        #expect(result.tokens.beforeCommit == before)
+        #expect(result.tokens.afterCommit == before)
         #expect(try container.store.changeToken() == before)
     }
 }

@@ -14,8 +14,9 @@ extension ManagedObjectContext {
     package func writeBookkeeping(_ values: [String: String?], in table: BookkeepingTable) throws -> StoreStamp? {
         try entering {
             guard let store = container.store as? any BookkeepingStore, !values.isEmpty else { return nil }
-            let (before, after) = try store.setBookkeepingValues(in: table, values)
-            guard let after else { return nil }
+            let tokens = try store.setBookkeepingValues(in: table, values)
+            let before = tokens.beforeCommit
+            guard let after = tokens.afterCommit else { return nil }
             // The write is this container's own commit, as a save is: the next fetch does not
             // take it for another process's and read every object it meets back from its row.
             container.externalCommits.withLock { $0.ownCommit(before: before, after: after) }

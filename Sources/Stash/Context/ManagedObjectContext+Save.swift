@@ -85,7 +85,7 @@ extension ManagedObjectContext {
             }
             return WrittenChanges(
                 note: note,
-                tokens: CommitTokens(beforeCommit: result.tokenBeforeCommit, afterCommit: result.tokenAfterCommit),
+                tokens: result.tokens,
                 sparedLookUps: sparedLookUps
             ) { token in
                 for (position, state) in states.enumerated() {

@@ -24,24 +24,15 @@ extension SQLiteStore: BookkeepingStore {
         }
     }
 
-    func setBookkeepingValues(in table: BookkeepingTable, _ values: [String: String?]) throws
-        -> (before: Int64?, after: Int64?)
-    {
-        // A file's token is read inside the transaction, which holds the write lock from
-        // its start: no commit comes between it and the write; the token after it is read
-        // as a save's is (`tokenAfterOwnCommit`). An in-memory store's token takes the
-        // writer's lock, so it is read outside it; a save of this process in between moves
-        // the container's save generation, which a hand-over checks as well.
+    func setBookkeepingValues(in table: BookkeepingTable, _ values: [String: String?]) throws -> CommitTokens {
+        // A file's tokens are a save's (`committing`). An in-memory store's token takes the
+        // writer's lock, so it is read outside the transaction; a save of this process in
+        // between moves the container's save generation, which a hand-over checks as well.
         try refuseInsideTransaction("writing Stash's bookkeeping")
         let inMemory = path == nil
-        var before = inMemory ? try changeToken() : nil
-        let after: Int64? = try withConnection { connection in
-            var writerVersion: Int64?
-            try connection.transaction {
-                if !inMemory {
-                    before = try changeToken()
-                    writerVersion = try connection.integer("PRAGMA data_version")
-                }
+        let before = inMemory ? try changeToken() : nil
+        let (_, tokens) = try withConnection { connection in
+            try committing(connection) {
                 try connection.execute(
                     "CREATE TABLE IF NOT EXISTS \(quotedTable(table)) (\"key\" TEXT PRIMARY KEY NOT NULL, "
                         + "\"value\" TEXT NOT NULL) WITHOUT ROWID")
@@ -57,11 +48,8 @@ extension SQLiteStore: BookkeepingStore {
                     }
                 }
             }
-            guard let writerVersion else { return nil }
-            // Committed: a token that cannot be read is none vouched for, not a failed write.
-            return try? tokenAfterOwnCommit(writerVersion, connection)
         }
-        return (before, inMemory ? try changeToken() : after)
+        return inMemory ? CommitTokens(beforeCommit: before, afterCommit: try changeToken()) : tokens
     }
 
     private func quotedTable(_ table: BookkeepingTable) -> String {

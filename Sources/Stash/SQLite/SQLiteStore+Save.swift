@@ -16,8 +16,7 @@ extension SQLiteStore {
         try refuseInsideTransaction("a save", entity: changes.entities.first?.entity.name)
         return try withConnection { connection in
             var (result, tokens) = try committing(connection) { try write(changes, connection) }
-            result.tokenBeforeCommit = tokens.beforeCommit
-            result.tokenAfterCommit = tokens.afterCommit
+            result.tokens = tokens
             return result
         }
     }

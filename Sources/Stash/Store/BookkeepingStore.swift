@@ -11,10 +11,9 @@ package protocol BookkeepingStore: Store {
 
     /// Sets (or, for `nil`, removes) these values in `table`, made if need be, in one
     /// transaction of its own. Answers the store's change token just before it committed and
-    /// just after, as a save does (`SaveResult.tokenBeforeCommit`, `tokenAfterCommit`): `after`
-    /// is `nil` when another commit came between, or could have.
-    func setBookkeepingValues(in table: BookkeepingTable, _ values: [String: String?]) throws
-        -> (before: Int64?, after: Int64?)
+    /// just after, as a save does (`SaveResult.tokens`): `afterCommit` is `nil` when another
+    /// commit came between, or could have.
+    func setBookkeepingValues(in table: BookkeepingTable, _ values: [String: String?]) throws -> CommitTokens
 }
 
 /// A table of Stash's own records: `_stash_` and a name of letters, digits and underscores.

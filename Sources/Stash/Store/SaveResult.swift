@@ -3,13 +3,12 @@
 package struct SaveResult {
     package var entities: [EntitySaveResult] = []
     /// The store's change token read inside the transaction, just before it committed
-    /// (`nil` for a store in memory): see `ExternalCommits.ownCommit`.
-    package var tokenBeforeCommit: Int64?
-    /// The change token right after the commit, known while no other commit can have come
-    /// between (see `SQLiteStore.save`; PostgreSQL's count is one more than before, its row
-    /// locked until the commit, or as before when the save wrote nothing and rolled back);
-    /// `nil` when another commit did, or for a store that cannot tell.
-    package var tokenAfterCommit: Int64?
+    /// (`nil` for a store in memory: see `ExternalCommits.ownCommit`), and right after the
+    /// commit, known while no other commit can have come between (see
+    /// `SQLiteStore.committing`; PostgreSQL's count is one more than before, its row locked
+    /// until the commit, or as before when the save wrote nothing and rolled back), `nil`
+    /// when another commit did, or for a store that cannot tell.
+    package var tokens = CommitTokens()
     /// The positions in `StoreChangeSet.joinWrites` of the lists the store holds otherwise
     /// than written: another writer added or removed members since the context read them.
     package var revisedJoins = Set<Int>()
