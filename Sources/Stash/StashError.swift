@@ -70,6 +70,9 @@ public struct StashError: Error, Sendable, CustomStringConvertible {
     public var storeCode: StoreCode?
     /// The SQL statement that failed, for store errors.
     public var sql: String?
+    /// The object a save refused (a missing value, a validation), while it is alive: what
+    /// `decodeAndSave` finds among a batch's elements to name the one that failed.
+    var refusedObject: ObjectIdentifier?
 
     package init(
         _ code: Code, _ message: String, entity: String? = nil, attribute: String? = nil,

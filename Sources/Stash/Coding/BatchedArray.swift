@@ -12,8 +12,8 @@ struct BatchedArray<Element: ManagedObject & Decodable>: ReaderDecodable {
         }
         var elements = try decoder.unkeyedContainer()
         while !elements.isAtEnd {
-            _ = try elements.decode(Element.self)
-            if batches.countDecoded() { try batches.writeBatch(of: context) }
+            let element = try elements.decode(Element.self)
+            if batches.countDecoded(element) { try batches.writeBatch(of: context) }
         }
     }
 }

@@ -9,6 +9,11 @@ final class BatchedSave {
     private let writes: TransactionWrites
     private(set) var decoded = 0
     private(set) var pending = 0
+    /// The objects the elements since the last batch decoded to, in order (one object for
+    /// elements that name the same one): an error of the write that names its object is
+    /// given that element's place. Held, so that no other object takes an address of theirs
+    /// before the batch is written (an unchanged object is otherwise let go at once).
+    private var elements: [ManagedObject] = []
     private(set) var notes: [SaveNote] = []
     /// Entities' inserts, over all batches, that the store did not match against stored
     /// rows (see `NewRowKeys`).
@@ -20,8 +25,10 @@ final class BatchedSave {
         self.writes = writes
     }
 
-    /// Counts one decoded object; answers whether a batch is full.
-    func countDecoded() -> Bool {
+    /// Counts one decoded element, `object`; answers whether a batch is full.
+    func countDecoded(_ object: ManagedObject) -> Bool {
+        if elements.isEmpty { elements.reserveCapacity(Swift.min(batchSize, 4_096)) }
+        elements.append(object)
         decoded += 1
         pending += 1
         return pending >= batchSize
@@ -32,12 +39,15 @@ final class BatchedSave {
     /// context kept for them: its unique indexes' entries, which the departure signal
     /// (`RegisteredObjects`) would leave for thousands of objects, and a batch is fewer.
     ///
-    /// An error of the write that says no place in the payload (a validation, a hook, a
-    /// conflict) is given the batch's elements as its coding path, `[700]…[799]`: the save
-    /// cannot tell which object of the batch it was, the import can tell which batch.
+    /// An error of the write that says no place in the payload is given one: the element
+    /// whose object the save refused (a missing value, a validation or a hook of that object),
+    /// `[776]`, the last such element if several named it; else (an object nested in an
+    /// element, a conflict the store found) the batch's elements, `[700]…[799]`.
     func writeBatch(of context: ManagedObjectContext) throws {
         let elements = (decoded - pending)..<decoded
+        var objects = self.elements
         pending = 0
+        self.elements = []
         do {
             try context.entering {
                 guard let written = try context.writeChanges(inBatch: BatchWrite(writes: writes, token: token))
@@ -47,11 +57,19 @@ final class BatchedSave {
                 written.didSave(token)
             }
         } catch var error as StashError where error.codingPath.isEmpty && !elements.isEmpty {
-            error.codingPath =
-                elements.count == 1
-                ? "[\(elements.lowerBound)]" : "[\(elements.lowerBound)]…[\(elements.upperBound - 1)]"
+            if let refused = error.refusedObject,
+                let offset = objects.lastIndex(where: { ObjectIdentifier($0) == refused })
+            {
+                error.codingPath = "[\(elements.lowerBound + offset)]"
+            } else {
+                error.codingPath =
+                    elements.count == 1
+                    ? "[\(elements.lowerBound)]" : "[\(elements.lowerBound)]…[\(elements.upperBound - 1)]"
+            }
             throw error
         }
+        // Let go first, so that the saved objects have gone when the context looks.
+        objects = []
         context.entering {
             for state in context.identity.states { state.releaseDeparted() }
         }

@@ -154,12 +154,16 @@ extension ChangeTracker {
 
     /// What a hook threw, naming the object.
     private func validationFailure(_ error: any Error, of object: ManagedObject) -> StashError {
-        if var error = error as? StashError {
-            error.entity = error.entity ?? object.entity.name
-            return error
+        var failure: StashError
+        if let error = error as? StashError {
+            failure = error
+            failure.entity = error.entity ?? object.entity.name
+        } else {
+            failure = StashError(
+                .validationFailed, "\(object.objectID) is not valid: \(error); nothing was saved",
+                entity: object.entity.name)
         }
-        return StashError(
-            .validationFailed, "\(object.objectID) is not valid: \(error); nothing was saved",
-            entity: object.entity.name)
+        failure.refusedObject = ObjectIdentifier(object)
+        return failure
     }
 }

@@ -18,9 +18,11 @@ final class SavePlanner: ContextPart {
             // 20,000-object import write, stash-bench under callgrind).
             if slots.subtracting(object.changedAttributes).isEmpty { continue }
             for attribute in required where object.value(of: attribute) == nil {
-                throw StashError(
+                var error = StashError(
                     .missingValue, "is required but was never set on a new object",
                     entity: state.entity.name, attribute: attribute.name)
+                error.refusedObject = ObjectIdentifier(object)
+                throw error
             }
         }
     }
