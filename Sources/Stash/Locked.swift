@@ -10,7 +10,10 @@ import Foundation
 // `@unchecked`: `value` is touched only inside `withLock`, under `lock`.
 package final class Locked<Value>: @unchecked Sendable {
     private let lock = NSLock()
-    private var value: Value
+    /// Unchecked: only `withLock` reaches it, under `lock`, which is the exclusivity the
+    /// runtime's check would test (about 85 instructions a use: a relationship's inverse is
+    /// read through one on every to-one set).
+    @exclusivity(unchecked) private var value: Value
 
     package init(_ value: Value) {
         self.value = value

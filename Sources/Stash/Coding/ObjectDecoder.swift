@@ -13,13 +13,13 @@ final class ObjectDecoder: ContextPart {
     @exclusivity(unchecked) var record: DecodedValueRecord?
     /// Set while a nested object's `init(from:)` runs: the container already made for it,
     /// and its class, compared before the container is touched (see `handingOver`).
-    var handedOverContainer: KeyedDecodingContainer<AttributeKey>?
+    @exclusivity(unchecked) var handedOverContainer: KeyedDecodingContainer<AttributeKey>?
     @exclusivity(unchecked) var handedOverType: ObjectIdentifier?
     /// What the last nested object decoded (the one its relationship handed over) gave its
     /// attributes, if it can be applied again as it is (see `NestedObjectMemo`); `nil` if not.
-    var lastNestedAttributes: DecodedAttributes?
+    @exclusivity(unchecked) var lastNestedAttributes: DecodedAttributes?
     /// What `decodeAttributes` decoded, when asked to keep it (`capturing`).
-    private var capturedAttributes: DecodedAttributes?
+    @exclusivity(unchecked) private var capturedAttributes: DecodedAttributes?
     /// Set by the reader's nested objects (`nestedTarget`) just before one is decoded: its
     /// values are then kept (`lastNestedAttributes`).
     @exclusivity(unchecked) var capturesNested = false

@@ -2,7 +2,7 @@
 /// and no more: the objects it inserted, the stored rows it took objects for, and the values
 /// of the objects it changed as they were before.
 final class ChangeJournal {
-    private var inserted: [ManagedObject] = []
+    @exclusivity(unchecked) private var inserted: [ManagedObject] = []
     private var registered: [ManagedObject] = []
     /// Objects deleted, and whether each was new.
     private var deleted: [(object: ManagedObject, wasInserted: Bool)] = []

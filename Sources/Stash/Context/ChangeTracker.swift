@@ -13,7 +13,7 @@ final class ChangeTracker: ContextPart {
     @exclusivity(unchecked) var awokenDefaults: [ObjectIdentifier: AttributeSet] = [:]
     /// The objects whose `awakeFromInsert()` runs, innermost last, and what each hook
     /// overwrote (see `awaken`).
-    var awakenings: [Awakening] = []
+    @exclusivity(unchecked) var awakenings: [Awakening] = []
 
     /// Called before a saved object's first change of `slot` since its last save (keeps the
     /// value it was saved with, for `rollback()`; no slot: a value set again, `restate`), and

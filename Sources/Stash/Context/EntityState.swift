@@ -7,7 +7,7 @@
 final class EntityState {
     let entity: EntityDescription
     /// The context this state belongs to: an object is live in it only while it says so.
-    unowned var context: ManagedObjectContext?
+    @exclusivity(unchecked) unowned var context: ManagedObjectContext?
     /// Every object of the entity that has a row, by `_pk`: one instance per row, while
     /// anyone holds it (see `RegisteredObjects`).
     let byRowID: RegisteredObjects
@@ -27,7 +27,7 @@ final class EntityState {
     @exclusivity(unchecked) private var queued = Set<ObjectIdentifier>()
     /// Where the unique indexes hold a `queued` entry, to be named by row (or dropped) when
     /// the queue empties (`clearInserted`).
-    private var queuedKeys: [(Int, StoredValue)] = []
+    @exclusivity(unchecked) private var queuedKeys: [(Int, StoredValue)] = []
     private var queuedCompositeKeys: [(Int, CompositeKey)] = []
     /// Saved objects with unsaved changes, and their values as last saved.
     @exclusivity(unchecked) var updated: [ObjectIdentifier: SavedState] = [:]

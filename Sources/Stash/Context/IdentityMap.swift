@@ -13,7 +13,7 @@ final class IdentityMap {
     private let types: [ObjectIdentifier]
     /// The temporary ID the next new object takes (its `ObjectID` until its first save);
     /// numbers are never reused within a context.
-    private(set) var nextTemporaryID: UInt64 = 1
+    @exclusivity(unchecked) private(set) var nextTemporaryID: UInt64 = 1
 
     /// `positions` gives each entity's place in `entities` by class (the container's
     /// `positionsByType`, shared, not rebuilt per context).

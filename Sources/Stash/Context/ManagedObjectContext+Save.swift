@@ -145,7 +145,9 @@ struct WrittenChanges {
 /// Where each new object of a save is among its inserts, filled once the change set is made,
 /// and the row ids the store gives them as it writes.
 final class NewRowReferences {
-    var positions: [ObjectIdentifier: (entity: Int, row: Int)] = [:]
+    /// Unchecked: one save fills and reads it, on its one thread; the runtime's check cost
+    /// 90 instructions a new row that another points at (see docs/ARCHITECTURE.md).
+    @exclusivity(unchecked) var positions: [ObjectIdentifier: (entity: Int, row: Int)] = [:]
     let rows: InsertedRows
 
     init(rows: InsertedRows) { self.rows = rows }

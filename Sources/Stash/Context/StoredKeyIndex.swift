@@ -27,17 +27,19 @@ final class StoredKeyIndex {
         case loaded([StoredValue: Int64])
     }
 
-    private var mode = Mode.unknown
+    // Unchecked, these: the index is its context's (see `EntityState`), and the runtime's
+    // check cost about 170 instructions a look-up (see docs/ARCHITECTURE.md).
+    @exclusivity(unchecked) private var mode = Mode.unknown
     /// Rows this context inserted since the index read the column, whose values it has not
     /// read yet (see `didSave`).
-    private var pendingRows: [Int64] = []
+    @exclusivity(unchecked) private var pendingRows: [Int64] = []
     /// Rows this context deleted since the index learned them.
-    private var deleted = Set<Int64>()
+    @exclusivity(unchecked) private var deleted = Set<Int64>()
     /// The container's save generation the index is true for.
-    private var generation: UInt64 = 0
+    @exclusivity(unchecked) private var generation: UInt64 = 0
     /// The store's change token when the index was started, and when it was last asked.
-    private var token: Int64 = 0
-    private var checked = ContinuousClock.now
+    @exclusivity(unchecked) private var token: Int64 = 0
+    @exclusivity(unchecked) private var checked = ContinuousClock.now
 
     /// The row that holds `key` in the column at `column`, if any.
     func rowID(for key: StoredValue, column: Int, of entity: EntitySchema, in container: PersistentContainer)

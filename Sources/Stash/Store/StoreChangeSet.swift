@@ -36,9 +36,11 @@ package struct PositionWrite {
 
 /// The row ids a store gives a save's inserts, as it goes: by entity position and insert.
 package final class InsertedRows {
-    private var rowIDs: [[Int64?]] = []
+    // Unchecked, both: a save's writer fills them on its one thread, and the runtime's
+    // check cost 170 instructions an insert (see docs/ARCHITECTURE.md).
+    @exclusivity(unchecked) private var rowIDs: [[Int64?]] = []
     /// Inserts that updated a stored row their unique values matched, rather than insert.
-    private var matched = Set<Int64>()
+    @exclusivity(unchecked) private var matched = Set<Int64>()
 
     package func record(entity: Int, row: Int, rowID: Int64) {
         while rowIDs.count <= entity { rowIDs.append([]) }

@@ -20,11 +20,13 @@ final class NestedObjectMemo {
     }
 
     static let capacity = 4_096
-    private var entries: [UInt64: Entry] = [:]
+    // Unchecked, both: a document is read by one decode, on one thread; the runtime's check
+    // cost about 90 instructions a nested object (see docs/ARCHITECTURE.md).
+    @exclusivity(unchecked) private var entries: [UInt64: Entry] = [:]
     /// The types of the objects kept: an object of another type is not hashed (a thread of
     /// comments nested in replies, never kept, would be hashed at every depth). A few at
     /// most (one per model), so scanned: a `Set` cost 300 instructions a nested object.
-    private var keptTypes: [ObjectIdentifier] = []
+    @exclusivity(unchecked) private var keptTypes: [ObjectIdentifier] = []
 
     /// The attributes an object of `type` with the content of the object at `index` decoded to.
     func attributes(of type: ObjectIdentifier, at index: Int, in document: ReaderDocument) -> DecodedAttributes? {

@@ -8,10 +8,12 @@ import Foundation
 /// back, as JSONDecoder's own does; containers keep their own place.
 final class TapeDecoder: Decoder, SingleValueDecodingContainer {
     let document: ReaderDocument
-    private(set) var index: Int
+    // Unchecked, these four: one decode uses the decoder, on one thread, and the runtime's
+    // check on each move cost about 500 instructions a record (see docs/ARCHITECTURE.md).
+    @exclusivity(unchecked) private(set) var index: Int
     /// Where the current value is; joined into a `ReaderPath` only when a container or an
     /// error needs it, so a date read through a custom strategy allocates nothing.
-    private(set) var place: ReaderPlace
+    @exclusivity(unchecked) private(set) var place: ReaderPlace
 
     init(document: ReaderDocument, index: Int, path: ReaderPath) {
         self.document = document
@@ -23,8 +25,8 @@ final class TapeDecoder: Decoder, SingleValueDecodingContainer {
 
     /// Where the last key was found, and so where the next is looked for first: models
     /// read their keys in the order payloads mostly send them (see `TapeKeyedContainer.find`).
-    var hintObject = -1
-    var hintMember = 0
+    @exclusivity(unchecked) var hintObject = -1
+    @exclusivity(unchecked) var hintMember = 0
 
     var codingPath: [any CodingKey] { place.keys }
     var userInfo: [CodingUserInfoKey: Any] { document.userInfo }
