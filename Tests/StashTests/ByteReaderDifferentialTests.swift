@@ -1,4 +1,5 @@
 import Foundation
+import TestProcesses
 import Testing
 
 @testable import Stash
@@ -288,6 +289,35 @@ func readerDifferential<Model: ManagedObject & Codable, T: Decodable>(
         }
         // Clean payloads must mostly import, or the rows compared would be few.
         #expect(rowsCompared > 40)
+    }
+
+    /// Numbers read as `Double` come out bit for bit as JSONDecoder gives them: the short
+    /// decimals the reader divides out itself (up to 15 digits, no exponent) and the forms
+    /// around them that go through the text (16 and more digits, exponents, zeros, signs).
+    @Test func doublesReadToTheSameBits() throws {
+        var random = SplitMix64(seed: 0xD0_0B1E)
+        func digits(_ count: Int) -> String {
+            String((0..<count).map { _ in Character(String(Int.random(in: 0...9, using: &random))) })
+        }
+        var texts = ["0", "-0", "0.0", "-0.0", "0.000", "1", "-1", "0.1", "0.3", "2.675", "9007199254740993"]
+        texts += ["999999999999999", "999999999999999.9", "0.000000000000001", "123456789012345", "1.5e3", "-2E-5"]
+        for _ in 0..<20_000 {
+            let whole = Int.random(in: 1...18, using: &random)
+            var text = Bool.random(using: &random) ? "-" : ""
+            let integer = digits(Int.random(in: 0..<whole, using: &random) + 1)
+            text += integer.count > 1 && integer.hasPrefix("0") ? "1" + integer.dropFirst() : integer
+            let fraction = whole - integer.count
+            if fraction > 0 { text += "." + digits(fraction) }
+            if Int.random(in: 0..<10, using: &random) == 0 { text += "e\(Int.random(in: -30...30, using: &random))" }
+            texts.append(text)
+        }
+        let data = Data("[\(texts.joined(separator: ","))]".utf8)
+        let reader = try TapeDecoder.decode(
+            [Double].self, from: data, options: ReaderOptions(JSONDecoder())!, userInfo: [:])
+        let foundation = try JSONDecoder().decode([Double].self, from: data)
+        #expect(reader.count == texts.count)
+        let differing = zip(texts, zip(reader, foundation)).filter { $1.0.bitPattern != $1.1.bitPattern }
+        #expect(differing.isEmpty, "\(differing.prefix(5).map { "\($0.0): \($0.1.0) against \($0.1.1)" })")
     }
 
     /// Also whole generated documents as plain JSON, where nothing model-specific hides a

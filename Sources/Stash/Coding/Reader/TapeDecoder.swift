@@ -147,25 +147,25 @@ final class TapeDecoder: Decoder, SingleValueDecodingContainer {
     /// The value at `index` as `type`: the types JSONDecoder reads its own way first (dates
     /// and data by their strategies, URLs, decimals, dictionaries keyed by strings), then
     /// the type's own `init(from:)` with this decoder moved to the value.
-    func value<T: Decodable>(_ type: T.Type, at index: Int, _ place: ReaderPlace) throws -> T {
-        if type == String.self { return try document.string(at: index, place) as! T }
-        if type == Int.self { return try document.integer(Int.self, at: index, place) as! T }
-        if type == Double.self { return try document.floatingPoint(Double.self, at: index, place) as! T }
-        if type == Bool.self { return try document.bool(at: index, place) as! T }
-        if type == Date.self { return try date(at: index, place) as! T }
+    func value<T: Decodable>(_ type: T.Type, at index: Int, _ place: @autoclosure () -> ReaderPlace) throws -> T {
+        if type == String.self { return try document.string(at: index, place()) as! T }
+        if type == Int.self { return try document.integer(Int.self, at: index, place()) as! T }
+        if type == Double.self { return try document.floatingPoint(Double.self, at: index, place()) as! T }
+        if type == Bool.self { return try document.bool(at: index, place()) as! T }
+        if type == Date.self { return try date(at: index, place()) as! T }
         if type == URL.self {
-            try document.checkNotNull(URL.self, at: index, place)
-            guard let url = URL(string: try document.string(at: index, place)) else {
+            try document.checkNotNull(URL.self, at: index, place())
+            guard let url = URL(string: try document.string(at: index, place())) else {
                 throw DecodingError.dataCorrupted(
-                    .init(codingPath: place.keys, debugDescription: "Invalid URL string."))
+                    .init(codingPath: place().keys, debugDescription: "Invalid URL string."))
             }
             return url as! T
         }
-        if type == Data.self { return try data(at: index, place) as! T }
+        if type == Data.self { return try data(at: index, place()) as! T }
         if type == Decimal.self {
-            try document.checkNotNull(Decimal.self, at: index, place)
+            try document.checkNotNull(Decimal.self, at: index, place())
             guard document.node(index).kind == .number else {
-                throw DecodingError.typeMismatch(Decimal.self, .init(codingPath: place.keys, debugDescription: ""))
+                throw DecodingError.typeMismatch(Decimal.self, .init(codingPath: place().keys, debugDescription: ""))
             }
             return try ReaderDocument.delegated(Decimal.self, document.rawText(at: index)) as! T
         }
@@ -173,9 +173,9 @@ final class TapeDecoder: Decoder, SingleValueDecodingContainer {
         // is found by walking superclasses, where the protocol's conformance is looked up in
         // the runtime's cache (300 to 700 instructions a look-up, by what the cache holds).
         if !(type is ManagedObject.Type), let dictionary = type as? any ReaderStringKeyedDictionary.Type {
-            return try dictionary.read(at: index, place, with: self) as! T
+            return try dictionary.read(at: index, place(), with: self) as! T
         }
-        return try moved(to: index, place) { try T(from: self) }
+        return try moved(to: index, place()) { try T(from: self) }
     }
 
     /// Runs `body` with this decoder at the value `index`, as JSONDecoder's `with(value:path:)`.
@@ -188,17 +188,17 @@ final class TapeDecoder: Decoder, SingleValueDecodingContainer {
         return try body()
     }
 
-    private func date(at index: Int, _ place: ReaderPlace) throws -> Date {
-        try document.checkNotNull(Date.self, at: index, place)
+    private func date(at index: Int, _ place: @autoclosure () -> ReaderPlace) throws -> Date {
+        try document.checkNotNull(Date.self, at: index, place())
         switch document.options.date {
         case .deferredToDate:
-            return try moved(to: index, place) { try Date(from: self) }
+            return try moved(to: index, place()) { try Date(from: self) }
         case .secondsSince1970:
-            return Date(timeIntervalSince1970: try document.floatingPoint(Double.self, at: index, place))
+            return Date(timeIntervalSince1970: try document.floatingPoint(Double.self, at: index, place()))
         case .millisecondsSince1970:
-            return Date(timeIntervalSince1970: try document.floatingPoint(Double.self, at: index, place) / 1000)
+            return Date(timeIntervalSince1970: try document.floatingPoint(Double.self, at: index, place()) / 1000)
         case .iso8601:
-            let text = try document.string(at: index, place)
+            let text = try document.string(at: index, place())
             if let date = ISO8601Reading.date(from: text) { return date }
             guard let date = try? Date.ISO8601FormatStyle().parse(text) else {
                 // JSONDecoder names the object holding the date, not its key.
@@ -207,7 +207,7 @@ final class TapeDecoder: Decoder, SingleValueDecodingContainer {
             }
             return date
         case .custom(let closure):
-            return try moved(to: index, place) { try closure(self) }
+            return try moved(to: index, place()) { try closure(self) }
         }
     }
 
