@@ -172,12 +172,12 @@ extension ObjectDecoder {
     private func decodedTarget(of relationship: RelationshipDescription, from decoder: any Decoder, reference: Bool)
         throws -> ManagedObject
     {
-        if !reference, let container = try? decoder.container(keyedBy: AttributeKey.self) {
+        if !reference, let (container, tape) = try? nestedContainers(of: decoder) {
             guard let decodable = relationship.targetType as? any Decodable.Type else {
                 throw StashError(
                     .decodingFailed, "\(relationship.targetName) is not Decodable, so it cannot be decoded nested")
             }
-            let object = try handingOver(container, for: relationship) { try decodable.init(from: decoder) }
+            let object = try handingOver(container, tape, for: relationship) { try decodable.init(from: decoder) }
             guard let object = object as? ManagedObject else {
                 throw StashError(.decodingFailed, "\(relationship.targetName)'s init(from:) made no object")
             }
@@ -196,13 +196,27 @@ extension ObjectDecoder {
     /// hand-written one never reaches `decodeObject` for its own class. No coding paths are
     /// compared: reading them cost more than the container (5.7k instructions).
     private func handingOver<Result>(
-        _ container: KeyedDecodingContainer<AttributeKey>, for relationship: RelationshipDescription,
-        _ body: () throws -> Result
+        _ container: KeyedDecodingContainer<AttributeKey>, _ tape: TapeKeyedContainer<AttributeKey>?,
+        for relationship: RelationshipDescription, _ body: () throws -> Result
     ) rethrows -> Result {
-        let (outer, outerType) = (handedOverContainer, handedOverType)
-        (handedOverContainer, handedOverType) = (container, ObjectIdentifier(relationship.targetType))
-        defer { (handedOverContainer, handedOverType) = (outer, outerType) }
+        let (outer, outerTape, outerType) = (handedOverContainer, handedOverTape, handedOverType)
+        (handedOverContainer, handedOverTape, handedOverType) = (
+            container, tape, ObjectIdentifier(relationship.targetType)
+        )
+        defer { (handedOverContainer, handedOverTape, handedOverType) = (outer, outerTape, outerType) }
         return try body()
+    }
+
+    /// A nested object's container, and the byte-level reader's own that it boxes, if the
+    /// decoder is the reader's (see `attributeContainers`).
+    private func nestedContainers(of decoder: any Decoder) throws -> (
+        KeyedDecodingContainer<AttributeKey>, TapeKeyedContainer<AttributeKey>?
+    ) {
+        if Swift.type(of: decoder) == TapeDecoder.self, let reader = decoder as? TapeDecoder {
+            let tape = try reader.attributeContainer()
+            return (KeyedDecodingContainer(tape), tape)
+        }
+        return (try decoder.container(keyedBy: AttributeKey.self), nil)
     }
 
     /// The object whose unique value a reference gives: the context's, the store's row's, or

@@ -14,6 +14,8 @@ final class ObjectDecoder: ContextPart {
     /// Set while a nested object's `init(from:)` runs: the container already made for it,
     /// and its class, compared before the container is touched (see `handingOver`).
     @exclusivity(unchecked) var handedOverContainer: KeyedDecodingContainer<AttributeKey>?
+    /// The byte-level reader's own container that `handedOverContainer` boxes, if it is one.
+    @exclusivity(unchecked) var handedOverTape: TapeKeyedContainer<AttributeKey>?
     @exclusivity(unchecked) var handedOverType: ObjectIdentifier?
     /// What the last nested object decoded (the one its relationship handed over) gave its
     /// attributes, if it can be applied again as it is (see `NestedObjectMemo`); `nil` if not.
@@ -45,9 +47,10 @@ final class ObjectDecoder: ContextPart {
                 if isNested { capturesNested = false }
                 // One container for the attributes and the relationships: making one reads the
                 // object's keys (a nested object's was made already, and handed over).
-                let container = try handedOver(type) ?? decoder.container(keyedBy: AttributeKey.self)
+                let (container, tape) = try attributeContainers(of: type, from: decoder)
                 let firstNewID = context.identity.nextTemporaryID
-                var (object, present) = try decodeAttributes(of: state, from: container, capturing: isNested)
+                var (object, present) = try decodeAttributes(
+                    of: state, from: container, tape: tape, capturing: isNested)
                 // Taken at once: a hook below (`awaken`) may decode other objects, which set it.
                 let captured = isNested ? capturedAttributes : nil
                 capturedAttributes = nil
@@ -144,18 +147,36 @@ final class ObjectDecoder: ContextPart {
     /// The container a relationship's decoding made for this object of `type`, if there is one
     /// (see `handingOver`); taken once. The class is compared first: reading the container
     /// for every object decoded cost 500 instructions an object.
-    private func handedOver(_ type: ManagedObject.Type) -> KeyedDecodingContainer<AttributeKey>? {
-        guard handedOverType == ObjectIdentifier(type) else { return nil }
+    private func handedOver(_ type: ManagedObject.Type) -> (
+        KeyedDecodingContainer<AttributeKey>, TapeKeyedContainer<AttributeKey>?
+    )? {
+        guard handedOverType == ObjectIdentifier(type), let container = handedOverContainer else { return nil }
         handedOverType = nil
-        defer { handedOverContainer = nil }
-        return handedOverContainer
+        defer { (handedOverContainer, handedOverTape) = (nil, nil) }
+        return (container, handedOverTape)
+    }
+
+    /// The object's container, and, from the byte-level reader, the reader's own container
+    /// that it boxes, on which the attributes are decoded directly (`StorableValue+Tape.swift`):
+    /// handed over by the relationship that names the object, or made here.
+    private func attributeContainers(of type: ManagedObject.Type, from decoder: any Decoder) throws -> (
+        KeyedDecodingContainer<AttributeKey>, TapeKeyedContainer<AttributeKey>?
+    ) {
+        if let handed = handedOver(type) { return handed }
+        if Swift.type(of: decoder) == TapeDecoder.self, let reader = decoder as? TapeDecoder {
+            let tape = try reader.attributeContainer()
+            return (KeyedDecodingContainer(tape), tape)
+        }
+        return (try decoder.container(keyedBy: AttributeKey.self), nil)
     }
 
     /// The object, and the attributes the JSON gave values (what a re-fetch would set again);
     /// `capturing`, also every value decoded, in `capturedAttributes`, when all of them were
     /// (`replay` applies them).
     private func decodeAttributes(
-        of state: EntityState, from container: KeyedDecodingContainer<AttributeKey>, capturing: Bool
+        of state: EntityState, from container: KeyedDecodingContainer<AttributeKey>,
+        tape: TapeKeyedContainer<AttributeKey>?,
+        capturing: Bool
     ) throws -> (ManagedObject, AttributeSet) {
         try withContext { context in
             let entity = state.entity
@@ -170,7 +191,7 @@ final class ObjectDecoder: ContextPart {
                 var keys: [(index: Int, key: StoredValue)] = []
                 for (index, unique) in entity.uniqueAttributes.enumerated() {
                     // Any one unique value may name the object, so none is required yet.
-                    guard let value = try presentValue(of: unique, from: container) else { continue }
+                    guard let value = try presentValue(of: unique, from: container, tape: tape) else { continue }
                     uniqueValues.append((unique, value))
                     changed.insert(unique.index)
                     guard let key = try? unique.codec.storedValue(for: value), key != .null else { continue }
@@ -181,7 +202,7 @@ final class ObjectDecoder: ContextPart {
                     if context.policyInEffect.kind == .fail {
                         throw UniqueResolver.conflict(entity, entity.uniqueAttributes[index], key)
                     }
-                    let values = try presentValues(of: state, from: container)
+                    let values = try presentValues(of: state, from: container, tape: tape)
                     let present = apply(
                         uniqueValues, values, to: existing, foundBy: entity.uniqueAttributes[index], in: context)
                     if capturing { capturedAttributes = DecodedAttributes(uniqueValues, keys, values) }
@@ -202,7 +223,7 @@ final class ObjectDecoder: ContextPart {
                         guard registered.unloaded.contains(unique.index), registered.state == .persisted else {
                             continue
                         }
-                        let values = try presentValues(of: state, from: container)
+                        let values = try presentValues(of: state, from: container, tape: tape)
                         let present = apply(uniqueValues, values, to: registered, foundBy: nil, in: context)
                         if capturing { capturedAttributes = DecodedAttributes(uniqueValues, keys, values) }
                         return (registered, present)
@@ -213,20 +234,22 @@ final class ObjectDecoder: ContextPart {
                     }
                     let (present, values) = try adoptStoredRow(
                         rowID, as: object, matchedBy: unique, key: key, at: index, decoded: changed, from: container,
-                        state: state, capturing: capturing)
+                        tape: tape, state: state, capturing: capturing)
                     if capturing { capturedAttributes = values.map { DecodedAttributes(uniqueValues, keys, $0) } }
                     return (object, present)
                 }
                 var values: [(AttributeDescription, Any)] = []
                 for attribute in entity.nonUniqueAttributes {
-                    guard let value = try requiredOrIncomingValue(of: attribute, from: container) else { continue }
+                    guard let value = try requiredOrIncomingValue(of: attribute, from: container, tape: tape) else {
+                        continue
+                    }
                     object.setValue(value, inSlot: attribute.index)
                     changed.insert(attribute.index)
                     if capturing { values.append((attribute, value)) }
                 }
                 for attribute in entity.uniqueAttributes
                 where !attribute.hasDefault && !changed.contains(attribute.index) {
-                    _ = try decode(attribute, from: container)  // throws "key not found"
+                    _ = try decode(attribute, from: container, tape: tape)  // throws "key not found"
                 }
                 object.changedAttributes = changed
                 context.register(object, in: state)
@@ -247,7 +270,7 @@ final class ObjectDecoder: ContextPart {
     private func adoptStoredRow(
         _ rowID: Int64, as object: ManagedObject, matchedBy unique: AttributeDescription, key: StoredValue,
         at matchedIndex: Int, decoded: AttributeSet, from container: KeyedDecodingContainer<AttributeKey>,
-        state: EntityState, capturing: Bool
+        tape: TapeKeyedContainer<AttributeKey>?, state: EntityState, capturing: Bool
     ) throws -> (AttributeSet, [(AttributeDescription, Any)]?) {
         try withContext { context in
             var changed = decoded
@@ -255,7 +278,7 @@ final class ObjectDecoder: ContextPart {
             if context.policyInEffect.kind == .incomingWins {
                 if capturing { values = [] }
                 for attribute in state.entity.nonUniqueAttributes {
-                    guard let value = try presentValue(of: attribute, from: container) else { continue }
+                    guard let value = try presentValue(of: attribute, from: container, tape: tape) else { continue }
                     object.setValue(value, inSlot: attribute.index)
                     changed.insert(attribute.index)
                     values?.append((attribute, value))
@@ -312,13 +335,16 @@ final class ObjectDecoder: ContextPart {
 
     /// The values the JSON gives the attributes that are not unique, where it gives one
     /// (`presentValue`).
-    private func presentValues(of state: EntityState, from container: KeyedDecodingContainer<AttributeKey>) throws
-        -> [(AttributeDescription, Any)]
-    {
+    private func presentValues(
+        of state: EntityState, from container: KeyedDecodingContainer<AttributeKey>,
+        tape: TapeKeyedContainer<AttributeKey>?
+    ) throws -> [(AttributeDescription, Any)] {
         var values: [(AttributeDescription, Any)] = []
         values.reserveCapacity(state.entity.nonUniqueAttributes.count)
         for attribute in state.entity.nonUniqueAttributes {
-            if let value = try presentValue(of: attribute, from: container) { values.append((attribute, value)) }
+            if let value = try presentValue(of: attribute, from: container, tape: tape) {
+                values.append((attribute, value))
+            }
         }
         return values
     }
@@ -328,13 +354,29 @@ final class ObjectDecoder: ContextPart {
     /// An attribute without a key path, the common case, is decoded from `container` as it
     /// is: copying the container and handling a path in the same function cost 140
     /// instructions an attribute (stash-bench import under callgrind).
-    private func decode(_ attribute: AttributeDescription, from container: KeyedDecodingContainer<AttributeKey>)
-        throws -> Any
-    {
+    private func decode(
+        _ attribute: AttributeDescription, from container: KeyedDecodingContainer<AttributeKey>,
+        tape: TapeKeyedContainer<AttributeKey>? = nil
+    ) throws -> Any {
         if let path = attribute.keyPath {
             return try decodeLastKey(of: attribute, from: try innermostContainer(of: attribute, path, in: container))
         }
+        if let tape { return try decodeLastKey(of: attribute, from: container, tape: tape) }
         return try decodeLastKey(of: attribute, from: container)
+    }
+
+    /// `decodeLastKey` on the reader's own container of the object `container` boxes.
+    private func decodeLastKey(
+        of attribute: AttributeDescription, from container: KeyedDecodingContainer<AttributeKey>,
+        tape: TapeKeyedContainer<AttributeKey>
+    ) throws -> Any {
+        var key = attribute.codingKey
+        if let converted = attribute.convertedKey, !tape.contains(key), tape.contains(converted) { key = converted }
+        do {
+            return try attribute.codec.decode(fromTape: tape, forKey: key)
+        } catch {
+            throw StashError.decodingAttribute(attribute, failedWith: error, in: container, at: key)
+        }
     }
 
     /// The attribute's value under its own key, or the key's `.convertFromSnakeCase` form
@@ -385,25 +427,29 @@ final class ObjectDecoder: ContextPart {
     /// an optional or defaulted one's as `incomingValue` gives it. Required attributes take
     /// JSONDecoder's plain `decode`, one lookup.
     private func requiredOrIncomingValue(
-        of attribute: AttributeDescription, from container: KeyedDecodingContainer<AttributeKey>
+        of attribute: AttributeDescription, from container: KeyedDecodingContainer<AttributeKey>,
+        tape: TapeKeyedContainer<AttributeKey>?
     ) throws -> Any? {
         attribute.hasDefault
-            ? try incomingValue(of: attribute, from: container) : try decode(attribute, from: container)
+            ? try incomingValue(of: attribute, from: container, tape: tape)
+            : try decode(attribute, from: container, tape: tape)
     }
 
     /// The value the JSON gives the attribute, as `incomingValue` finds it, for an object whose
     /// keys are expected to be there: a required attribute is decoded at once (one lookup) and
     /// only an error saying the key is missing makes it look for the key's other form.
-    private func presentValue(of attribute: AttributeDescription, from container: KeyedDecodingContainer<AttributeKey>)
-        throws -> Any?
-    {
+    private func presentValue(
+        of attribute: AttributeDescription, from container: KeyedDecodingContainer<AttributeKey>,
+        tape: TapeKeyedContainer<AttributeKey>?
+    ) throws -> Any? {
         guard !attribute.hasDefault, attribute.keyPath == nil else {
-            return try incomingValue(of: attribute, from: container)
+            return try incomingValue(of: attribute, from: container, tape: tape)
         }
         do {
+            if let tape { return try attribute.codec.decode(fromTape: tape, forKey: attribute.codingKey) }
             return try attribute.codec.decode(from: container, forKey: attribute.codingKey)
         } catch DecodingError.keyNotFound, DecodingError.valueNotFound {
-            return try incomingValue(of: attribute, from: container)
+            return try incomingValue(of: attribute, from: container, tape: tape)
         } catch {
             throw StashError.decodingAttribute(attribute, failedWith: error, in: container, at: attribute.codingKey)
         }
@@ -413,11 +459,33 @@ final class ObjectDecoder: ContextPart {
     /// absent, or null for a non-optional attribute (which then keeps its default or its
     /// value). Asks `contains` first, then decodes: JSONDecoder's `decodeIfPresent` makes
     /// three lookups where this makes two, and an absent key costs one.
-    private func incomingValue(of attribute: AttributeDescription, from container: KeyedDecodingContainer<AttributeKey>)
-        throws -> Any?
-    {
+    private func incomingValue(
+        of attribute: AttributeDescription, from container: KeyedDecodingContainer<AttributeKey>,
+        tape: TapeKeyedContainer<AttributeKey>? = nil
+    ) throws -> Any? {
         if let path = attribute.keyPath { return try incomingValue(of: attribute, path, from: container) }
+        if let tape { return try incomingLastKey(of: attribute, from: container, tape: tape) }
         return try incomingLastKey(of: attribute, from: container)
+    }
+
+    /// `incomingLastKey` on the reader's own container of the object `container` boxes.
+    private func incomingLastKey(
+        of attribute: AttributeDescription, from container: KeyedDecodingContainer<AttributeKey>,
+        tape: TapeKeyedContainer<AttributeKey>
+    ) throws -> Any? {
+        var key = attribute.codingKey
+        if !tape.contains(key) {
+            guard let converted = attribute.convertedKey, tape.contains(converted) else { return nil }
+            key = converted
+        }
+        do {
+            return try attribute.codec.decode(fromTape: tape, forKey: key)
+        } catch {
+            if !attribute.isOptional, error is DecodingError, (try? tape.decodeNil(forKey: key)) == true {
+                return nil
+            }
+            throw StashError.decodingAttribute(attribute, failedWith: error, in: container, at: key)
+        }
     }
 
     /// `incomingValue` for an attribute inside nested objects: an object absent on the way

@@ -36,6 +36,11 @@ protocol AttributeCodec: Sendable {
     func decodeAsOptional(from container: KeyedDecodingContainer<AttributeKey>, forKey key: AttributeKey) throws
         -> Any
     func readAsOptional(_ row: any StoreRow, column: Int) throws -> Any
+    /// `decode` and `decodeAsOptional` from the byte-level reader's own container, called on
+    /// it directly (see `AttributeCodec+Tape.swift`).
+    func decode(fromTape container: TapeKeyedContainer<AttributeKey>, forKey key: AttributeKey) throws -> Any
+    func decodeAsOptional(fromTape container: TapeKeyedContainer<AttributeKey>, forKey key: AttributeKey) throws
+        -> Any
     /// Some value of the attribute's type, for the probe object that finds which attribute a
     /// key path reads (`EntityDescription.attribute(for:)`); `nil` if none can be made.
     func placeholder() -> Any?

@@ -47,6 +47,12 @@ protocol StorableValue: Codable, SendableMetatype {
     static func decodeBoxedOptional(from container: KeyedDecodingContainer<AttributeKey>, forKey key: AttributeKey)
         throws -> Any
     static func readBoxedOptional(_ row: any StoreRow, column: Int) -> Any?
+    // The same three from the byte-level reader's own container (see `StorableValue+Tape.swift`).
+    static func decode(fromTape container: TapeKeyedContainer<AttributeKey>, forKey key: AttributeKey) throws -> Self
+    static func decodeBoxed(fromTape container: TapeKeyedContainer<AttributeKey>, forKey key: AttributeKey)
+        throws -> Any
+    static func decodeBoxedOptional(fromTape container: TapeKeyedContainer<AttributeKey>, forKey key: AttributeKey)
+        throws -> Any
 
     // A wrapper's value read and written in place, as `Attribute<Self>` and as
     // `Attribute<Self?>` (see `SlotAccess`).
@@ -265,7 +271,7 @@ extension Float: StorableValue {
 }
 
 /// The error for a NaN decoded (through a non-conforming float strategy) for a number attribute.
-private func notANumber(_ container: KeyedDecodingContainer<AttributeKey>, _ key: AttributeKey) -> DecodingError {
+func notANumber(_ container: KeyedDecodingContainer<AttributeKey>, _ key: AttributeKey) -> DecodingError {
     DecodingError.dataCorrupted(
         DecodingError.Context(
             codingPath: container.codingPath + [key],

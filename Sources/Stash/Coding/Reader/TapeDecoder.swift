@@ -73,6 +73,13 @@ final class TapeDecoder: Decoder, SingleValueDecodingContainer {
         return KeyedDecodingContainer(try keyedContainer(keyedBy: type, at: index, path))
     }
 
+    /// The object here as the container `container(keyedBy:)` boxes: `ObjectDecoder`
+    /// decodes its attributes on it directly (see `StorableValue+Tape.swift`).
+    func attributeContainer() throws -> TapeKeyedContainer<AttributeKey> {
+        document.checkOpen()
+        return try keyedContainer(keyedBy: AttributeKey.self, at: index, path)
+    }
+
     func keyedContainer<Key: CodingKey>(keyedBy type: Key.Type, at index: Int, _ path: ReaderPath) throws
         -> TapeKeyedContainer<Key>
     {
