@@ -291,6 +291,28 @@ func readerDifferential<Model: ManagedObject & Codable, T: Decodable>(
         #expect(rowsCompared > 40)
     }
 
+    /// A string's bytes that are not UTF-8 (a lone continuation byte, an overlong form, an
+    /// encoded surrogate, a cut sequence, 0xFF) fail the document as JSONDecoder fails it, and
+    /// the UTF-8 around them reads alike.
+    @Test func stringsThatAreNotUTF8FailAlike() throws {
+        let valid: [[UInt8]] = [Array("café".utf8), Array("日本語".utf8), Array("🙂 ok".utf8), Array("e\u{301}".utf8)]
+        let invalid: [[UInt8]] = [
+            [0x80], [0xC0, 0xAF], [0xED, 0xA0, 0x80], [0xE2, 0x82], [0xFF], [0xF4, 0x90, 0x80, 0x80],
+        ]
+        for bytes in valid + invalid.map({ Array("ab".utf8) + $0 + Array("é".utf8) }) {
+            let data = Data(Array(#"["x", ""#.utf8) + bytes + Array(#""]"#.utf8))
+            let reader = Result {
+                try TapeDecoder.decode([String].self, from: data, options: ReaderOptions(JSONDecoder())!, userInfo: [:])
+            }
+            let foundation = Result { try JSONDecoder().decode([String].self, from: data) }
+            switch (reader, foundation) {
+            case (.success(let a), .success(let b)): #expect(a == b && a[1].utf8.elementsEqual(bytes), "\(bytes)")
+            case (.failure(let a), .failure(let b)): #expect(readerErrorText(a) == readerErrorText(b), "\(bytes)")
+            default: Testing.Issue.record("\(bytes): reader \(reader), JSONDecoder \(foundation)")
+            }
+        }
+    }
+
     /// Numbers read as `Double` come out bit for bit as JSONDecoder gives them: the short
     /// decimals the reader divides out itself (up to 15 digits, no exponent) and the forms
     /// around them that go through the text (16 and more digits, exponents, zeros, signs).
