@@ -361,7 +361,10 @@ final class ObjectDecoder: ContextPart {
         if let path = attribute.keyPath {
             return try decodeLastKey(of: attribute, from: try innermostContainer(of: attribute, path, in: container))
         }
-        if let tape { return try decodeLastKey(of: attribute, from: container, tape: tape) }
+        let fromTape = try tape?.borrowed { tape -> Any in
+            try decodeLastKey(of: attribute, from: container, tape: tape)
+        }
+        if let fromTape { return fromTape }
         return try decodeLastKey(of: attribute, from: container)
     }
 
@@ -446,7 +449,11 @@ final class ObjectDecoder: ContextPart {
             return try incomingValue(of: attribute, from: container, tape: tape)
         }
         do {
-            if let tape { return try attribute.codec.decode(fromTape: tape, forKey: attribute.codingKey) }
+            if let value = try tape?.borrowed({ tape -> Any in
+                try attribute.codec.decode(fromTape: tape, forKey: attribute.codingKey)
+            }) {
+                return value
+            }
             return try attribute.codec.decode(from: container, forKey: attribute.codingKey)
         } catch DecodingError.keyNotFound, DecodingError.valueNotFound {
             return try incomingValue(of: attribute, from: container, tape: tape)
@@ -464,7 +471,11 @@ final class ObjectDecoder: ContextPart {
         tape: TapeKeyedContainer<AttributeKey>? = nil
     ) throws -> Any? {
         if let path = attribute.keyPath { return try incomingValue(of: attribute, path, from: container) }
-        if let tape { return try incomingLastKey(of: attribute, from: container, tape: tape) }
+        if let value = try tape?.borrowed({ tape -> Any? in
+            try incomingLastKey(of: attribute, from: container, tape: tape)
+        }) {
+            return value
+        }
         return try incomingLastKey(of: attribute, from: container)
     }
 
