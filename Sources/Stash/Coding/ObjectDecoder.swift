@@ -361,11 +361,17 @@ final class ObjectDecoder: ContextPart {
         if let path = attribute.keyPath {
             return try decodeLastKey(of: attribute, from: try innermostContainer(of: attribute, path, in: container))
         }
-        let fromTape = try tape?.borrowed { tape -> Any in
-            try decodeLastKey(of: attribute, from: container, tape: tape)
-        }
-        if let fromTape { return fromTape }
+        if let value = try lastKeyOnTape(of: attribute, from: container, tape) { return value }
         return try decodeLastKey(of: attribute, from: container)
+    }
+
+    /// `decodeLastKey` on `tape`, if there is one, read in place (see `borrowed`).
+    @inline(__always)
+    private func lastKeyOnTape(
+        of attribute: AttributeDescription, from container: KeyedDecodingContainer<AttributeKey>,
+        _ tape: TapeKeyedContainer<AttributeKey>?
+    ) throws -> Any? {
+        try tape?.borrowed { tape -> Any in try decodeLastKey(of: attribute, from: container, tape: tape) }
     }
 
     /// `decodeLastKey` on the reader's own container of the object `container` boxes.
