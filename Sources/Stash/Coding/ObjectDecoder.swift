@@ -359,10 +359,11 @@ final class ObjectDecoder: ContextPart {
         tape: TapeKeyedContainer<AttributeKey>? = nil
     ) throws -> Any {
         if let path = attribute.keyPath {
-            return try decodeLastKey(of: attribute, from: try innermostContainer(of: attribute, path, in: container))
+            let nested = try innermostContainer(of: attribute, path, in: container)
+            return try decodeLastKey(of: attribute, in: nested, boxedAs: nested)
         }
         if let value = try lastKeyOnTape(of: attribute, from: container, tape) { return value }
-        return try decodeLastKey(of: attribute, from: container)
+        return try decodeLastKey(of: attribute, in: container, boxedAs: container)
     }
 
     /// `decodeLastKey` on `tape`, if there is one, read in place (see `borrowed`).
@@ -371,42 +372,28 @@ final class ObjectDecoder: ContextPart {
         of attribute: AttributeDescription, from container: KeyedDecodingContainer<AttributeKey>,
         _ tape: TapeKeyedContainer<AttributeKey>?
     ) throws -> Any? {
-        try tape?.borrowed { tape -> Any in try decodeLastKey(of: attribute, from: container, tape: tape) }
-    }
-
-    /// `decodeLastKey` on the reader's own container of the object `container` boxes.
-    private func decodeLastKey(
-        of attribute: AttributeDescription, from container: KeyedDecodingContainer<AttributeKey>,
-        tape: TapeKeyedContainer<AttributeKey>
-    ) throws -> Any {
-        var key = attribute.codingKey
-        if let converted = attribute.convertedKey, !tape.contains(key), tape.contains(converted) { key = converted }
-        do {
-            return try attribute.codec.decode(fromTape: tape, forKey: key)
-        } catch {
-            throw StashError.decodingAttribute(attribute, failedWith: error, in: container, at: key)
-        }
+        try tape?.borrowed { tape -> Any in try decodeLastKey(of: attribute, in: tape, boxedAs: container) }
     }
 
     /// The attribute's value under its own key, or the key's `.convertFromSnakeCase` form
-    /// when only that is there.
+    /// when only that is there: read from `source`, `container` itself or the reader's own
+    /// container that it boxes (its errors name `container`'s path).
     @inline(__always)
-    private func decodeLastKey(of attribute: AttributeDescription, from container: KeyedDecodingContainer<AttributeKey>)
-        throws -> Any
-    {
-        if let converted = attribute.convertedKey, !container.contains(attribute.codingKey),
-            container.contains(converted)
-        {
-            return try decodeValue(of: attribute, from: container, at: converted)
+    private func decodeLastKey<Source: AttributeValueSource>(
+        of attribute: AttributeDescription, in source: Source, boxedAs container: KeyedDecodingContainer<AttributeKey>
+    ) throws -> Any {
+        if let converted = attribute.convertedKey, !source.contains(attribute.codingKey), source.contains(converted) {
+            return try decodeValue(of: attribute, in: source, boxedAs: container, at: converted)
         }
-        return try decodeValue(of: attribute, from: container, at: attribute.codingKey)
+        return try decodeValue(of: attribute, in: source, boxedAs: container, at: attribute.codingKey)
     }
 
-    private func decodeValue(
-        of attribute: AttributeDescription, from container: KeyedDecodingContainer<AttributeKey>, at key: AttributeKey
+    private func decodeValue<Source: AttributeValueSource>(
+        of attribute: AttributeDescription, in source: Source, boxedAs container: KeyedDecodingContainer<AttributeKey>,
+        at key: AttributeKey
     ) throws -> Any {
         do {
-            return try attribute.codec.decode(from: container, forKey: key)
+            return try source.value(of: attribute.codec, forKey: key)
         } catch {
             throw StashError.decodingAttribute(attribute, failedWith: error, in: container, at: key)
         }
@@ -478,31 +465,11 @@ final class ObjectDecoder: ContextPart {
     ) throws -> Any? {
         if let path = attribute.keyPath { return try incomingValue(of: attribute, path, from: container) }
         if let value = try tape?.borrowed({ tape -> Any? in
-            try incomingLastKey(of: attribute, from: container, tape: tape)
+            try incomingLastKey(of: attribute, in: tape, boxedAs: container)
         }) {
             return value
         }
-        return try incomingLastKey(of: attribute, from: container)
-    }
-
-    /// `incomingLastKey` on the reader's own container of the object `container` boxes.
-    private func incomingLastKey(
-        of attribute: AttributeDescription, from container: KeyedDecodingContainer<AttributeKey>,
-        tape: TapeKeyedContainer<AttributeKey>
-    ) throws -> Any? {
-        var key = attribute.codingKey
-        if !tape.contains(key) {
-            guard let converted = attribute.convertedKey, tape.contains(converted) else { return nil }
-            key = converted
-        }
-        do {
-            return try attribute.codec.decode(fromTape: tape, forKey: key)
-        } catch {
-            if !attribute.isOptional, error is DecodingError, (try? tape.decodeNil(forKey: key)) == true {
-                return nil
-            }
-            throw StashError.decodingAttribute(attribute, failedWith: error, in: container, at: key)
-        }
+        return try incomingLastKey(of: attribute, in: container, boxedAs: container)
     }
 
     /// `incomingValue` for an attribute inside nested objects: an object absent on the way
@@ -512,26 +479,28 @@ final class ObjectDecoder: ContextPart {
         of attribute: AttributeDescription, _ path: [KeyStep], from container: KeyedDecodingContainer<AttributeKey>
     ) throws -> Any? {
         switch try place(of: attribute, path, in: container) {
-        case .container(let nested): return try incomingLastKey(of: attribute, from: nested)
+        case .container(let nested): return try incomingLastKey(of: attribute, in: nested, boxedAs: nested)
         case .absent: return nil
         case .null: return attribute.isOptional ? attribute.codec.nilValue : nil
         }
     }
 
-    /// `incomingValue` under the attribute's last key, in the object that holds it.
+    /// `incomingValue` under the attribute's last key, in the object that holds it: read from
+    /// `source`, `container` itself or the reader's own container that it boxes (its errors
+    /// name `container`'s path).
     @inline(__always)
-    private func incomingLastKey(
-        of attribute: AttributeDescription, from container: KeyedDecodingContainer<AttributeKey>
+    private func incomingLastKey<Source: AttributeValueSource>(
+        of attribute: AttributeDescription, in source: Source, boxedAs container: KeyedDecodingContainer<AttributeKey>
     ) throws -> Any? {
         var key = attribute.codingKey
-        if !container.contains(key) {
-            guard let converted = attribute.convertedKey, container.contains(converted) else { return nil }
+        if !source.contains(key) {
+            guard let converted = attribute.convertedKey, source.contains(converted) else { return nil }
             key = converted
         }
         do {
-            return try attribute.codec.decode(from: container, forKey: key)
+            return try source.value(of: attribute.codec, forKey: key)
         } catch {
-            if !attribute.isOptional, error is DecodingError, (try? container.decodeNil(forKey: key)) == true {
+            if !attribute.isOptional, error is DecodingError, (try? source.decodeNil(forKey: key)) == true {
                 return nil
             }
             throw StashError.decodingAttribute(attribute, failedWith: error, in: container, at: key)
