@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import TestProcesses
 import Testing
 
@@ -291,6 +292,26 @@ func readerDifferential<Model: ManagedObject & Codable, T: Decodable>(
         #expect(rowsCompared > 40)
     }
 
+    /// A null for a non-optional attribute with a default leaves the default, and its
+    /// value's own `init(from:)` runs once for it on the reader's path, as through JSONDecoder:
+    /// the reader's container answered "no value", and the boxed container was asked again.
+    @Test func aNullForADefaultedValueIsDecodedOnce() throws {
+        let container = try testContainer(for: CountedMetaRecord.self, inMemory: true)
+        let data = Data(#"[{"id": 1, "meta": null}, {"id": 2, "meta": {"rank": 7}}, {"id": 3}]"#.utf8)
+        var calls: [Int] = []
+        for disabled in [false, true] {
+            CountedMeta.decoded.withLock { $0 = 0 }
+            let decoder = JSONDecoder()
+            decoder.userInfo[.byteReaderDisabled] = disabled
+            let records = try ManagedObjectContext(container).decode(
+                [CountedMetaRecord].self, from: data, using: decoder)
+            #expect(records.map(\.meta.rank) == [0, 7, 0])
+            calls.append(CountedMeta.decoded.withLock { $0 })
+        }
+        // The null and the object each call it once; the absent key does not.
+        #expect(calls == [2, 2])
+    }
+
     /// A string's bytes that are not UTF-8 (a lone continuation byte, an overlong form, an
     /// encoded surrogate, a cut sequence, 0xFF) fail the document as JSONDecoder fails it, and
     /// the UTF-8 around them reads alike.
@@ -430,4 +451,22 @@ final class HandWrittenReaderModel: ManagedObject, Decodable {
         self.init(context: context)
         id = try decoder.container(keyedBy: CodingKeys.self).decode(Int.self, forKey: .id)
     }
+}
+
+/// A value kept as JSON text whose `init(from:)` counts its calls.
+struct CountedMeta: Codable, Equatable {
+    var rank: Int
+    static let decoded = Mutex<Int>(0)
+
+    init(rank: Int) { self.rank = rank }
+
+    init(from decoder: any Decoder) throws {
+        Self.decoded.withLock { $0 += 1 }
+        rank = try decoder.container(keyedBy: CodingKeys.self).decode(Int.self, forKey: .rank)
+    }
+}
+
+final class CountedMetaRecord: ManagedObject, Codable {
+    @Attribute(.unique) var id: Int
+    @Attribute var meta = CountedMeta(rank: 0)
 }

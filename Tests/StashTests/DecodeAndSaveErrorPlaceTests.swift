@@ -108,6 +108,25 @@ struct DecodeAndSaveErrorPlaceTests {
         #expect(stored.map(\.title) == ["t0"])
     }
 
+    /// The hand-written `init(from:)` makes a new object for an id another element already
+    /// named, which stands in for the first: the refusal of the first is still placed at the
+    /// last element that named it.
+    @Test func aStandInIsPlacedAtItsElement() throws {
+        let container = try testContainer(for: HandChecked.self, inMemory: true)
+        var ids = Array(1...300)
+        ids[150] = 5  // element 150 names the object of element 4 again
+        let items = ids.enumerated().map { #"{"id": \#($1), "title": "t\#($0)"}"# }
+        HandChecked.refused.withLock { $0 = [5] }
+        defer { HandChecked.refused.withLock { $0 = [] } }
+        let error = #expect(throws: StashError.self) {
+            try ManagedObjectContext(container).decodeAndSave(
+                [HandChecked].self, from: Data("[\(items.joined(separator: ","))]".utf8), batchSize: 1_000)
+        }
+        #expect(error?.codingPath == "[150]")
+        #expect(error?.description.contains("refuses t150") == true)
+        #expect(try ManagedObjectContext(container).fetchCount(FetchDescriptor<HandChecked>()) == 0)
+    }
+
     /// A nested object is not an element: its refusal names the batch.
     @Test func aRefusedNestedObjectNamesItsBatch() throws {
         let container = try testContainer(for: Checked.self, CheckedWriter.self, inMemory: true)
@@ -117,5 +136,28 @@ struct DecodeAndSaveErrorPlaceTests {
             #expect(error?.entity == "CheckedWriter")
         }
         #expect(try ManagedObjectContext(container).fetchCount(FetchDescriptor<CheckedWriter>()) == 0)
+    }
+}
+
+/// The hand-written idiom: the context from the decoder, the values set one by one.
+final class HandChecked: ManagedObject, Decodable {
+    @Attribute(.unique) var id: Int
+    @Attribute var title: String
+
+    static let refused = Mutex<Set<Int>>([])
+
+    enum CodingKeys: String, CodingKey { case id, title }
+
+    required convenience init(from decoder: any Decoder) throws {
+        self.init(context: try contextOf(decoder))
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        id = try container.decode(Int.self, forKey: .id)
+        title = try container.decode(String.self, forKey: .title)
+    }
+
+    override func validateForInsert() throws {
+        if Self.refused.withLock({ $0.contains(id) }) {
+            throw StashError(.validationFailed, "refuses \(title)", entity: "HandChecked", attribute: "id")
+        }
     }
 }

@@ -12,8 +12,9 @@ struct BatchedArray<Element: ManagedObject & Decodable>: ReaderDecodable {
         }
         var elements = try decoder.unkeyedContainer()
         while !elements.isAtEnd {
-            let element = try elements.decode(Element.self)
-            if batches.countDecoded(element) { try batches.writeBatch(of: context) }
+            // Not kept in a local: the batch holds it until written, and lets go of it before
+            // the context looks for objects that have gone.
+            if batches.countDecoded(try elements.decode(Element.self)) { try batches.writeBatch(of: context) }
         }
     }
 }

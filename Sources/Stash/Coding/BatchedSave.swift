@@ -57,8 +57,12 @@ final class BatchedSave {
                 written.didSave(token)
             }
         } catch var error as StashError where error.codingPath.isEmpty && !elements.isEmpty {
+            // An element's object may stand in for the one refused (the hand-written
+            // `init(from:)` made it for a unique value another object holds).
             if let refused = error.refusedObject,
-                let offset = objects.lastIndex(where: { ObjectIdentifier($0) == refused })
+                let offset = objects.lastIndex(where: {
+                    ObjectIdentifier($0) == refused || ObjectIdentifier($0.resolved) == refused
+                })
             {
                 error.codingPath = "[\(elements.lowerBound + offset)]"
             } else {

@@ -464,12 +464,18 @@ final class ObjectDecoder: ContextPart {
         tape: TapeKeyedContainer<AttributeKey>? = nil
     ) throws -> Any? {
         if let path = attribute.keyPath { return try incomingValue(of: attribute, path, from: container) }
-        if let value = try tape?.borrowed({ tape -> Any? in
-            try incomingLastKey(of: attribute, in: tape, boxedAs: container)
-        }) {
-            return value
-        }
+        if let value = try incomingOnTape(of: attribute, from: container, tape) { return value }
         return try incomingLastKey(of: attribute, in: container, boxedAs: container)
+    }
+
+    /// `incomingLastKey` on `tape`, read in place (see `borrowed`): `nil` without a tape, and
+    /// `.some(nil)` for a key the tape has no value under, which is not looked up again.
+    @inline(__always)
+    private func incomingOnTape(
+        of attribute: AttributeDescription, from container: KeyedDecodingContainer<AttributeKey>,
+        _ tape: TapeKeyedContainer<AttributeKey>?
+    ) throws -> Any?? {
+        try tape?.borrowed { tape -> Any?? in .some(try incomingLastKey(of: attribute, in: tape, boxedAs: container)) }
     }
 
     /// `incomingValue` for an attribute inside nested objects: an object absent on the way
