@@ -356,7 +356,7 @@ final class ObjectDecoder: ContextPart {
     /// instructions an attribute (stash-bench import under callgrind).
     private func decode(
         _ attribute: AttributeDescription, from container: KeyedDecodingContainer<AttributeKey>,
-        tape: TapeKeyedContainer<AttributeKey>? = nil
+        tape: TapeKeyedContainer<AttributeKey>?
     ) throws -> Any {
         if let path = attribute.keyPath {
             let nested = try innermostContainer(of: attribute, path, in: container)
@@ -461,7 +461,7 @@ final class ObjectDecoder: ContextPart {
     /// three lookups where this makes two, and an absent key costs one.
     private func incomingValue(
         of attribute: AttributeDescription, from container: KeyedDecodingContainer<AttributeKey>,
-        tape: TapeKeyedContainer<AttributeKey>? = nil
+        tape: TapeKeyedContainer<AttributeKey>?
     ) throws -> Any? {
         if let path = attribute.keyPath { return try incomingValue(of: attribute, path, from: container) }
         if let value = try incomingOnTape(of: attribute, from: container, tape) { return value }
