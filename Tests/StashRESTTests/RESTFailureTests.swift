@@ -225,10 +225,12 @@ import Testing
 
     @Test func cancellingBeforeTheResponseAnswersAtOnce() async throws {
         // The server holds even the headers back.
-        let (result, waited, stored) = try await cancelWhileServing("stall?delay=10&count=3")
+        let (result, waited, stored) = try await cancelWhileServing("stall?delay=60&count=3")
         #expect(throws: CancellationError.self) { try result.get() }
-        // Not after the server's 10 s: the call does not wait for the response to cancel.
-        #expect(waited < .seconds(5))
+        // Not after the server's 60 s: the call does not wait for the response to cancel. The
+        // margin is wide because under ThreadSanitizer, with every suite running, a prompt
+        // cancel has taken almost 6 s.
+        #expect(waited < .seconds(30))
         #expect(stored == 0)
     }
 
