@@ -383,6 +383,32 @@ func readerDifferential<Model: ManagedObject & Codable, T: Decodable>(
         }
     }
 
+    /// A nested container asked of a value of another kind (a number, a string, an array or
+    /// an object, `null`), through a keyed and an unkeyed container, fails as JSONDecoder
+    /// fails it: same kind of error, same coding path (the key or index included), same text.
+    @Test func nestedContainersOfTheWrongKindFailAlike() throws {
+        let values = ["5", #""text""#, "[1]", #"{"a": 1}"#, "null"]
+        for value in values {
+            for shape in NestedShape.allCases {
+                let data = Data(#"[{"id": 1, "inner": {"x": \#(value)}, "list": [\#(value)]}]"#.utf8)
+                let userInfo: [CodingUserInfoKey: any Sendable] = [NestedShape.key: shape.rawValue]
+                let reader = Result {
+                    try TapeDecoder.decode(
+                        [NestedShapes].self, from: data, options: ReaderOptions(JSONDecoder())!, userInfo: userInfo)
+                }
+                let foundation = JSONDecoder()
+                foundation.userInfo = userInfo
+                let expected = Result { try foundation.decode([NestedShapes].self, from: data) }
+                switch (reader, expected) {
+                case (.success, .success): break
+                case (.failure(let a), .failure(let b)):
+                    #expect(readerErrorText(a) == readerErrorText(b), "\(shape) of \(value)")
+                default: Testing.Issue.record("\(shape) of \(value): reader \(reader), JSONDecoder \(expected)")
+                }
+            }
+        }
+    }
+
     /// The reader is the default for models with Stash's default decoding, and steps aside
     /// for a hand-written `init(from:)` and for settings it does not support.
     @Test func takenForDefaultDecodingOnly() throws {
@@ -469,4 +495,36 @@ struct CountedMeta: Codable, Equatable {
 final class CountedMetaRecord: ManagedObject, Codable {
     @Attribute(.unique) var id: Int
     @Attribute var meta = CountedMeta(rank: 0)
+}
+
+/// Which nested container `NestedShapes` asks of `inner.x` or `list[0]`.
+enum NestedShape: String, CaseIterable {
+    case keyedOfKeyed, unkeyedOfKeyed, keyedOfUnkeyed, unkeyedOfUnkeyed
+    static let key = CodingUserInfoKey(rawValue: "NestedShape")!
+}
+
+/// Opens a nested container where `userInfo[NestedShape.key]` says, whatever the value there.
+struct NestedShapes: Decodable {
+    init(from decoder: any Decoder) throws {
+        let shape = NestedShape(rawValue: decoder.userInfo[NestedShape.key] as! String)!
+        let outer = try decoder.container(keyedBy: ReaderTestKey.self)
+        switch shape {
+        case .keyedOfKeyed, .unkeyedOfKeyed:
+            let inner = try outer.nestedContainer(
+                keyedBy: ReaderTestKey.self, forKey: ReaderTestKey(stringValue: "inner")!)
+            let x = ReaderTestKey(stringValue: "x")!
+            if shape == .keyedOfKeyed {
+                _ = try inner.nestedContainer(keyedBy: ReaderTestKey.self, forKey: x)
+            } else {
+                _ = try inner.nestedUnkeyedContainer(forKey: x)
+            }
+        case .keyedOfUnkeyed, .unkeyedOfUnkeyed:
+            var list = try outer.nestedUnkeyedContainer(forKey: ReaderTestKey(stringValue: "list")!)
+            if shape == .keyedOfUnkeyed {
+                _ = try list.nestedContainer(keyedBy: ReaderTestKey.self)
+            } else {
+                _ = try list.nestedUnkeyedContainer()
+            }
+        }
+    }
 }

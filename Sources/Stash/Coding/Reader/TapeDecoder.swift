@@ -92,7 +92,7 @@ final class TapeDecoder: Decoder, SingleValueDecodingContainer {
                         codingPath: path.keys,
                         debugDescription: "Cannot get keyed decoding container -- found null value instead"))
             }
-            throw document.typeMismatch([String: Any].self, at: index, place)
+            throw document.typeMismatch([String: Any].self, at: index, ReaderPlace(path))
         }
         if node.flags & JSONTape.Node.plainKeys == 0 {
             // JSONDecoder reads every key of an object when it opens it.
@@ -120,7 +120,7 @@ final class TapeDecoder: Decoder, SingleValueDecodingContainer {
                         codingPath: path.keys,
                         debugDescription: "Cannot get unkeyed decoding container -- found null value instead"))
             }
-            throw document.typeMismatch([Any].self, at: index, place)
+            throw document.typeMismatch([Any].self, at: index, ReaderPlace(path))
         }
         return TapeUnkeyedContainer(decoder: self, array: index, path: path)
     }
