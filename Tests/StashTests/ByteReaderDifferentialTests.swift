@@ -386,6 +386,7 @@ func readerDifferential<Model: ManagedObject & Codable, T: Decodable>(
     /// A nested container asked of a value of another kind (a number, a string, an array or
     /// an object, `null`), through a keyed and an unkeyed container, fails as JSONDecoder
     /// fails it: same kind of error, same coding path (the key or index included), same text.
+    /// So does a super decoder: of an absent key it reads `null`; past an array's end it fails.
     @Test func nestedContainersOfTheWrongKindFailAlike() throws {
         let values = ["5", #""text""#, "[1]", #"{"a": 1}"#, "null"]
         for value in values {
@@ -499,7 +500,8 @@ final class CountedMetaRecord: ManagedObject, Codable {
 
 /// Which nested container `NestedShapes` asks of `inner.x` or `list[0]`.
 enum NestedShape: String, CaseIterable {
-    case keyedOfKeyed, unkeyedOfKeyed, keyedOfUnkeyed, unkeyedOfUnkeyed
+    case keyedOfKeyed, unkeyedOfKeyed, keyedOfUnkeyed, unkeyedOfUnkeyed, superOfAbsentKey, superOfKey
+    case superPastTheEnd, keyedPastTheEnd, unkeyedPastTheEnd, valuePastTheEnd, nilPastTheEnd
     static let key = CodingUserInfoKey(rawValue: "NestedShape")!
 }
 
@@ -517,6 +519,21 @@ struct NestedShapes: Decodable {
                 _ = try inner.nestedContainer(keyedBy: ReaderTestKey.self, forKey: x)
             } else {
                 _ = try inner.nestedUnkeyedContainer(forKey: x)
+            }
+        case .superOfAbsentKey, .superOfKey:
+            let inner = try outer.nestedContainer(
+                keyedBy: ReaderTestKey.self, forKey: ReaderTestKey(stringValue: "inner")!)
+            let sub = try inner.superDecoder(forKey: ReaderTestKey(stringValue: shape == .superOfKey ? "x" : "y")!)
+            _ = try sub.singleValueContainer().decode(String.self)
+        case .superPastTheEnd, .keyedPastTheEnd, .unkeyedPastTheEnd, .valuePastTheEnd, .nilPastTheEnd:
+            var list = try outer.nestedUnkeyedContainer(forKey: ReaderTestKey(stringValue: "list")!)
+            _ = try list.superDecoder()
+            switch shape {
+            case .superPastTheEnd: _ = try list.superDecoder()
+            case .keyedPastTheEnd: _ = try list.nestedContainer(keyedBy: ReaderTestKey.self)
+            case .unkeyedPastTheEnd: _ = try list.nestedUnkeyedContainer()
+            case .valuePastTheEnd: _ = try list.decode(Int.self)
+            default: _ = try list.decodeNil()
             }
         case .keyedOfUnkeyed, .unkeyedOfUnkeyed:
             var list = try outer.nestedUnkeyedContainer(forKey: ReaderTestKey(stringValue: "list")!)

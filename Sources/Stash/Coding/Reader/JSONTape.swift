@@ -8,7 +8,8 @@ import Foundation
 /// when its string is decoded. So a payload fails or passes the scan exactly when
 /// `JSONDecoder` would, and what it leaves to decoding fails there with the same path.
 struct JSONTape {
-    /// Every value in document order; an object's members are its key and value, in turn.
+    /// Every value in document order; an object's members are its key and value, in turn;
+    /// then one `null` that stands for an absent value (`absentValue`).
     private(set) var nodes: [Node] = []
 
     enum Kind: UInt8 {
@@ -64,7 +65,12 @@ struct JSONTape {
         try scanner.value(into: &nodes, depth: 0)
         scanner.skipSpaces()
         guard scanner.offset == bytes.count else { throw JSONReaderError.invalidJSON }
+        nodes.append(Node(kind: .null, flags: 0, start: 0, end: 0))
     }
+
+    /// A `null` after the document, outside every value: what `superDecoder(forKey:)` reads
+    /// for a key the object does not have, as JSONDecoder gives it a decoder of `null`.
+    var absentValue: Int { nodes.count - 1 }
 
     private struct Scanner {
         let bytes: UnsafeBufferPointer<UInt8>

@@ -43,6 +43,9 @@ final class ReaderDocument {
     @inline(__always)
     func node(_ index: Int) -> JSONTape.Node { nodes[index] }
 
+    /// The tape's `null` for an absent value (`JSONTape.absentValue`).
+    var absentValue: Int { nodes.count - 1 }
+
     /// The index of the node after `index` and everything inside it.
     @inline(__always)
     func next(after index: Int) -> Int {

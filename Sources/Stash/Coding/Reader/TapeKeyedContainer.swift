@@ -185,7 +185,8 @@ struct TapeKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
         try superDecoder(forKey: Key(stringValue: "super")!)
     }
 
+    /// A decoder of the value under `key`, or of `null` if there is none, as JSONDecoder's.
     func superDecoder(forKey key: Key) throws -> any Decoder {
-        TapeDecoder(document: document, index: try value(key), path: place(key).node)
+        TapeDecoder(document: document, index: find(key) ?? document.absentValue, path: place(key).node)
     }
 }

@@ -22,11 +22,11 @@ struct TapeUnkeyedContainer: UnkeyedDecodingContainer {
     @inline(__always)
     private var place: ReaderPlace { ReaderPlace(path, .index(currentIndex)) }
 
-    private func checkNotAtEnd(_ type: Any.Type) throws {
+    /// JSONDecoder's error past the last element (its own text for `superDecoder()`).
+    private func checkNotAtEnd(_ type: Any.Type, _ message: String = "Unkeyed container is at end.") throws {
         document.checkOpen()
         guard isAtEnd else { return }
-        throw DecodingError.valueNotFound(
-            type, .init(codingPath: place.keys, debugDescription: "Unkeyed container is at end."))
+        throw DecodingError.valueNotFound(type, .init(codingPath: place.keys, debugDescription: message))
     }
 
     private mutating func advance() {
@@ -44,7 +44,7 @@ struct TapeUnkeyedContainer: UnkeyedDecodingContainer {
     }
 
     mutating func decodeNil() throws -> Bool {
-        try checkNotAtEnd(Any?.self)
+        try checkNotAtEnd(Never.self)
         guard document.node(position).kind == .null else { return false }
         advance()
         return true
@@ -102,7 +102,8 @@ struct TapeUnkeyedContainer: UnkeyedDecodingContainer {
     }
 
     mutating func superDecoder() throws -> any Decoder {
-        try next((any Decoder).self) {
+        try checkNotAtEnd((any Decoder).self, "Cannot get superDecoder() -- unkeyed container is at end.")
+        return try next((any Decoder).self) {
             TapeDecoder(document: $0, index: $1, path: $2.node)
         }
     }
