@@ -87,12 +87,11 @@ final class ReaderDocument {
 
     // MARK: Scalars
 
+    /// A `null` is a type mismatch here, not a missing value: JSONDecoder tests a `Bool`
+    /// for `.bool` alone, in every container.
     func bool(at index: Int, _ path: @autoclosure () -> ReaderPlace) throws -> Bool {
         let node = node(index)
-        guard node.kind == .bool else {
-            try checkNotNull(Bool.self, at: index, path())
-            throw typeMismatch(Bool.self, at: index, path())
-        }
+        guard node.kind == .bool else { throw typeMismatch(Bool.self, at: index, path()) }
         return node.flags == 1
     }
 

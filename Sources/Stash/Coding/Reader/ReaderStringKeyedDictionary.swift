@@ -6,9 +6,20 @@ protocol ReaderStringKeyedDictionary {
 extension Dictionary: ReaderStringKeyedDictionary where Key == String, Value: Decodable {
     static func read(at index: Int, _ place: ReaderPlace, with decoder: TapeDecoder) throws -> Self {
         let document = decoder.document
-        try document.checkNotNull([String: Any].self, at: index, place)
         let node = document.node(index)
-        guard node.kind == .object else { throw document.typeMismatch([String: Any].self, at: index, place) }
+        guard node.kind == .object else {
+            // JSONDecoder reads such a dictionary itself only under a key strategy; without
+            // one, through `Dictionary.init(from:)`, whose keyed container words it otherwise.
+            if node.kind == .null, !document.options.convertsFromSnakeCase {
+                throw DecodingError.valueNotFound(
+                    [String: Any].self,
+                    .init(
+                        codingPath: place.keys,
+                        debugDescription: "Cannot get keyed decoding container -- found null value instead"))
+            }
+            try document.checkNotNull([String: Any].self, at: index, place)
+            throw document.typeMismatch([String: Any].self, at: index, place)
+        }
         var result: [String: Value] = [:]
         result.reserveCapacity(node.start)
         let path = place.node
