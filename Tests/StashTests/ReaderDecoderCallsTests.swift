@@ -16,12 +16,21 @@ import Testing
         #""text""#, #""2026-11-05T14:30:00Z""#, #""https://example.com/a b""#, #""https://example.com/""#,
         #""""#, #""aGk=""#, #""1""#, "true", "false", "null", "[1]", "[]", #"{"a": 1}"#, #"{"a_b": 1, "a": 2}"#,
         #"{"a": "x"}"#, "{}",
+        // Numbers at the edges of the types, and forms JSONDecoder reads its own way.
+        "-1.0", "1E+2", "2147483648", "9223372036854775807", "9223372036854775808", "-9223372036854775809",
+        "1.7976931348623157e308", "5e-324", "4.9e-325", "123456789012345678", "0.30000000000000004", "-0.0",
+        "01", "1.", ".5", "-", "+1", "1e", "0x10",
+        // Escapes, and strings that name other values.
+        #""caf\u00e9""#, #""a\"b\\c\/d""#, #""\ud83d\ude00""#, #""\ud83d""#, #""\x""#, #""true""#, #""null""#,
+        #""1.5""#, #""3fa85f64-5717-4562-b3fc-2c963f66afa6""#, #""red""#, #""2026-11-05T14:30:00.123+02:00""#,
+        #"[1, null, 2]"#, #"{"x": 1, "y": null}"#, #"{"x": "1"}"#,
     ]
 
     @Test(arguments: DecoderCall.all)
     func aValuesOwnDecodingReadsAlike(call: DecoderCall) throws {
         for (configuration, decoder) in ReaderConfigurations.all() {
-            for value in Self.values {
+            for value in Self.values
+            where !(call.readsMembersInHashOrder && value.hasPrefix("{") && value.contains(",")) {
                 let data = Data(#"{"v": \#(value), "list": [\#(value), 1], "snake_key": \#(value)}"#.utf8)
                 let userInfo: [CodingUserInfoKey: any Sendable] = [DecoderCall.key: call]
                 let reader = Result {
@@ -55,6 +64,11 @@ struct DecoderCallProbe: Decodable {
 /// answering what it read as text (floating-point values by their bits).
 struct DecoderCall: Sendable, CustomTestStringConvertible {
     let name: String
+    /// Reads a dictionary of values that may fail: under the default key strategy JSONDecoder
+    /// reads it through `Dictionary.init(from:)`, member by member in its keyed container's
+    /// hash order, so of two bad members the one its error names changes from run to run.
+    /// Such a call is made only on objects of one member.
+    var readsMembersInHashOrder = false
     let run: @Sendable (any Decoder) throws -> String
 
     static let key = CodingUserInfoKey(rawValue: "DecoderCall")!
@@ -67,6 +81,14 @@ struct DecoderCall: Sendable, CustomTestStringConvertible {
         + calls(Date.self, { String($0.timeIntervalSinceReferenceDate.bitPattern) }) + calls(URL.self)
         + calls(Data.self) + calls(Decimal.self) + calls([Int].self)
         + calls([String: Int].self, { "\($0.sorted { $0.key < $1.key })" })
+        + calls(Int16.self) + calls(UInt32.self) + calls(UInt.self) + calls(Int?.self) + calls(String?.self)
+        + calls([Int?].self) + calls(Set<Int>.self, { "\($0.sorted())" }) + calls(UUID.self) + calls(Colour.self)
+        + calls(Level.self) + calls(Point.self)
+        + calls([String: Point].self, { "\($0.sorted { $0.key < $1.key })" }).map {
+            var call = $0
+            call.readsMembersInHashOrder = true
+            return call
+        } + calls([URL].self)
         + containerCalls
 
     /// Each way of reading a `T`: keyed (present, absent, if present, through a converted
@@ -154,4 +176,17 @@ enum ReaderCallKey: String, CodingKey {
     case v, list, absent, a
     case snakeKey
     case snakeRaw = "snake_key"
+}
+
+/// Values of a value's own: an enum by its raw text, one by its raw number, and a struct
+/// with the synthesized `init(from:)`.
+enum Colour: String, Codable { case red, green }
+enum Level: Int, Codable {
+    case low = 1
+    case high = 300
+}
+struct Point: Codable, CustomStringConvertible {
+    let x: Int
+    let y: Int?
+    var description: String { "(\(x), \(y.map(String.init) ?? "nil"))" }
 }
