@@ -31,6 +31,30 @@ struct ByteReaderGraphTests {
         #expect(imported > 5)
     }
 
+    /// Each relationship key (nested or by reference, to-one and to-many) given each value
+    /// of `ReaderDecoderCallsTests.values`, one book a payload: the same errors and tables.
+    @Test(
+        .sqliteOnly(
+            "reads SQLite's catalog or plans (sqlite_master, PRAGMA, .dump, EXPLAIN QUERY PLAN) through the sqlite3 shell"
+        ), arguments: [false, true])
+    func everyValueForARelationshipImportsAlike(snake: Bool) throws {
+        let keys = ["writer", snake ? "writer_id" : "writerId", "reviews", "publisher"]
+        var payloads: [Data] = []
+        for (index, key) in keys.enumerated() {
+            for (offset, value) in ReaderDecoderCallsTests.values.enumerated() {
+                let id = index * 1_000 + offset
+                payloads.append(Data(#"[{"id": \#(id), "title": "T", "\#(key)": \#(value)}]"#.utf8))
+                // And in a list, where a reference or a nested object may stand.
+                payloads.append(Data(#"[{"id": \#(id + 500), "\#(key)": [\#(value)]}]"#.utf8))
+            }
+        }
+        let reader = try importGraph(payloads, snake: snake, reader: true)
+        let foundation = try importGraph(payloads, snake: snake, reader: false)
+        #expect(reader == foundation)
+        // Enough is stored for the tables to be compared too, not only the errors.
+        #expect(foundation.components(separatedBy: "INSERT INTO").count > 50)
+    }
+
     /// Decodes each payload as `[Book]` into a new store file, saving after each, and
     /// answers the errors and the sqlite3 shell's dump of the store.
     private func importGraph(_ payloads: [Data], snake: Bool, reader: Bool) throws -> String {

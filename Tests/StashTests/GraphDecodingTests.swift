@@ -128,12 +128,31 @@ import Testing
         } throws: { error in
             let error = error as? StashError
             return error?.code == .missingValue && error?.entity == "Writer" && error?.attribute == "name"
+                && error?.message.contains("the new Writer with id 7 (it has only that") == true
         }
         let writer = try decode(Writer.self, #"{"id": 7, "name": "Ted"}"#)
         #expect(writer === book.writer)
         try context.save()
         let fresh = ManagedObjectContext(container)
         #expect(try fresh.fetch(FetchDescriptor<Book>()).first?.writer?.name == "Ted")
+    }
+
+    /// A reference of the wrong kind says what it should have been, where it stands in the
+    /// JSON, and what it found (not "the stored value", as a row's would).
+    @Test func aReferenceOfTheWrongKindSaysWhatItShouldBe() throws {
+        let cases = [
+            (#"[{"id": 1, "writer": true}]"#, "[0].writer", "expected a Writer object, or its id (Int)"),
+            (#"[{"id": 1, "writer": 1.5}]"#, "[0].writer", "expected a Writer object, or its id (Int), found real 1.5"),
+            (#"[{"id": 1, "writerId": "x"}]"#, "[0].writerId", "expected Writer's id (Int), found text 'x'"),
+            (#"[{"id": 1, "writerId": {"id": 2}}]"#, "[0].writerId", "expected Writer's id (Int)"),
+        ]
+        for (payload, path, message) in cases {
+            let error = #expect(throws: StashError.self) { try decode([Book].self, payload) }
+            #expect(error?.code == .decodingFailed, "\(payload)")
+            #expect(error?.entity == "Book" && error?.attribute == "writer", "\(payload)")
+            #expect(error?.codingPath == path, "\(payload)")
+            #expect(error?.message.hasSuffix(message) == true, "\(payload): \(error?.message ?? "")")
+        }
     }
 
     @Test func toManyNestedOrByReferenceKeepsThePayloadsOrder() throws {

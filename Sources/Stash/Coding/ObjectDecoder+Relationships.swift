@@ -183,7 +183,7 @@ extension ObjectDecoder {
             }
             return object.resolved
         }
-        return try referencedObject(of: relationship, from: decoder)
+        return try referencedObject(of: relationship, from: decoder, onlyByValue: reference)
     }
 
     /// Runs `body`, which decodes the related object whose keys `container` read, with the
@@ -220,10 +220,11 @@ extension ObjectDecoder {
     }
 
     /// The object whose unique value a reference gives: the context's, the store's row's, or
-    /// a new placeholder with only that value set.
-    private func referencedObject(of relationship: RelationshipDescription, from decoder: any Decoder) throws
-        -> ManagedObject
-    {
+    /// a new placeholder with only that value set. `onlyByValue`: the key holds only the
+    /// value (`writerId`), never a nested object, and an error says so.
+    private func referencedObject(
+        of relationship: RelationshipDescription, from decoder: any Decoder, onlyByValue: Bool
+    ) throws -> ManagedObject {
         try withContext { context in
             let state = try context.identity.state(forType: relationship.targetType)
             guard let unique = state.entity.uniqueAttributes.first else {
@@ -231,7 +232,23 @@ extension ObjectDecoder {
                     .decodingFailed,
                     "a reference to \(relationship.targetName) needs a unique attribute there to find the object by")
             }
-            let value = try unique.codec.value(from: Self.primitive(from: decoder))
+            // Said of the JSON value where it stands (not of a stored value, as the codec would).
+            let value = "\(unique.name) (\(unique.codec.typeName))"
+            let named =
+                onlyByValue
+                ? "\(relationship.targetName)'s \(value)" : "a \(relationship.targetName) object, or its \(value)"
+            guard let primitive = try Self.primitive(from: decoder) else {
+                throw DecodingError.typeMismatch(
+                    unique.codec.valueType,
+                    .init(codingPath: decoder.codingPath, debugDescription: "expected \(named)"))
+            }
+            guard let value = try? unique.codec.value(from: primitive) else {
+                throw DecodingError.typeMismatch(
+                    unique.codec.valueType,
+                    .init(
+                        codingPath: decoder.codingPath,
+                        debugDescription: "expected \(named), found \(primitive.kindName) \(primitive)"))
+            }
             let key = try unique.codec.storedValue(for: value)
             if let object = state.lookup(0, key, in: context) { return object }
             if let object = try context.resolver.storedObject(for: key, unique: 0, in: state) { return object }
@@ -243,17 +260,14 @@ extension ObjectDecoder {
         }
     }
 
-    /// A JSON number or string as a stored value, for a unique value's codec to read.
-    private static func primitive(from decoder: any Decoder) throws -> StoredValue {
+    /// A JSON number or string as a stored value, for a unique value's codec to read; `nil`
+    /// for any other kind of value.
+    private static func primitive(from decoder: any Decoder) throws -> StoredValue? {
         let single = try decoder.singleValueContainer()
         if let integer = try? single.decode(Int64.self) { return .integer(integer) }
         if let text = try? single.decode(String.self) { return .text(text) }
         if let real = try? single.decode(Double.self) { return .real(real) }
-        throw DecodingError.typeMismatch(
-            StoredValue.self,
-            .init(
-                codingPath: decoder.codingPath,
-                debugDescription: "expected an object, or a number or a string naming one"))
+        return nil
     }
 
     /// Names the relationship in any error `body` throws.

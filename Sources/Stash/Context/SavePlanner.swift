@@ -19,12 +19,29 @@ final class SavePlanner: ContextPart {
             if slots.subtracting(object.changedAttributes).isEmpty { continue }
             for attribute in required where object.value(of: attribute) == nil {
                 var error = StashError(
-                    .missingValue, "is required but was never set on a new object",
+                    .missingValue, "is required but was never set on \(Self.naming(object, of: state.entity))",
                     entity: state.entity.name, attribute: attribute.name)
                 error.refusedObject = ObjectIdentifier(object)
                 throw error
             }
         }
+    }
+
+    /// A new object as an error names it: by its unique values where it has them, which is
+    /// all a placeholder made for a reference to an object not stored has (`"writer": 7`).
+    static func naming(_ object: ManagedObject, of entity: EntityDescription) -> String {
+        let named = entity.uniqueAttributes.compactMap { unique -> String? in
+            guard let value = object.value(of: unique) else { return nil }
+            let mirror = Mirror(reflecting: value)
+            guard mirror.displayStyle == .optional else { return "\(unique.name) \(value)" }
+            return mirror.children.first.map { "\(unique.name) \($0.value)" }
+        }
+        guard !named.isEmpty else { return "a new object" }
+        let only = entity.attributes.allSatisfy { attribute in
+            attribute.isUnique || !object.changedAttributes.contains(attribute.index)
+        }
+        return "the new \(entity.name) with \(named.joined(separator: ", "))"
+            + (only ? " (it has only that, as an object made for a reference to one not stored has)" : "")
     }
 
     /// Every pending change as stored values, per entity, and the objects behind them.
