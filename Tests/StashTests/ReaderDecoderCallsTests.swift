@@ -28,23 +28,31 @@ import Testing
 
     @Test(arguments: DecoderCall.all)
     func aValuesOwnDecodingReadsAlike(call: DecoderCall) throws {
+        // The object's keys all ASCII (compared byte for byte), and not (compared as strings).
+        let objects = [
+            #"{"v": VALUE, "list": [VALUE, 1], "snake_key": VALUE}"#,
+            #"{"v": VALUE, "list": [VALUE, 1], "snake_key": VALUE, "cafe\u0301": VALUE}"#,
+        ]
         for (configuration, decoder) in ReaderConfigurations.all() {
             for value in Self.values
             where !(call.readsMembersInHashOrder && value.hasPrefix("{") && value.contains(",")) {
-                let data = Data(#"{"v": \#(value), "list": [\#(value), 1], "snake_key": \#(value)}"#.utf8)
-                let userInfo: [CodingUserInfoKey: any Sendable] = [DecoderCall.key: call]
-                let reader = Result {
-                    try TapeDecoder.decode(
-                        DecoderCallProbe.self, from: data, options: ReaderOptions(decoder)!, userInfo: userInfo
-                    ).outcome
-                }
-                decoder.userInfo = userInfo
-                let foundation = Result { try decoder.decode(DecoderCallProbe.self, from: data).outcome }
-                let place = "\(call.name) of \(value) (\(configuration))"
-                switch (reader, foundation) {
-                case (.success(let a), .success(let b)): #expect(a == b, "\(place)")
-                case (.failure(let a), .failure(let b)): #expect(readerErrorText(a) == readerErrorText(b), "\(place)")
-                default: Issue.record("\(place): reader \(reader), JSONDecoder \(foundation)")
+                for object in objects {
+                    let data = Data(object.replacingOccurrences(of: "VALUE", with: value).utf8)
+                    let userInfo: [CodingUserInfoKey: any Sendable] = [DecoderCall.key: call]
+                    let reader = Result {
+                        try TapeDecoder.decode(
+                            DecoderCallProbe.self, from: data, options: ReaderOptions(decoder)!, userInfo: userInfo
+                        ).outcome
+                    }
+                    decoder.userInfo = userInfo
+                    let foundation = Result { try decoder.decode(DecoderCallProbe.self, from: data).outcome }
+                    let place = "\(call.name) of \(value) (\(configuration))"
+                    switch (reader, foundation) {
+                    case (.success(let a), .success(let b)): #expect(a == b, "\(place)")
+                    case (.failure(let a), .failure(let b)):
+                        #expect(readerErrorText(a) == readerErrorText(b), "\(place)")
+                    default: Issue.record("\(place): reader \(reader), JSONDecoder \(foundation)")
+                    }
                 }
             }
         }

@@ -91,6 +91,15 @@ struct DecoderCall: Sendable, CustomTestStringConvertible {
             return "\(keys) \(container.contains(.v)) \(container.contains(.absent)) \(container.codingPath.count)"
         },
         DecoderCall(name: "nil for key") { try "\(keyed($0).decodeNil(forKey: .v))" },
+        DecoderCall(name: "canonically equal key") { decoder in
+            let container = try keyed(decoder)
+            return try "\(container.contains(.café)) \(container.decodeIfPresent(String.self, forKey: .café) ?? "nil")"
+        },
+        DecoderCall(name: "look-alike key") { decoder in
+            let container = try keyed(decoder)
+            return try
+                "\(container.contains(.fullWidthV)) \(container.decodeIfPresent(Int.self, forKey: .fullWidthV) ?? -1)"
+        },
         DecoderCall(name: "single nil") {
             try "\(keyed($0).superDecoder(forKey: .v).singleValueContainer().decodeNil())"
         },
@@ -128,4 +137,8 @@ enum ReaderCallKey: String, CodingKey {
     case v, list, absent, a
     case snakeKey
     case snakeRaw = "snake_key"
+    /// Canonically equal to the payload's decomposed `cafe\u{301}`: Swift strings compare so.
+    case café
+    /// A full-width look-alike of `v`, which is another key.
+    case fullWidthV = "ｖ"
 }
