@@ -81,3 +81,39 @@ extension ReaderDecoderCallsTests {
         }
     }
 }
+
+extension ReaderDecoderCallsTests {
+    /// A document in each encoding JSONDecoder reads (UTF-8 with and without a byte order
+    /// mark, UTF-16 and UTF-32 either way round, with and without one), and bytes that are no
+    /// JSON text: the reader takes UTF-8 and leaves the rest to JSONDecoder, so every one
+    /// imports, or fails, alike.
+    @Test func everyEncodingImportsAlike() throws {
+        let text = #"[{"id": 1, "title": "café 😀", "kids": [2, 3]}, {"id": 4, "name": "\u00e9"}]"#
+        var documents: [(String, Data)] = [
+            ("UTF-8", Data(text.utf8)),
+            ("UTF-8, BOM", Data([0xEF, 0xBB, 0xBF] + Array(text.utf8))),
+            ("UTF-8, BOM only", Data([0xEF, 0xBB, 0xBF])),
+            ("UTF-8, two BOMs", Data([0xEF, 0xBB, 0xBF, 0xEF, 0xBB, 0xBF] + Array(text.utf8))),
+            ("empty", Data()),
+            ("a NUL", Data([0])),
+            ("spaces", Data("  \n ".utf8)),
+        ]
+        for (name, encoding) in [
+            ("UTF-16LE", String.Encoding.utf16LittleEndian), ("UTF-16BE", .utf16BigEndian),
+            ("UTF-32LE", .utf32LittleEndian), ("UTF-32BE", .utf32BigEndian),
+        ] {
+            let bare = try #require(text.data(using: encoding))
+            documents.append((name, bare))
+            let mark = try #require("\u{FEFF}".data(using: encoding))
+            documents.append(("\(name), BOM", mark + bare))
+        }
+        for (name, data) in documents {
+            let outcome = try readerDifferential(
+                [CorpusRecord].self, CorpusRecord.self, [data], decoder: JSONDecoder())
+            #expect(outcome.reader == outcome.foundation, "\(name)")
+        }
+        let plain = try readerDifferential(
+            [CorpusRecord].self, CorpusRecord.self, [Data(text.utf8)], decoder: JSONDecoder())
+        #expect(plain.foundation.split(separator: "\n").count == 2, "the UTF-8 document imports its two records")
+    }
+}
