@@ -128,7 +128,7 @@ import Testing
         } throws: { error in
             let error = error as? StashError
             return error?.code == .missingValue && error?.entity == "Writer" && error?.attribute == "name"
-                && error?.message.contains("the new Writer with id 7 (it has only that") == true
+                && error?.message.contains("the new Writer with id 7, which has nothing else set") == true
         }
         let writer = try decode(Writer.self, #"{"id": 7, "name": "Ted"}"#)
         #expect(writer === book.writer)
@@ -141,10 +141,14 @@ import Testing
     /// JSON, and what it found (not "the stored value", as a row's would).
     @Test func aReferenceOfTheWrongKindSaysWhatItShouldBe() throws {
         let cases = [
-            (#"[{"id": 1, "writer": true}]"#, "[0].writer", "expected a Writer object, or its id (Int)"),
-            (#"[{"id": 1, "writer": 1.5}]"#, "[0].writer", "expected a Writer object, or its id (Int), found real 1.5"),
-            (#"[{"id": 1, "writerId": "x"}]"#, "[0].writerId", "expected Writer's id (Int), found text 'x'"),
-            (#"[{"id": 1, "writerId": {"id": 2}}]"#, "[0].writerId", "expected Writer's id (Int)"),
+            (#"[{"id": 1, "writer": true}]"#, "[0].writer", "expected a Writer object, or its id (Int), found true"),
+            (
+                #"[{"id": 1, "writer": 1.5}]"#, "[0].writer",
+                "expected a Writer object, or its id (Int), found the number 1.5"
+            ),
+            (#"[{"id": 1, "writerId": "x"}]"#, "[0].writerId", #"expected Writer's id (Int), found the string "x""#),
+            (#"[{"id": 1, "writerId": {"id": 2}}]"#, "[0].writerId", "expected Writer's id (Int), found an object"),
+            (#"[{"id": 1, "writer": [2]}]"#, "[0].writer", "expected a Writer object, or its id (Int), found an array"),
         ]
         for (payload, path, message) in cases {
             let error = #expect(throws: StashError.self) { try decode([Book].self, payload) }

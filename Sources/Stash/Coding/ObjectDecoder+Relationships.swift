@@ -233,21 +233,24 @@ extension ObjectDecoder {
                     "a reference to \(relationship.targetName) needs a unique attribute there to find the object by")
             }
             // Said of the JSON value where it stands (not of a stored value, as the codec would).
-            let value = "\(unique.name) (\(unique.codec.typeName))"
-            let named =
+            let uniqueText = "\(unique.name) (\(unique.codec.typeName))"
+            let expected =
                 onlyByValue
-                ? "\(relationship.targetName)'s \(value)" : "a \(relationship.targetName) object, or its \(value)"
-            guard let primitive = try Self.primitive(from: decoder) else {
-                throw DecodingError.typeMismatch(
+                ? "expected \(relationship.targetName)'s \(uniqueText)"
+                : "expected a \(relationship.targetName) object, or its \(uniqueText)"
+            func mismatch(found: String) -> DecodingError {
+                .typeMismatch(
                     unique.codec.valueType,
-                    .init(codingPath: decoder.codingPath, debugDescription: "expected \(named)"))
+                    .init(codingPath: decoder.codingPath, debugDescription: "\(expected), found \(found)"))
             }
-            guard let value = try? unique.codec.value(from: primitive) else {
-                throw DecodingError.typeMismatch(
-                    unique.codec.valueType,
-                    .init(
-                        codingPath: decoder.codingPath,
-                        debugDescription: "expected \(named), found \(primitive.kindName) \(primitive)"))
+            guard let primitive = try Self.primitive(from: decoder) else {
+                throw mismatch(found: Self.kindOfValue(in: decoder))
+            }
+            let value: Any
+            do {
+                value = try unique.codec.value(from: primitive)
+            } catch let error as StashError where error.code == .invalidValue {
+                throw mismatch(found: Self.jsonText(of: primitive))
             }
             let key = try unique.codec.storedValue(for: value)
             if let object = state.lookup(0, key, in: context) { return object }
@@ -258,6 +261,24 @@ extension ObjectDecoder {
             context.insert(placeholder)
             return placeholder
         }
+    }
+
+    /// A number or string as JSON says it, for an error about the JSON value.
+    private static func jsonText(of value: StoredValue) -> String {
+        switch value {
+        case .text(let text): "the string \"\(text)\""
+        default: "the number \(value)"
+        }
+    }
+
+    /// What a value that is no number or string is, for an error about it.
+    private static func kindOfValue(in decoder: any Decoder) -> String {
+        if let single = try? decoder.singleValueContainer(), let bool = try? single.decode(Bool.self) {
+            return "\(bool)"
+        }
+        if (try? decoder.container(keyedBy: AttributeKey.self)) != nil { return "an object" }
+        if (try? decoder.unkeyedContainer()) != nil { return "an array" }
+        return "null"
     }
 
     /// A JSON number or string as a stored value, for a unique value's codec to read; `nil`

@@ -27,21 +27,24 @@ final class SavePlanner: ContextPart {
         }
     }
 
-    /// A new object as an error names it: by its unique values where it has them, which is
-    /// all a placeholder made for a reference to an object not stored has (`"writer": 7`).
+    /// A new object as an error names it: by its unique values where it has them (text
+    /// quoted, as the store's values are), which is all a placeholder made for a reference
+    /// to an object not stored has (`"writer": 7`).
     static func naming(_ object: ManagedObject, of entity: EntityDescription) -> String {
         let named = entity.uniqueAttributes.compactMap { unique -> String? in
-            guard let value = object.value(of: unique) else { return nil }
-            let mirror = Mirror(reflecting: value)
-            guard mirror.displayStyle == .optional else { return "\(unique.name) \(value)" }
-            return mirror.children.first.map { "\(unique.name) \($0.value)" }
+            guard let value = object.value(of: unique), let stored = try? unique.codec.storedValue(for: value),
+                stored != .null
+            else { return nil }
+            return "\(unique.name) \(stored)"
         }
         guard !named.isEmpty else { return "a new object" }
-        let only = entity.attributes.allSatisfy { attribute in
+        let onlyThat = entity.attributes.allSatisfy { attribute in
             attribute.isUnique || !object.changedAttributes.contains(attribute.index)
         }
-        return "the new \(entity.name) with \(named.joined(separator: ", "))"
-            + (only ? " (it has only that, as an object made for a reference to one not stored has)" : "")
+        let name = "the new \(entity.name) with \(named.joined(separator: ", "))"
+        guard onlyThat else { return name }
+        return name + ", which has nothing else set (as a placeholder made for a reference to a "
+            + "\(entity.name) not stored has, until a payload fills it in)"
     }
 
     /// Every pending change as stored values, per entity, and the objects behind them.
