@@ -390,16 +390,17 @@ func readerDifferential<Model: ManagedObject & Codable, T: Decodable>(
     @Test func nestedContainersOfTheWrongKindFailAlike() throws {
         let values = ["5", #""text""#, "[1]", #"{"a": 1}"#, "null"]
         for value in values {
-            for shape in NestedShape.allCases {
+            for shape in NestedContainerProbe.Shape.allCases {
                 let data = Data(#"[{"id": 1, "inner": {"x": \#(value)}, "list": [\#(value)]}]"#.utf8)
-                let userInfo: [CodingUserInfoKey: any Sendable] = [NestedShape.key: shape.rawValue]
+                let userInfo: [CodingUserInfoKey: any Sendable] = [NestedContainerProbe.key: shape.rawValue]
                 let reader = Result {
                     try TapeDecoder.decode(
-                        [NestedShapes].self, from: data, options: ReaderOptions(JSONDecoder())!, userInfo: userInfo)
+                        [NestedContainerProbe].self, from: data, options: ReaderOptions(JSONDecoder())!,
+                        userInfo: userInfo)
                 }
                 let foundation = JSONDecoder()
                 foundation.userInfo = userInfo
-                let expected = Result { try foundation.decode([NestedShapes].self, from: data) }
+                let expected = Result { try foundation.decode([NestedContainerProbe].self, from: data) }
                 switch (reader, expected) {
                 case (.success, .success): break
                 case (.failure(let a), .failure(let b)):
@@ -496,52 +497,4 @@ struct CountedMeta: Codable, Equatable {
 final class CountedMetaRecord: ManagedObject, Codable {
     @Attribute(.unique) var id: Int
     @Attribute var meta = CountedMeta(rank: 0)
-}
-
-/// Which nested container `NestedShapes` asks of `inner.x` or `list[0]`.
-enum NestedShape: String, CaseIterable {
-    case keyedOfKeyed, unkeyedOfKeyed, keyedOfUnkeyed, unkeyedOfUnkeyed, superOfAbsentKey, superOfKey
-    case superPastTheEnd, keyedPastTheEnd, unkeyedPastTheEnd, valuePastTheEnd, nilPastTheEnd
-    static let key = CodingUserInfoKey(rawValue: "NestedShape")!
-}
-
-/// Opens a nested container where `userInfo[NestedShape.key]` says, whatever the value there.
-struct NestedShapes: Decodable {
-    init(from decoder: any Decoder) throws {
-        let shape = NestedShape(rawValue: decoder.userInfo[NestedShape.key] as! String)!
-        let outer = try decoder.container(keyedBy: ReaderTestKey.self)
-        switch shape {
-        case .keyedOfKeyed, .unkeyedOfKeyed:
-            let inner = try outer.nestedContainer(
-                keyedBy: ReaderTestKey.self, forKey: ReaderTestKey(stringValue: "inner")!)
-            let x = ReaderTestKey(stringValue: "x")!
-            if shape == .keyedOfKeyed {
-                _ = try inner.nestedContainer(keyedBy: ReaderTestKey.self, forKey: x)
-            } else {
-                _ = try inner.nestedUnkeyedContainer(forKey: x)
-            }
-        case .superOfAbsentKey, .superOfKey:
-            let inner = try outer.nestedContainer(
-                keyedBy: ReaderTestKey.self, forKey: ReaderTestKey(stringValue: "inner")!)
-            let sub = try inner.superDecoder(forKey: ReaderTestKey(stringValue: shape == .superOfKey ? "x" : "y")!)
-            _ = try sub.singleValueContainer().decode(String.self)
-        case .superPastTheEnd, .keyedPastTheEnd, .unkeyedPastTheEnd, .valuePastTheEnd, .nilPastTheEnd:
-            var list = try outer.nestedUnkeyedContainer(forKey: ReaderTestKey(stringValue: "list")!)
-            _ = try list.superDecoder()
-            switch shape {
-            case .superPastTheEnd: _ = try list.superDecoder()
-            case .keyedPastTheEnd: _ = try list.nestedContainer(keyedBy: ReaderTestKey.self)
-            case .unkeyedPastTheEnd: _ = try list.nestedUnkeyedContainer()
-            case .valuePastTheEnd: _ = try list.decode(Int.self)
-            default: _ = try list.decodeNil()
-            }
-        case .keyedOfUnkeyed, .unkeyedOfUnkeyed:
-            var list = try outer.nestedUnkeyedContainer(forKey: ReaderTestKey(stringValue: "list")!)
-            if shape == .keyedOfUnkeyed {
-                _ = try list.nestedContainer(keyedBy: ReaderTestKey.self)
-            } else {
-                _ = try list.nestedUnkeyedContainer()
-            }
-        }
-    }
 }

@@ -3,15 +3,6 @@ import Testing
 
 @testable import Stash
 
-/// Runs the call `userInfo[DecoderCall.key]` names on its decoder.
-struct DecoderCallProbe: Decodable {
-    let outcome: String
-
-    init(from decoder: any Decoder) throws {
-        outcome = try (decoder.userInfo[DecoderCall.key] as! DecoderCall).run(decoder)
-    }
-}
-
 /// One way of reading `v`, `list` or `snake_key` of `{"v": …, "list": […, 1], "snake_key": …}`,
 /// answering what it read as text (floating-point values by their bits).
 struct DecoderCall: Sendable, CustomTestStringConvertible {
@@ -34,9 +25,10 @@ struct DecoderCall: Sendable, CustomTestStringConvertible {
         + calls(Data.self) + calls(Decimal.self) + calls([Int].self)
         + calls([String: Int].self, { "\($0.sorted { $0.key < $1.key })" })
         + calls(Int16.self) + calls(UInt32.self) + calls(UInt.self) + calls(Int?.self) + calls(String?.self)
-        + calls([Int?].self) + calls(Set<Int>.self, { "\($0.sorted())" }) + calls(UUID.self) + calls(Colour.self)
-        + calls(Level.self) + calls(Point.self)
-        + calls([String: Point].self, { "\($0.sorted { $0.key < $1.key })" }).map {
+        + calls([Int?].self) + calls(Set<Int>.self, { "\($0.sorted())" }) + calls(UUID.self)
+        + calls(OwnValuesRecord.Colour.self)
+        + calls(OwnValuesRecord.Level.self) + calls(OwnValuesRecord.Point.self)
+        + calls([String: OwnValuesRecord.Point].self, { "\($0.sorted { $0.key < $1.key })" }).map {
             var call = $0
             call.readsMembersInHashOrder = true
             return call
@@ -123,22 +115,30 @@ struct DecoderCall: Sendable, CustomTestStringConvertible {
         },
         DecoderCall(name: "nested list") { decoder in
             var nested = try keyed(decoder).nestedUnkeyedContainer(forKey: .v)
-            return "\(nested.count ?? -1) \(try nested.decodeIfPresent(Int.self) ?? -1)"
+            return "\(nested.count ?? -1) \(try nested.decodeIfPresent(Int.self) ?? -1) \(nested.currentIndex)"
+        },
+        DecoderCall(name: "if present past the end") { decoder in
+            var list = try keyed(decoder).nestedUnkeyedContainer(forKey: .list)
+            _ = try list.superDecoder()
+            _ = try list.superDecoder()
+            let scalar = try list.decodeIfPresent(Int.self)
+            let generic = try list.decodeIfPresent(OwnValuesRecord.Point.self)
+            return "\(scalar.map(String.init) ?? "nil") \(generic.map(\.description) ?? "nil") \(list.currentIndex)"
+        },
+        DecoderCall(name: "super") { decoder in
+            // The key type has no "super" case: the decoder finds the key by name, here absent.
+            let value = try keyed(decoder).superDecoder()
+            return "\(try value.singleValueContainer().decodeNil()) \(value.codingPath.map(\.stringValue))"
+        },
+        DecoderCall(name: "super of v") { decoder in
+            // Present when `v` is `{"super": 5}`.
+            let value = try keyed(decoder).nestedContainer(keyedBy: ReaderCallKey.self, forKey: .v).superDecoder()
+            let single = try value.singleValueContainer()
+            return single.decodeNil() ? "null" : "\(try single.decode(Int.self))"
         },
     ]
 
     private static func keyed(_ decoder: any Decoder) throws -> KeyedDecodingContainer<ReaderCallKey> {
         try decoder.container(keyedBy: ReaderCallKey.self)
     }
-}
-
-/// The probe's keys: `snakeKey` is `snake_key` as `.convertFromSnakeCase` gives it.
-enum ReaderCallKey: String, CodingKey {
-    case v, list, absent, a
-    case snakeKey
-    case snakeRaw = "snake_key"
-    /// Canonically equal to the payload's decomposed `cafe\u{301}`: Swift strings compare so.
-    case café
-    /// A full-width look-alike of `v`, which is another key.
-    case fullWidthV = "ｖ"
 }

@@ -2,21 +2,9 @@ import Foundation
 
 @testable import Stash
 
-/// Values of a value's own: an enum by its raw text, one by its raw number, and a struct
-/// with the synthesized `init(from:)`.
-enum Colour: String, Codable { case red, green }
-enum Level: Int, Codable {
-    case low = 1
-    case high = 300
-}
-struct Point: Codable, CustomStringConvertible {
-    let x: Int
-    let y: Int?
-    var description: String { "(\(x), \(y.map(String.init) ?? "nil"))" }
-}
-
-/// A model whose attributes are values with their own `init(from:)`, and plain values where
-/// JSONDecoder's wording for a null or a wrong kind is its own (`Bool`, a dictionary).
+/// A model whose attributes are values with their own `init(from:)` (a struct, enums by raw
+/// text and number, collections of them), and plain values where JSONDecoder's wording for a
+/// null or a wrong kind is its own (`Bool`, a dictionary).
 final class OwnValuesRecord: ManagedObject, Codable {
     @Attribute(.unique) var id: Int
     @Attribute var point: Point?
@@ -30,7 +18,19 @@ final class OwnValuesRecord: ManagedObject, Codable {
     @Attribute var small: Int16?
     @Attribute var wide: UInt32?
 
-    static let attributeNames = [
-        "point", "colour", "level", "levels", "tags", "uuid", "scores", "flag", "small", "wide",
-    ]
+    /// An enum by its raw text.
+    enum Colour: String, Codable { case red, green }
+
+    /// An enum by its raw number.
+    enum Level: Int, Codable {
+        case low = 1
+        case high = 300
+    }
+
+    /// A struct with the synthesized `init(from:)`.
+    struct Point: Codable, CustomStringConvertible {
+        let x: Int
+        let y: Int?
+        var description: String { "(\(x), \(y.map(String.init) ?? "nil"))" }
+    }
 }

@@ -9,7 +9,7 @@ import Foundation
 /// `JSONDecoder` would, and what it leaves to decoding fails there with the same path.
 struct JSONTape {
     /// Every value in document order; an object's members are its key and value, in turn;
-    /// then one `null` that stands for an absent value (`absentValue`).
+    /// then one `null` that stands for an absent value (`ReaderDocument.absentValue`).
     private(set) var nodes: [Node] = []
 
     enum Kind: UInt8 {
@@ -65,12 +65,10 @@ struct JSONTape {
         try scanner.value(into: &nodes, depth: 0)
         scanner.skipSpaces()
         guard scanner.offset == bytes.count else { throw JSONReaderError.invalidJSON }
+        // Outside every value (the root's `end` is this node's index): what a super decoder
+        // reads for a key the object does not have (`ReaderDocument.absentValue`).
         nodes.append(Node(kind: .null, flags: 0, start: 0, end: 0))
     }
-
-    /// A `null` after the document, outside every value: what `superDecoder(forKey:)` reads
-    /// for a key the object does not have, as JSONDecoder gives it a decoder of `null`.
-    var absentValue: Int { nodes.count - 1 }
 
     private struct Scanner {
         let bytes: UnsafeBufferPointer<UInt8>

@@ -43,7 +43,8 @@ final class ReaderDocument {
     @inline(__always)
     func node(_ index: Int) -> JSONTape.Node { nodes[index] }
 
-    /// The tape's `null` for an absent value (`JSONTape.absentValue`).
+    /// The tape's last node, a `null` after the document: what a super decoder reads for a key
+    /// the object does not have, as JSONDecoder gives it a decoder of `null`.
     var absentValue: Int { nodes.count - 1 }
 
     /// The index of the node after `index` and everything inside it.

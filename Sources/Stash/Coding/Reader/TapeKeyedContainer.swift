@@ -41,12 +41,17 @@ struct TapeKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     }
 
     /// The index of the value under `key`, or nil.
-    func find(_ key: Key) -> Int? {
+    @inline(__always)
+    func find(_ key: Key) -> Int? { find(named: key.stringValue) }
+
+    /// The index of the value under the key named `name`, or nil: also for a name that is no
+    /// `Key` (`superDecoder()`'s "super").
+    func find(named name: String) -> Int? {
         let document = self.document
         document.checkOpen()
         let node = document.node(object)
         guard node.start > 0 else { return nil }
-        var name = key.stringValue
+        var name = name
         let converts = document.options.convertsFromSnakeCase
         if node.flags & JSONTape.Node.plainKeys != 0 {
             // Every key is ASCII without escapes: compared byte for byte (an ASCII string
@@ -181,8 +186,13 @@ struct TapeKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
         try decoder.unkeyedContainer(at: value(key), place(key).node)
     }
 
+    /// A decoder of the value under "super", or of `null`, as JSONDecoder's: by name, since
+    /// the container's `Key` (an enum of the model's keys) need not have a "super" case.
     func superDecoder() throws -> any Decoder {
-        try superDecoder(forKey: Key(stringValue: "super")!)
+        let key = StringKey("super")
+        return TapeDecoder(
+            document: document, index: find(named: key.stringValue) ?? document.absentValue,
+            path: ReaderPlace(path, .key(AnyReaderKey(key))).node)
     }
 
     /// A decoder of the value under `key`, or of `null` if there is none, as JSONDecoder's.

@@ -34,10 +34,14 @@ struct TapeUnkeyedContainer: UnkeyedDecodingContainer {
         currentIndex += 1
     }
 
-    /// Reads the current element with `read` and moves past it.
+    /// Reads the current element with `read` and moves past it; past the end, fails with
+    /// `atEnd`.
     @inline(__always)
-    private mutating func next<T>(_ type: T.Type, _ read: (ReaderDocument, Int, ReaderPlace) throws -> T) throws -> T {
-        try checkNotAtEnd(type)
+    private mutating func next<T>(
+        _ type: T.Type, atEnd: String = "Unkeyed container is at end.",
+        _ read: (ReaderDocument, Int, ReaderPlace) throws -> T
+    ) throws -> T {
+        try checkNotAtEnd(type, atEnd)
         let value = try read(decoder.document, position, place)
         advance()
         return value
@@ -102,9 +106,38 @@ struct TapeUnkeyedContainer: UnkeyedDecodingContainer {
     }
 
     mutating func superDecoder() throws -> any Decoder {
-        try checkNotAtEnd((any Decoder).self, "Cannot get superDecoder() -- unkeyed container is at end.")
-        return try next((any Decoder).self) {
+        try next((any Decoder).self, atEnd: "Cannot get superDecoder() -- unkeyed container is at end.") {
             TapeDecoder(document: $0, index: $1, path: $2.node)
         }
     }
+
+    // MARK: If present
+
+    /// JSONDecoder's `decodeIfPresent`: `nil` for a null or past the end, where it still moves
+    /// the index on (the protocol's default leaves it).
+    private mutating func ifPresent<T>(_ read: (inout Self) throws -> T) throws -> T? {
+        document.checkOpen()
+        if isAtEnd {
+            currentIndex += 1
+            return nil
+        }
+        if try decodeNil() { return nil }
+        return try read(&self)
+    }
+
+    mutating func decodeIfPresent(_ type: Bool.Type) throws -> Bool? { try ifPresent { try $0.decode(type) } }
+    mutating func decodeIfPresent(_ type: String.Type) throws -> String? { try ifPresent { try $0.decode(type) } }
+    mutating func decodeIfPresent(_ type: Double.Type) throws -> Double? { try ifPresent { try $0.decode(type) } }
+    mutating func decodeIfPresent(_ type: Float.Type) throws -> Float? { try ifPresent { try $0.decode(type) } }
+    mutating func decodeIfPresent(_ type: Int.Type) throws -> Int? { try ifPresent { try $0.decode(type) } }
+    mutating func decodeIfPresent(_ type: Int8.Type) throws -> Int8? { try ifPresent { try $0.decode(type) } }
+    mutating func decodeIfPresent(_ type: Int16.Type) throws -> Int16? { try ifPresent { try $0.decode(type) } }
+    mutating func decodeIfPresent(_ type: Int32.Type) throws -> Int32? { try ifPresent { try $0.decode(type) } }
+    mutating func decodeIfPresent(_ type: Int64.Type) throws -> Int64? { try ifPresent { try $0.decode(type) } }
+    mutating func decodeIfPresent(_ type: UInt.Type) throws -> UInt? { try ifPresent { try $0.decode(type) } }
+    mutating func decodeIfPresent(_ type: UInt8.Type) throws -> UInt8? { try ifPresent { try $0.decode(type) } }
+    mutating func decodeIfPresent(_ type: UInt16.Type) throws -> UInt16? { try ifPresent { try $0.decode(type) } }
+    mutating func decodeIfPresent(_ type: UInt32.Type) throws -> UInt32? { try ifPresent { try $0.decode(type) } }
+    mutating func decodeIfPresent(_ type: UInt64.Type) throws -> UInt64? { try ifPresent { try $0.decode(type) } }
+    mutating func decodeIfPresent<T: Decodable>(_ type: T.Type) throws -> T? { try ifPresent { try $0.decode(type) } }
 }
