@@ -29,6 +29,25 @@ import Testing
         #"{"super": 5}"#,
     ]
 
+    /// The reader's configurations, and a custom date strategy: its closure gets the reader
+    /// as its decoder and asks it what such closures ask (a string, else a number), failing
+    /// with an error made from the container (`dataCorruptedError(in:)`, its coding path).
+    static func configurations() -> [(String, JSONDecoder)] {
+        let custom = JSONDecoder()
+        custom.dateDecodingStrategy = .custom { decoder in
+            let container = try decoder.singleValueContainer()
+            if let text = try? container.decode(String.self) {
+                guard let date = try? Date.ISO8601FormatStyle().parse(text) else {
+                    throw DecodingError.dataCorruptedError(
+                        in: container, debugDescription: "not a date: \(text) at \(decoder.codingPath.count) keys")
+                }
+                return date
+            }
+            return Date(timeIntervalSince1970: try container.decode(Double.self))
+        }
+        return ReaderConfigurations.all() + [("custom dates", custom)]
+    }
+
     @Test(arguments: DecoderCall.all)
     func aValuesOwnDecodingReadsAlike(call: DecoderCall) throws {
         // The object's keys all ASCII (compared byte for byte), and not (compared as strings).
@@ -36,7 +55,7 @@ import Testing
             #"{"v": VALUE, "list": [VALUE, 1], "snake_key": VALUE}"#,
             #"{"v": VALUE, "list": [VALUE, 1], "snake_key": VALUE, "cafe\u0301": VALUE}"#,
         ]
-        for (configuration, decoder) in ReaderConfigurations.all() {
+        for (configuration, decoder) in Self.configurations() {
             for value in Self.values
             where !(call.readsMembersInHashOrder && value.hasPrefix("{") && value.contains(",")) {
                 for object in objects {
@@ -76,7 +95,7 @@ extension ReaderDecoderCallsTests {
                 payloads.append(Data(#"[{"id": \#(id), "\#(name)": \#(value)}]"#.utf8))
             }
         }
-        for (configuration, decoder) in ReaderConfigurations.all() {
+        for (configuration, decoder) in Self.configurations() {
             let outcome = try readerDifferential(
                 [OwnValuesRecord].self, OwnValuesRecord.self, payloads, decoder: decoder)
             #expect(outcome.reader == outcome.foundation, "\(configuration)")
