@@ -176,10 +176,14 @@ final class TapeDecoder: Decoder, SingleValueDecodingContainer {
             }
             return try ReaderDocument.delegated(Decimal.self, document.rawText(at: index)) as! T
         }
-        // A model (every element of an import) is no dictionary: asked first, since its class
-        // is found by walking superclasses, where the protocol's conformance is looked up in
-        // the runtime's cache (300 to 700 instructions a look-up, by what the cache holds).
-        if !(type is ManagedObject.Type), let dictionary = type as? any ReaderStringKeyedDictionary.Type {
+        // JSONDecoder reads a dictionary keyed by strings itself only under a key strategy (to
+        // leave its keys as they are); without one, through `Dictionary.init(from:)`, as below.
+        // A model (every element of an import) is no dictionary: asked before the conformance,
+        // since its class is found by walking superclasses, where the protocol's conformance is
+        // looked up in the runtime's cache (300 to 700 instructions a look-up).
+        if document.options.convertsFromSnakeCase, !(type is ManagedObject.Type),
+            let dictionary = type as? any ReaderStringKeyedDictionary.Type
+        {
             return try dictionary.read(at: index, place(), with: self) as! T
         }
         return try moved(to: index, place()) { try T(from: self) }
