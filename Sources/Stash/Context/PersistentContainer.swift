@@ -218,9 +218,17 @@ public final class PersistentContainer: Sendable {
     /// store in memory.
     func externalCommitCount() throws -> UInt64 {
         guard store.isShared else { return 0 }
-        let token = try store.changeToken()
-        return externalCommits.withLock { $0.observe(token) }
+        return externalCommitCount(token: try store.changeToken())
     }
+
+    /// How many commits by anyone else the container knows of, after looking at `token`,
+    /// the store's change token read just now.
+    func externalCommitCount(token: Int64) -> UInt64 {
+        externalCommits.withLock { $0.observe(token) }
+    }
+
+    /// How many commits by anyone else the container knew of at its last look.
+    var externalCommitsCounted: UInt64 { externalCommits.withLock { $0.count } }
 
     /// Records a committed save; returns the generation before and after it.
     func noteSave() -> (before: UInt64, after: UInt64) {

@@ -22,14 +22,17 @@ extension ManagedObjectContext {
             try throwPendingLoadError()
             let state = try self.identity.state(forType: T.self)
             var query = try descriptor.storeQuery(for: state.entity)
-            try lookForExternalCommits()
             let pending = pendingObjects(in: state)
-            try refreshStaleCandidates(pending, in: state)
             if pending.isEmpty {
                 // Gathered untyped and cast once: appending to a generic `[T]` looks up its
                 // type metadata on every call.
                 var found: [ManagedObject] = []
-                try container.store.fetch(query) { row in found.append(try materialize(row, in: state)) }
+                let counted = container.externalCommitsCounted
+                try container.store.fetch(query) { token in
+                    lookForExternalCommits(at: token, countedBefore: counted)
+                } _: { row in
+                    found.append(try materialize(row, in: state))
+                }
                 if !descriptor.prefetching.isEmpty { try prefetch(descriptor.prefetching, of: found, in: state) }
                 // Every object of T's entity state is exactly a T (made by `T.init()` or
                 // inserted as one), and an array of class references is laid out the same
@@ -40,6 +43,8 @@ extension ManagedObjectContext {
                 assert(found.allSatisfy { $0 is T }, "a fetch of \(T.self) made an object of another class")
                 return unsafeBitCast(found, to: [T].self)
             }
+            try lookForExternalCommits()
+            try refreshStaleCandidates(pending, in: state)
             query.excludedRowIDs = pending.excluded
             let objects = try fetch(descriptor, query, merging: pending, in: state)
             if !descriptor.prefetching.isEmpty { try prefetch(descriptor.prefetching, of: objects, in: state) }
@@ -51,7 +56,20 @@ extension ManagedObjectContext {
     /// the objects the fetch meets are refreshed from their rows (`materialize`) and the
     /// to-many lists are read again when next asked for.
     func lookForExternalCommits() throws {
-        let count = try container.externalCommitCount()
+        noteExternalCommits(try container.externalCommitCount())
+    }
+
+    /// The look a fetch takes once its read has begun (`Store.fetch(_:lookingAtToken:_:)`):
+    /// at `token`, or, for `nil`, at the container's count from before the read began
+    /// (`counted`), which the store vouches is still true. Returns whether the look counted
+    /// a commit the rows may predate, so that they are read again.
+    func lookForExternalCommits(at token: Int64?, countedBefore counted: UInt64) -> Bool {
+        let count = token.map { container.externalCommitCount(token: $0) } ?? counted
+        noteExternalCommits(count)
+        return count != counted
+    }
+
+    private func noteExternalCommits(_ count: UInt64) {
         guard count != externalCommitsSeen else { return }
         externalCommitsSeen = count
         graph.generation &+= 1

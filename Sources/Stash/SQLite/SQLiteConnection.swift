@@ -10,6 +10,9 @@ final class SQLiteConnection {
     /// How many statements ran (were stepped from the start) on this connection: lets tests
     /// check that a path runs a bounded number of queries, not one per object.
     private(set) var statementsRun = 0
+    /// The main file's data version as this connection's last fetch found it, once the store
+    /// had counted what was committed up to then (`TokenLook`); `nil` before the first.
+    var dataVersionLookedAt: UInt32?
 
     /// What a connection is for: the store's one writer, or one of its readers.
     enum Role {
@@ -155,6 +158,18 @@ final class SQLiteConnection {
     /// Whether SQLite opened the main file read-only (it does when the file cannot be
     /// written, even if asked for read-write).
     var isReadOnly: Bool { sqlite3_db_readonly(handle, "main") == 1 }
+
+    /// The main file's data version as this connection last read it
+    /// (`SQLITE_FCNTL_DATA_VERSION`): it moves whenever a read or a write of this connection
+    /// finds the file changed, by any connection or process. Unlike `PRAGMA data_version`, no
+    /// statement runs: it is as fresh as the connection's last read.
+    var dataVersion: UInt32? {
+        var version: UInt32 = 0
+        guard sqlite3_file_control(handle, "main", SQLITE_FCNTL_DATA_VERSION, &version) == SQLITE_OK else {
+            return nil
+        }
+        return version
+    }
 
     /// The rowid of the last row inserted on this connection.
     var lastInsertedRowID: Int64 { sqlite3_last_insert_rowid(handle) }

@@ -3,7 +3,7 @@ import Foundation
 /// Queries with a predicate, exclusions or an order: one statement each, rendered by
 /// `QueryRenderer`, every value a bound parameter.
 extension SQLiteStore {
-    func fetchRendered(_ query: StoreQuery, _ body: (any StoreRow) throws -> Void) throws {
+    func fetchRendered(_ query: StoreQuery, _ look: inout TokenLook, _ body: (any StoreRow) throws -> Void) throws {
         let sql = renderedSelect(query)
         try withReader { connection in
             try inPlace(query.entity.name) {
@@ -11,7 +11,7 @@ extension SQLiteStore {
                 defer { statement.reset() }
                 try statement.bind(sql.parameters)
                 let row = SQLiteRow(statement)
-                while try statement.step() {
+                while try look.step(statement, on: connection, of: self) {
                     try body(row)
                 }
             }

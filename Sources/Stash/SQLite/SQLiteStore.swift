@@ -163,6 +163,13 @@ final class SQLiteStore: Store, @unchecked Sendable {
         return written + (readers?.statementsRun ?? 0)
     }
 
+    /// How many times the change token was read (`changeToken()` on its own connection).
+    var tokenReads: Int {
+        tokenLock.lock()
+        defer { tokenLock.unlock() }
+        return tokenConnection?.statementsRun ?? 0
+    }
+
     func entitySQL(_ entity: EntitySchema) -> EntitySQL {
         sql[entity.name] ?? EntitySQL(entity)
     }
@@ -170,7 +177,24 @@ final class SQLiteStore: Store, @unchecked Sendable {
     // MARK: Reading
 
     func fetch(_ query: StoreQuery, _ body: (any StoreRow) throws -> Void) throws {
-        guard query.isPlain else { return try fetchRendered(query, body) }
+        var look = TokenLook(nil)
+        try read(query, &look, body)
+    }
+
+    /// `fetch`, with the token looked at once the first statement's read has begun
+    /// (`TokenLook`), and read only when the reading connection saw a commit since its last look.
+    func fetch(
+        _ query: StoreQuery, lookingAtToken look: (Int64?) throws -> Bool, _ body: (any StoreRow) throws -> Void
+    ) throws {
+        try withoutActuallyEscaping(look) { look in
+            var tokenLook = TokenLook(look)
+            try read(query, &tokenLook, body)
+            try tokenLook.finish(self)
+        }
+    }
+
+    private func read(_ query: StoreQuery, _ look: inout TokenLook, _ body: (any StoreRow) throws -> Void) throws {
+        guard query.isPlain else { return try fetchRendered(query, &look, body) }
         let entitySQL = entitySQL(query.entity)
         let limited = query.limit != nil || query.offset != nil
         // Every column's SELECT is made once (`selectEveryColumn`); a choice of columns is
@@ -190,7 +214,7 @@ final class SQLiteStore: Store, @unchecked Sendable {
                         try statement.bind([.integer(wanted.first!), .integer(wanted.last!)])
                         let row = SQLiteRow(statement)
                         var next = wanted.startIndex
-                        while try statement.step() {
+                        while try look.step(statement, on: connection, of: self) {
                             // Both in row id order: a row of the range the list skips is passed over.
                             let rowID = row.rowID
                             while next < wanted.endIndex, wanted[next] < rowID { next += 1 }
@@ -215,7 +239,7 @@ final class SQLiteStore: Store, @unchecked Sendable {
                 defer { statement.reset() }
                 try statement.bind(parameters)
                 let row = SQLiteRow(statement)
-                while try statement.step() {
+                while try look.step(statement, on: connection, of: self) {
                     try body(row)
                 }
             }

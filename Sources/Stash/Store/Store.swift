@@ -18,6 +18,16 @@ package protocol Store: AnyObject, Sendable {
     /// Calls `body` with each row `query` selects, in row id order.
     func fetch(_ query: StoreQuery, _ body: (any StoreRow) throws -> Void) throws
 
+    /// `fetch`, with a look at the change token for the rows it reads (`ExternalCommits`):
+    /// `look` is called once, before the first row, with the token, or with `nil` when the
+    /// store knows that the rows show no commit an earlier look did not count (or it keeps no
+    /// token: a private store in memory). It returns `true`
+    /// when what it learnt is newer than the rows may be: the store then reads them again,
+    /// as of now. The default reads the token before the query.
+    func fetch(
+        _ query: StoreQuery, lookingAtToken look: (Int64?) throws -> Bool, _ body: (any StoreRow) throws -> Void
+    ) throws
+
     /// Calls `body` with each row that matches `query`'s terms and rows, best match first,
     /// with its score and snippet. An entity without `.searchable` attributes throws.
     func search(_ query: SearchQuery, _ body: (any StoreRow, SearchRow) throws -> Void) throws
@@ -75,5 +85,15 @@ package struct CommitTokens: Sendable {
     package init(beforeCommit: Int64? = nil, afterCommit: Int64? = nil) {
         self.beforeCommit = beforeCommit
         self.afterCommit = afterCommit
+    }
+}
+
+extension Store {
+    package func fetch(
+        _ query: StoreQuery, lookingAtToken look: (Int64?) throws -> Bool, _ body: (any StoreRow) throws -> Void
+    ) throws {
+        // Read before the query, so the rows are at least as new as the token.
+        _ = try look(isShared ? try changeToken() : nil)
+        try fetch(query, body)
     }
 }
