@@ -3,7 +3,10 @@ import Foundation
 /// Queries with a predicate, exclusions or an order: one statement each, rendered by
 /// `QueryRenderer`, every value a bound parameter.
 extension SQLiteStore {
-    func fetchRendered(_ query: StoreQuery, _ look: inout TokenLook, _ body: (any StoreRow) throws -> Void) throws {
+    func fetchRendered(
+        _ query: StoreQuery, _ tokenLook: inout TokenLook, _ look: (Int64?) throws -> Bool,
+        _ body: (any StoreRow) throws -> Void
+    ) throws {
         let sql = renderedSelect(query)
         try withReader { connection in
             try inPlace(query.entity.name) {
@@ -11,7 +14,7 @@ extension SQLiteStore {
                 defer { statement.reset() }
                 try statement.bind(sql.parameters)
                 let row = SQLiteRow(statement)
-                while try look.step(statement, on: connection, of: self) {
+                while try tokenLook.step(statement, on: connection, of: self, look) {
                     try body(row)
                 }
             }

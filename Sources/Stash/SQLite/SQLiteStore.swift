@@ -177,8 +177,8 @@ final class SQLiteStore: Store, @unchecked Sendable {
     // MARK: Reading
 
     func fetch(_ query: StoreQuery, _ body: (any StoreRow) throws -> Void) throws {
-        var look = TokenLook(nil)
-        try read(query, &look, body)
+        var tokenLook = TokenLook(taking: false)
+        try read(query, &tokenLook, { _ in false }, body)
     }
 
     /// `fetch`, with the token looked at once the first statement's read has begun
@@ -186,15 +186,16 @@ final class SQLiteStore: Store, @unchecked Sendable {
     func fetch(
         _ query: StoreQuery, lookingAtToken look: (Int64?) throws -> Bool, _ body: (any StoreRow) throws -> Void
     ) throws {
-        try withoutActuallyEscaping(look) { look in
-            var tokenLook = TokenLook(look)
-            try read(query, &tokenLook, body)
-            try tokenLook.finish(self)
-        }
+        var tokenLook = TokenLook(taking: true)
+        try read(query, &tokenLook, look, body)
+        try tokenLook.finish(self, look)
     }
 
-    private func read(_ query: StoreQuery, _ look: inout TokenLook, _ body: (any StoreRow) throws -> Void) throws {
-        guard query.isPlain else { return try fetchRendered(query, &look, body) }
+    private func read(
+        _ query: StoreQuery, _ tokenLook: inout TokenLook, _ look: (Int64?) throws -> Bool,
+        _ body: (any StoreRow) throws -> Void
+    ) throws {
+        guard query.isPlain else { return try fetchRendered(query, &tokenLook, look, body) }
         let entitySQL = entitySQL(query.entity)
         let limited = query.limit != nil || query.offset != nil
         // Every column's SELECT is made once (`selectEveryColumn`); a choice of columns is
@@ -214,7 +215,7 @@ final class SQLiteStore: Store, @unchecked Sendable {
                         try statement.bind([.integer(wanted.first!), .integer(wanted.last!)])
                         let row = SQLiteRow(statement)
                         var next = wanted.startIndex
-                        while try look.step(statement, on: connection, of: self) {
+                        while try tokenLook.step(statement, on: connection, of: self, look) {
                             // Both in row id order: a row of the range the list skips is passed over.
                             let rowID = row.rowID
                             while next < wanted.endIndex, wanted[next] < rowID { next += 1 }
@@ -239,7 +240,7 @@ final class SQLiteStore: Store, @unchecked Sendable {
                 defer { statement.reset() }
                 try statement.bind(parameters)
                 let row = SQLiteRow(statement)
-                while try look.step(statement, on: connection, of: self) {
+                while try tokenLook.step(statement, on: connection, of: self, look) {
                     try body(row)
                 }
             }

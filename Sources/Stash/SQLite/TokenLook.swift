@@ -8,20 +8,34 @@
 /// reading connection's data version (`SQLiteConnection.dataVersion`) costs no statement
 /// and moves with every commit its reads find: while it stands where it stood at the
 /// connection's last look, every commit the read sees was counted then.
+///
+/// The look itself is passed to each step, not kept: keeping a closure the caller passed
+/// takes `withoutActuallyEscaping`, which allocated a context per fetch (300 instructions).
 struct TokenLook {
-    private var look: ((Int64?) throws -> Bool)?
+    /// Whether the look is still to be taken.
+    private var isPending: Bool
 
-    /// A look to take; `nil` for a fetch that takes none.
-    init(_ look: ((Int64?) throws -> Bool)?) {
-        self.look = look
+    /// A look to take at the first step, or (`taking: false`) none.
+    init(taking: Bool) {
+        isPending = taking
     }
 
-    /// `statement.step()`; on the fetch's first step, with the look taken once the read began.
-    mutating func step(_ statement: SQLiteStatement, on connection: SQLiteConnection, of store: SQLiteStore)
-        throws -> Bool
-    {
-        guard let look else { return try statement.step() }
-        self.look = nil
+    /// `statement.step()`; on the fetch's first step, with `look` taken once the read began.
+    /// Inlined: the call per row showed as 40 instructions a row of a fetch of every row.
+    @inline(__always)
+    mutating func step(
+        _ statement: SQLiteStatement, on connection: SQLiteConnection, of store: SQLiteStore,
+        _ look: (Int64?) throws -> Bool
+    ) throws -> Bool {
+        if !isPending { return try statement.step() }
+        return try firstStep(statement, on: connection, of: store, look)
+    }
+
+    private mutating func firstStep(
+        _ statement: SQLiteStatement, on connection: SQLiteConnection, of store: SQLiteStore,
+        _ look: (Int64?) throws -> Bool
+    ) throws -> Bool {
+        isPending = false
         let hasRow = try statement.step()
         guard store.isShared else {
             _ = try look(nil)
@@ -42,9 +56,9 @@ struct TokenLook {
     }
 
     /// The look of a fetch that ran no statement.
-    mutating func finish(_ store: SQLiteStore) throws {
-        guard let look else { return }
-        self.look = nil
+    mutating func finish(_ store: SQLiteStore, _ look: (Int64?) throws -> Bool) throws {
+        guard isPending else { return }
+        isPending = false
         _ = try look(store.isShared ? try store.changeToken() : nil)
     }
 }
