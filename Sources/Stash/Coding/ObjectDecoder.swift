@@ -74,7 +74,8 @@ final class ObjectDecoder: ContextPart {
                     }
                 }
                 if !entity.relationships.isEmpty {
-                    let related = try decodeRelationships(of: object, in: state, from: container, decoded: decoded)
+                    let related = try decodeRelationships(
+                        of: object, in: state, from: container, tape: tape, decoded: decoded)
                     present = present.union(related)
                 }
                 // Made by this decode, and not found to stand for another: a new object.

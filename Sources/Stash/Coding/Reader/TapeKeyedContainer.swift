@@ -199,4 +199,10 @@ struct TapeKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     func superDecoder(forKey key: Key) throws -> any Decoder {
         TapeDecoder(document: document, index: find(key) ?? document.absentValue, path: place(key).node)
     }
+
+    /// `superDecoder(forKey:)` of a key found at `index`, as the reader itself: a caller that
+    /// asks for it by type needs no box nor cast.
+    func decoder(at index: Int, forKey key: Key) -> TapeDecoder {
+        TapeDecoder(document: document, index: index, path: place(key).node)
+    }
 }
