@@ -30,6 +30,6 @@ struct RelationshipDeclaration: Sendable {
 /// A key path, which is an immutable value, as `Sendable`.
 // Unchecked: the standard library does not mark `AnyKeyPath` Sendable, but a key path never
 // changes once made.
-struct SendableKeyPath: @unchecked Sendable {
+@usableFromInline struct SendableKeyPath: @unchecked Sendable {
     let keyPath: AnyKeyPath
 }
