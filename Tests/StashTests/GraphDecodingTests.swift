@@ -159,6 +159,34 @@ import Testing
         }
     }
 
+    /// A to-many key that holds references (`bookIds`) holds only unique values, as a to-one
+    /// one (`writerId`) does: an object there says so, where it is, and nothing is decoded.
+    @Test func aListOfIdsHoldsOnlyIds() throws {
+        let cases = [
+            (#"{"id": 1, "name": "U", "bookIds": [10, {"id": 11}]}"#, "bookIds[1]", "found an object"),
+            (#"{"id": 1, "name": "U", "bookIds": [[10]]}"#, "bookIds[0]", "found an array"),
+        ]
+        for (payload, path, found) in cases {
+            // Through the byte-level reader, which leaves the context as it was, and through
+            // the recipe's JSONDecoder.
+            let fresh = ManagedObjectContext(container)
+            let errors = [
+                #expect(throws: StashError.self) { try fresh.decode(Writer.self, from: json(payload)) },
+                #expect(throws: StashError.self) { try decode(Writer.self, payload) },
+            ]
+            #expect(!fresh.hasChanges)
+            for error in errors {
+                #expect(error?.entity == "Writer" && error?.attribute == "books", "\(payload)")
+                #expect(error?.codingPath == path, "\(payload)")
+                #expect(
+                    error?.message.hasSuffix("expected Book's id (Int), \(found)") == true, "\(error?.message ?? "")")
+            }
+        }
+        // The relationship's own key takes either.
+        let writer = try decode(Writer.self, #"{"id": 1, "name": "U", "books": [10, {"id": 11, "title": "B"}]}"#)
+        #expect(writer.books.map(\.id) == [10, 11])
+    }
+
     @Test func toManyNestedOrByReferenceKeepsThePayloadsOrder() throws {
         let writer = try decode(
             Writer.self, #"{"id": 1, "name": "Ursula", "books": [{"id": 11, "title": "B"}, {"id": 10, "title": "A"}]}"#)

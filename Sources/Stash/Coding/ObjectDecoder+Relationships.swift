@@ -44,7 +44,8 @@ extension ObjectDecoder {
                     guard let (key, isReference) = Self.key(of: relationship, in: container) else { return }
                     if let slot = relationship.slot { set.insert(slot) }
                     if relationship.isToMany {
-                        var targets = try decodeTargets(of: relationship, forKey: key, in: container)
+                        var targets = try decodeTargets(
+                            of: relationship, forKey: key, reference: isReference, in: container)
                         if let inverse = try relationship.inverse(), inverse.slot != nil {
                             targets = try context.entering {
                                 try context.resolver.resolveNested(targets, in: object, through: inverse)
@@ -149,9 +150,10 @@ extension ObjectDecoder {
         return try target(of: relationship, from: container.superDecoder(forKey: key), reference: reference)
     }
 
-    /// The objects a to-many key names, in order; `null` is none.
+    /// The objects a to-many key names, in order; `null` is none. A key that holds references
+    /// (`bookIds`) holds only unique values, as `writerId` does: an object there is an error.
     private func decodeTargets(
-        of relationship: RelationshipDescription, forKey key: AttributeKey,
+        of relationship: RelationshipDescription, forKey key: AttributeKey, reference: Bool,
         in container: KeyedDecodingContainer<AttributeKey>
     ) throws -> [ManagedObject] {
         if try container.decodeNil(forKey: key) { return [] }
@@ -159,7 +161,7 @@ extension ObjectDecoder {
         var targets: [ManagedObject] = []
         while !elements.isAtEnd {
             if try elements.decodeNil() { continue }
-            targets.append(try target(of: relationship, from: elements.superDecoder(), reference: false))
+            targets.append(try target(of: relationship, from: elements.superDecoder(), reference: reference))
         }
         return targets
     }
