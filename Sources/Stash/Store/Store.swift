@@ -18,12 +18,14 @@ package protocol Store: AnyObject, Sendable {
     /// Calls `body` with each row `query` selects, in row id order.
     func fetch(_ query: StoreQuery, _ body: (any StoreRow) throws -> Void) throws
 
-    /// `fetch`, with a look at the change token for the rows it reads (`ExternalCommits`):
-    /// `look` is called once, before the first row, with the token, or with `nil` when the
-    /// store knows that the rows show no commit an earlier look did not count (or it keeps no
-    /// token: a private store in memory). It returns `true`
-    /// when what it learnt is newer than the rows may be: the store then reads them again,
-    /// as of now. The default reads the token before the query.
+    /// `fetch`, with a look at the change token for the rows of its first statement
+    /// (`ExternalCommits`): `look` is called once, before the first row, with the token, or
+    /// with `nil` when the store knows that those rows show no commit an earlier look did not
+    /// count (or it keeps no token: a private store in memory). It returns `true` when what it
+    /// learnt is newer than the rows may be: the store then reads them again, as of now. A
+    /// fetch of several statements (row ids in batches) reads the later ones as of when each
+    /// begins, as before: a commit between two of them is counted at the next look. The look is
+    /// not taken when the first step fails. The default reads the token before the query.
     func fetch(
         _ query: StoreQuery, lookingAtToken look: (Int64?) throws -> Bool, _ body: (any StoreRow) throws -> Void
     ) throws
