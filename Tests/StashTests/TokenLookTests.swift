@@ -53,6 +53,51 @@ import Testing
         #expect(post.title == "shell")
     }
 
+    /// Two readers: one looked before another process committed, the other after. Each
+    /// reader's next fetch finds the file changed since its own last look and reads the token,
+    /// and the object takes the new row whichever reader read it.
+    @Test func eachReaderFindsACommitSinceItsOwnLastLook() throws {
+        let directory = try TemporaryDirectory()
+        let (container, context) = try savedPosts(2, at: directory.file())
+        let store = try #require(container.store as? SQLiteStore)
+        let one = FetchDescriptor<Post>(predicate: #Predicate { $0.id == 1 })
+        // Two readers in the pool; the fetch below takes the one given back last.
+        let held = try store.withReader { outer in try store.withReader { inner in (outer, inner) } }
+        #expect(held.0 !== held.1)
+        let post = try context.fetch(one)[0]
+        _ = try sqliteShellWriting(directory.file(), "UPDATE Post SET title = 'first' WHERE id = 1")
+        // With the reader that looked lent out, the fetch reads through the other one, which
+        // never looked: it reads the token and counts the commit.
+        var first: SQLiteConnection?
+        try store.withReader { lent in
+            first = lent
+            let found = try context.fetch(one)[0]
+            #expect(found === post)
+        }
+        #expect(post.title == "first")
+        _ = try sqliteShellWriting(directory.file(), "UPDATE Post SET title = 'second' WHERE id = 1")
+        let reads = store.tokenReads
+        // The first reader: two commits since its look.
+        #expect(try context.fetch(one)[0] === post)
+        #expect(post.title == "second")
+        #expect(store.tokenReads == reads + 1)
+        // The other reader: one commit since its look, which the first reader's look counted;
+        // it reads the token, and the row once.
+        try store.withReader { lent in
+            #expect(lent === first)
+            let found = try context.fetch(one)[0]
+            #expect(found.title == "second")
+        }
+        #expect(store.tokenReads == reads + 2)
+        // Nothing since either look: no token.
+        #expect(try context.fetch(one)[0].title == "second")
+        try store.withReader { _ in
+            let found = try context.fetch(one)[0]
+            #expect(found.title == "second")
+        }
+        #expect(store.tokenReads == reads + 2)
+    }
+
     /// A commit that lands after the read began and before the token is read: the look
     /// counts it, so the store reads the rows again, as of after it. Without that, the
     /// object would take rows older than the count it is marked with, and keep them.
