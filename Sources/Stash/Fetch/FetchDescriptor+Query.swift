@@ -16,6 +16,19 @@ extension FetchDescriptor {
         return query
     }
 
+    /// `storeQuery(for:)` made from `parts`, this descriptor's fields as its caller read them,
+    /// unless it sorts: sort descriptors are translated from the descriptor itself.
+    func storeQuery(_ parts: FetchParts, for entity: EntityDescription) throws -> StoreQuery {
+        guard !parts.isSorted else { return try storeQuery(for: entity) }
+        var query = StoreQuery(entity.schema)
+        if let expression = parts.predicate, let input = parts.input {
+            query.predicate = try PredicateTranslator.translate(expression, input: input, for: entity)
+        }
+        query.limit = parts.limit.map { max($0, 0) }
+        query.offset = parts.offset.map { max($0, 0) }
+        return query
+    }
+
     /// One sort descriptor as a key of the store's order: its attribute, its direction, and
     /// how its values order (`.lexical` text through `STASH_LEXICAL`, decimals by value,
     /// other text by code point, which is Swift's `<` for text in one normalization form).

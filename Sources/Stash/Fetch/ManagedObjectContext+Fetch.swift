@@ -17,11 +17,18 @@ extension ManagedObjectContext {
     /// the predicate (evaluated in Swift) are merged in by the same order; the table is never
     /// loaded whole. A predicate or sort the store cannot evaluate is an `unsupportedQuery`
     /// error naming it.
+    @inlinable
     public func fetch<T: ManagedObject>(_ descriptor: FetchDescriptor<T>) throws -> [T] {
+        try fetch(descriptor, FetchParts(descriptor))
+    }
+
+    /// `fetch`, with the descriptor's fields as the caller read them (`FetchParts`).
+    @usableFromInline
+    func fetch<T: ManagedObject>(_ descriptor: FetchDescriptor<T>, _ parts: FetchParts) throws -> [T] {
         try entering {
             try throwPendingLoadError()
             let state = try self.identity.state(forType: T.self)
-            var query = try descriptor.storeQuery(for: state.entity)
+            var query = try descriptor.storeQuery(parts, for: state.entity)
             let pending = pendingObjects(in: state)
             if pending.isEmpty {
                 // Gathered untyped and cast once: appending to a generic `[T]` looks up its
@@ -33,7 +40,7 @@ extension ManagedObjectContext {
                 } _: { row in
                     found.append(try materialize(row, in: state))
                 }
-                if !descriptor.prefetching.isEmpty { try prefetch(descriptor.prefetching, of: found, in: state) }
+                if parts.isPrefetching { try prefetch(descriptor.prefetching, of: found, in: state) }
                 // Every object of T's entity state is exactly a T (made by `T.init()` or
                 // inserted as one), and an array of class references is laid out the same
                 // whatever the class, so the array is taken as a `[T]`, unchecked: `as!` would

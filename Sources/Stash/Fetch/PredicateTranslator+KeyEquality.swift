@@ -9,9 +9,17 @@ extension PredicateTranslator {
     /// The translation of `predicate` if it is `$0.attribute == constant` on a plain
     /// attribute; `nil` to walk it.
     static func keyEquality<T>(_ predicate: Predicate<T>, for entity: EntityDescription) -> QueryExpression? {
-        guard let reader = keyEqualityReader(of: type(of: predicate.expression)),
-            let (variable, keyPath, constant) = reader.parts(of: predicate.expression),
-            variable == predicate.variable.key,
+        keyEquality(predicate.expression, input: predicate.variable.key, for: entity)
+    }
+
+    /// `keyEquality` of a predicate's expression, `input` standing for each row.
+    static func keyEquality(
+        _ expression: any StandardPredicateExpression<Bool>, input: PredicateExpressions.VariableID,
+        for entity: EntityDescription
+    ) -> QueryExpression? {
+        guard let reader = keyEqualityReader(of: type(of: expression)),
+            let (variable, keyPath, constant) = reader.parts(of: expression),
+            variable == input,
             case .attribute(let attribute)? = try? entity.member(for: keyPath),
             entity.relationship(atSlot: attribute.index) == nil, !attribute.isOptional
         else { return nil }

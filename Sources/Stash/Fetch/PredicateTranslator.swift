@@ -19,15 +19,32 @@ struct PredicateTranslator {
 
     /// The predicate as a condition on the entity's rows.
     static func translate<T>(_ predicate: Predicate<T>, for entity: EntityDescription) throws -> QueryExpression {
-        if let lookUp = keyEquality(predicate, for: entity) { return lookUp }
-        return try walk(predicate, for: entity)
+        try translate(predicate.expression, input: predicate.variable.key, for: entity)
+    }
+
+    /// A predicate's expression as a condition on the entity's rows, `input` standing for
+    /// each row: what `translate` reads of a `Predicate`, taken apart where its type is known
+    /// (`FetchParts`).
+    static func translate(
+        _ expression: any StandardPredicateExpression<Bool>, input: PredicateExpressions.VariableID,
+        for entity: EntityDescription
+    ) throws -> QueryExpression {
+        if let lookUp = keyEquality(expression, input: input, for: entity) { return lookUp }
+        return try walk(expression, input: input, for: entity)
     }
 
     /// `translate` without the look-up's shortcut: every expression by its own translation.
     static func walk<T>(_ predicate: Predicate<T>, for entity: EntityDescription) throws -> QueryExpression {
+        try walk(predicate.expression, input: predicate.variable.key, for: entity)
+    }
+
+    private static func walk(
+        _ expression: any StandardPredicateExpression<Bool>, input: PredicateExpressions.VariableID,
+        for entity: EntityDescription
+    ) throws -> QueryExpression {
         var translator = PredicateTranslator(entity: entity)
-        translator.bindings[predicate.variable.key] = .row(entity, scope: 0)
-        return try translator.condition(translator.translate(predicate.expression))
+        translator.bindings[input] = .row(entity, scope: 0)
+        return try translator.condition(translator.translate(expression))
     }
 
     init(entity: EntityDescription) {
