@@ -52,7 +52,9 @@ extension PredicateTranslator {
 }
 
 /// Reads a key equality's variable, key path and constant (unwrapped; `nil` for `nil`).
-protocol KeyEqualityReader: Sendable {
+/// A class: the table of readers hands one out as a reference, where a struct in an
+/// existential was copied through its type's witnesses at each look-up (125 instructions).
+protocol KeyEqualityReader: AnyObject, Sendable {
     func parts<Expression: PredicateExpression>(of expression: Expression) -> (
         PredicateExpressions.VariableID, AnyKeyPath, Any?
     )?
@@ -61,7 +63,7 @@ protocol KeyEqualityReader: Sendable {
 /// The reader of one expression type. The expression comes as its own type (the existential
 /// opened) and is taken as `Shape` when it is one, without the runtime's cast: a cast from
 /// `Any` cost 1,500 instructions of a 65,000-instruction look-up (stash-bench, callgrind).
-struct TypedKeyEqualityReader<Shape: KeyEqualityExpression>: KeyEqualityReader {
+final class TypedKeyEqualityReader<Shape: KeyEqualityExpression>: KeyEqualityReader {
     func parts<Expression: PredicateExpression>(of expression: Expression) -> (
         PredicateExpressions.VariableID, AnyKeyPath, Any?
     )? {
