@@ -133,12 +133,8 @@ extension ObjectDecoder {
         in tape: TapeKeyedContainer<AttributeKey>
     ) throws -> ManagedObject? {
         let decoder = tape.decoder(at: index, forKey: key)
-        let kind = decoder.document.node(index).kind
-        if kind == .null { return nil }
-        if !reference, kind == .object, decoder.document.keepsNestedObjects {
-            return try nestedTarget(of: relationship, from: decoder)
-        }
-        return try decodedTarget(of: relationship, from: decoder, reference: reference)
+        if decoder.document.node(index).kind == .null { return nil }
+        return try target(of: relationship, onTape: decoder, reference: reference)
     }
 
     /// The object a to-one key names: nil for `null`, a nested object, or a reference.
@@ -173,12 +169,21 @@ extension ObjectDecoder {
     {
         // The class compared first: a failed cast of JSONDecoder's decoder cost 1.6k
         // instructions a nested object (stash-bench's graph import through the recipe).
-        if !reference, type(of: decoder) == TapeDecoder.self, let tape = decoder as? TapeDecoder,
-            tape.document.keepsNestedObjects, tape.document.node(tape.index).kind == .object
-        {
-            return try nestedTarget(of: relationship, from: tape)
+        if !reference, type(of: decoder) == TapeDecoder.self, let tape = decoder as? TapeDecoder {
+            return try target(of: relationship, onTape: tape, reference: reference)
         }
         return try decodedTarget(of: relationship, from: decoder, reference: reference)
+    }
+
+    /// `target` of a value on the reader's tape: a nested object there is what the same JSON
+    /// decoded to earlier, or is decoded and kept (`nestedTarget`).
+    private func target(of relationship: RelationshipDescription, onTape tape: TapeDecoder, reference: Bool)
+        throws -> ManagedObject
+    {
+        if !reference, tape.document.keepsNestedObjects, tape.document.node(tape.index).kind == .object {
+            return try nestedTarget(of: relationship, from: tape)
+        }
+        return try decodedTarget(of: relationship, from: tape, reference: reference)
     }
 
     /// A nested object on the reader's tape: what the same JSON decoded to earlier in the
