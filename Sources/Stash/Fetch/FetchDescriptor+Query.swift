@@ -4,26 +4,19 @@ extension FetchDescriptor {
     /// The descriptor as a store query for `entity`: the predicate and the sort descriptors
     /// translated, the limit and offset as they are.
     func storeQuery(for entity: EntityDescription) throws -> StoreQuery {
-        var query = StoreQuery(entity.schema)
-        if let predicate {
-            query.predicate = try PredicateTranslator.translate(predicate, for: entity)
-        }
-        query.sort = try sortBy.map { try Self.querySort($0, for: entity) }
-        // A negative limit is no object, as the merge of unsaved changes counts it; SQLite
-        // would read `LIMIT -1` as no limit.
-        query.limit = fetchLimit.map { max($0, 0) }
-        query.offset = fetchOffset.map { max($0, 0) }
-        return query
+        try storeQuery(FetchParts(self), for: entity)
     }
 
-    /// `storeQuery(for:)` made from `parts`, this descriptor's fields as its caller read them,
-    /// unless it sorts: sort descriptors are translated from the descriptor itself.
+    /// `storeQuery(for:)`, with the descriptor's fields as its caller read them (`FetchParts`);
+    /// sort descriptors, when there are any, are translated from the descriptor itself.
     func storeQuery(_ parts: FetchParts, for entity: EntityDescription) throws -> StoreQuery {
-        guard !parts.isSorted else { return try storeQuery(for: entity) }
         var query = StoreQuery(entity.schema)
         if let expression = parts.predicate, let input = parts.input {
             query.predicate = try PredicateTranslator.translate(expression, input: input, for: entity)
         }
+        if parts.isSorted { query.sort = try sortBy.map { try Self.querySort($0, for: entity) } }
+        // A negative limit is no object, as the merge of unsaved changes counts it; SQLite
+        // would read `LIMIT -1` as no limit.
         query.limit = parts.limit.map { max($0, 0) }
         query.offset = parts.offset.map { max($0, 0) }
         return query

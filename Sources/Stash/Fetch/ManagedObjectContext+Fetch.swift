@@ -54,7 +54,7 @@ extension ManagedObjectContext {
             try refreshStaleCandidates(pending, in: state)
             query.excludedRowIDs = pending.excluded
             let objects = try fetch(descriptor, query, merging: pending, in: state)
-            if !descriptor.prefetching.isEmpty { try prefetch(descriptor.prefetching, of: objects, in: state) }
+            if parts.isPrefetching { try prefetch(descriptor.prefetching, of: objects, in: state) }
             return objects
         }
     }
