@@ -31,14 +31,17 @@ struct ByteReaderGraphTests {
         #expect(imported > 5)
     }
 
-    /// Each relationship key (nested or by reference, to-one and to-many) given each value
-    /// of `ReaderDecoderCallsTests.values`, one book a payload: the same errors and tables.
+    /// Each relationship key (nested or by reference, to-one and to-many, and the keys that
+    /// hold only references) given each value of `ReaderDecoderCallsTests.values`, one book a
+    /// payload: the same errors and tables.
     @Test(
         .sqliteOnly(
             "reads SQLite's catalog or plans (sqlite_master, PRAGMA, .dump, EXPLAIN QUERY PLAN) through the sqlite3 shell"
         ), arguments: [false, true])
     func everyValueForARelationshipImportsAlike(snake: Bool) throws {
-        let keys = ["writer", snake ? "writer_id" : "writerId", "reviews", "publisher"]
+        let keys = [
+            "writer", snake ? "writer_id" : "writerId", "reviews", snake ? "review_ids" : "reviewIds", "publisher",
+        ]
         var payloads: [Data] = []
         for (index, key) in keys.enumerated() {
             for (offset, value) in ReaderDecoderCallsTests.values.enumerated() {

@@ -165,6 +165,7 @@ import Testing
         let cases = [
             (#"{"id": 1, "name": "U", "bookIds": [10, {"id": 11}]}"#, "bookIds[1]", "found an object"),
             (#"{"id": 1, "name": "U", "bookIds": [[10]]}"#, "bookIds[0]", "found an array"),
+            (#"{"id": 1, "name": "U", "book_ids": [{"id": 11}]}"#, "book_ids[0]", "found an object"),
         ]
         for (payload, path, found) in cases {
             // Through the byte-level reader, which leaves the context as it was, and through
