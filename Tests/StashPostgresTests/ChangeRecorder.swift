@@ -1,5 +1,6 @@
 import Foundation
 import Stash
+import TestProcesses
 import Testing
 
 /// Collects what a container's `changes` delivers, for tests to wait on.
@@ -19,30 +20,18 @@ final class ChangeRecorder: Sendable {
 
     var changes: [ChangeSet] { received.withLock { $0 } }
 
-    /// Waits up to `seconds` for the changes to satisfy `condition`; answers them then (or
-    /// at the deadline, for the test to show). Long, since under the whole suite's load on 2
-    /// cores a task may wait seconds for a cooperative thread; a passing test waits
+    /// Waits for the changes to satisfy `condition` (`eventually`: for looks, not seconds);
+    /// answers them then, or after the last look, for the test to show. A passing test waits
     /// milliseconds.
-    func wait(seconds: Double = 60, until condition: ([ChangeSet]) -> Bool) async -> [ChangeSet] {
-        let deadline = Date().addingTimeInterval(seconds)
-        while Date() < deadline {
-            let now = changes
-            if condition(now) { return now }
-            try? await Task.sleep(for: .milliseconds(10))
-        }
+    func wait(until condition: ([ChangeSet]) -> Bool) async -> [ChangeSet] {
+        _ = await eventually { condition(changes) }
         return changes
     }
 }
 
-/// Waits up to `seconds` for the container's listening connection to listen (looking once
-/// more after the deadline: a sleep may overshoot it under load).
-func listening(_ container: PersistentContainer, seconds: Double = 60) async -> Bool {
-    let deadline = Date().addingTimeInterval(seconds)
-    while Date() < deadline {
-        if container.changeNotifications?.isListening == true { return true }
-        try? await Task.sleep(for: .milliseconds(10))
-    }
-    return container.changeNotifications?.isListening == true
+/// Waits for the container's listening connection to listen (`eventually`).
+func listening(_ container: PersistentContainer) async -> Bool {
+    await eventually { container.changeNotifications?.isListening == true }
 }
 
 /// Two containers on one new database, standing for two processes: the first to write, the

@@ -1,5 +1,6 @@
 import Foundation
 import Stash
+import TestProcesses
 import Testing
 
 @testable import StashPostgres
@@ -98,12 +99,18 @@ struct PostgresNotificationTests {
         // What each delivery held: the objects are the context's, read only on its queue, so
         // their row ids (`objectID` is Sendable).
         let yields = Locked<[[Int64]]>([])
+        // A fetch that fails ends the sequence with its error: kept, for the test to show.
+        let ended = Locked<String?>(nil)
         let stream = await watching.perform {
             let readings = watching.observe(FetchDescriptor<Reading>(sortBy: [SortDescriptor(\.id)]))
             return Task {
-                for try await found in readings {
-                    let rows = found.compactMap(\.objectID.rowID)
-                    yields.withLock { $0.append(rows) }
+                do {
+                    for try await found in readings {
+                        let rows = found.compactMap(\.objectID.rowID)
+                        yields.withLock { $0.append(rows) }
+                    }
+                } catch {
+                    ended.withLock { $0 = "\(error)" }
                 }
             }
         }
@@ -113,11 +120,9 @@ struct PostgresNotificationTests {
         let readings = insertReadings([3, 1, 2], into: context)
         try context.save()
         let rows = readings.sorted { $0.id < $1.id }.compactMap(\.objectID.rowID)
-        let deadline = Date().addingTimeInterval(60)
-        while Date() < deadline, yields.withLock({ $0.last }) != rows {
-            try await Task.sleep(for: .milliseconds(10))
-        }
+        _ = await eventually { yields.withLock { $0.last } == rows || ended.withLock { $0 } != nil }
         #expect(yields.withLock { $0 } == [[], rows])
+        #expect(ended.withLock { $0 } == nil)
     }
 
     /// A container's own save comes to its `changes` once, from the save: the notification it

@@ -3,6 +3,7 @@ import Observation
 import Stash
 import StashREST
 import Synchronization
+import TestProcesses
 import Testing
 
 /// Objects handed over into `mainContext` are observable as fetched ones are: their
@@ -27,8 +28,7 @@ import Testing
         }
         // The tracked note's row changes: whoever tracks it is told.
         let again = try await api.fetch([Note].self, from: body("one, edited"), into: container.mainContext)
-        let deadline = ContinuousClock.now + .seconds(10)
-        while !changed.isSet, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        _ = await eventually { changed.isSet }
         #expect(changed.isSet)
         #expect(again[0] === notes[0] && notes[0].title == "one, edited")
         #expect(again.map(\.id) == [1, 2])

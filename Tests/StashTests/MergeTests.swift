@@ -1,5 +1,6 @@
 import Foundation
 import Stash
+import TestProcesses
 import Testing
 
 /// A save in one context reaches the others of its container; what changed elsewhere is
@@ -141,10 +142,7 @@ import Testing
             try context.save()
         }
         // No call into the main context: the merge comes to it.
-        let deadline = ContinuousClock.now + .seconds(5)
-        while post.title != "from the background", ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(5))
-        }
+        _ = await eventually { post.title == "from the background" }
         #expect(post.title == "from the background")
     }
 }

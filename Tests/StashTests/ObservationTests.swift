@@ -1,5 +1,6 @@
 import Foundation
 import Observation
+import TestProcesses
 import Testing
 
 @testable import Stash
@@ -105,10 +106,9 @@ import Testing
             elsewhere(try context.fetch(FetchDescriptor<Post>())[0])
             try context.save()
         }
-        let deadline = ContinuousClock.now + .seconds(5)
-        while !merged.isSet, ContinuousClock.now < deadline {
+        _ = await eventually {
             _ = context.hasChanges  // an entry point: the save is merged in
-            try await Task.sleep(for: .milliseconds(5))
+            return merged.isSet
         }
         #expect(merged.isSet)
         return post
@@ -141,8 +141,7 @@ import Testing
             try context.fetch(FetchDescriptor<Post>())[0].body = "elsewhere"
             try context.save()
         }
-        let deadline = ContinuousClock.now + .seconds(5)
-        while !merged.isSet, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        _ = await eventually { merged.isSet }
         #expect(merged.isSet && post.body == "elsewhere" && post.title == "here")
     }
 
