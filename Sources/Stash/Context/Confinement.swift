@@ -69,6 +69,20 @@ final class QueueExecutor: SerialExecutor, Sendable {
         #endif
     }
 
+    /// Runs `body` on the queue, between the actor's jobs, as one of them: for work that
+    /// should not first wait for a cooperative thread (a merge other contexts' saves ask for).
+    func async(_ body: @escaping @Sendable () -> Void) {
+        #if DEBUG
+            queue.async { [self] in
+                jobThread.store(currentThreadID, ordering: .relaxed)
+                body()
+                jobThread.store(0, ordering: .relaxed)
+            }
+        #else
+            queue.async(execute: body)
+        #endif
+    }
+
     #if DEBUG
         /// `true` on the thread running one of the executor's jobs: one compare, for the debug
         /// check on reads, where `isCurrent` looks the queue up. A thread finds itself here only

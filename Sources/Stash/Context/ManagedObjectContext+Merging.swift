@@ -8,10 +8,10 @@ extension ManagedObjectContext {
         case .main:
             Task { @MainActor [weak self] in self?.mergeNow() }
         case .background(let actor):
-            Task { [weak self] in
-                guard let context = self else { return }
-                await run(on: actor) { context.mergeNow() }
-            }
+            // Straight onto the context's queue, where its actor's jobs run one at a time: no
+            // task waits for a cooperative thread first, which a loaded pool may not give
+            // for seconds.
+            actor.executor.async { [weak self] in self?.mergeNow() }
         case .actor(let actor):
             // Only when someone observes: otherwise the next call merges.
             guard !observers.isEmpty else { return }
