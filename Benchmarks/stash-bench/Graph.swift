@@ -33,14 +33,14 @@ struct EssayRecord: Decodable {
 
 /// The graph payload and what both sides must read back.
 struct GraphPayload {
-    static let authorCount = 500
+    static let defaultAuthorCount = 500
 
     let data: Data
     let count: Int
     /// Sum over essays of id + words + the author's id and name length.
     let checksum: Int
 
-    static func generate(count: Int) -> GraphPayload {
+    static func generate(count: Int, authors authorCount: Int = defaultAuthorCount) -> GraphPayload {
         var random = SplitMix64(seed: 0x4752_4150_4821)
         var json = "["
         json.reserveCapacity(count * 120)

@@ -18,6 +18,7 @@ struct Iteration {
     /// Whether the query workload and the graph run (both on by default).
     var queries = true
     var graph = true
+    var authors = GraphPayload.defaultAuthorCount
     var decodePath = StashRun.DecodePath.reader
 
     func run(into results: inout Results) throws {
@@ -105,7 +106,7 @@ struct Iteration {
     /// stores of their own: through the recipe, then through `context.decode` (Stash's reader),
     /// the hand-written import run again beside it.
     private func runGraph(_ results: inout Results) throws {
-        let graph = GraphPayload.generate(count: payload.count)
+        let graph = GraphPayload.generate(count: payload.count, authors: authors)
         let (database, container) = try importGraph(
             graph, .graphImport, named: "graph", &results, GraphRun.importPayload)
         _ = try importGraph(graph, .graphImportDecode, named: "graph-decode", &results, GraphRun.decodePayload)

@@ -13,6 +13,8 @@ struct Options {
     var rest = true
     var queries = true
     var graph = true
+    /// How many authors the graph's essays name (`GraphPayload`).
+    var authors = GraphPayload.defaultAuthorCount
     /// Only the REST import (for profiling it).
     var restOnly = false
     /// How Stash's import and re-import decode (`StashRun.DecodePath`).
@@ -35,6 +37,8 @@ struct Options {
           --no-rest       skip the REST import over loopback HTTP
           --no-queries    skip the look-ups, newest pages and counts
           --no-graph      skip the graph import and fetch
+          --authors N     authors the graph's essays name, each drawn at random (default 500;
+                          as many as the essays: nearly every fetched essay's author is its own)
           --rest-only     only the REST import over loopback HTTP
           --no-memory     skip the peak memory of one import (a child process per side)
           --decode PATH   how Stash's import decodes: reader (context.decode, the byte-level
@@ -55,9 +59,13 @@ struct Options {
         var remaining = arguments[...]
         while let argument = remaining.popFirst() {
             switch argument {
-            case "--records", "--iterations":
+            case "--records", "--iterations", "--authors":
                 guard let text = remaining.popFirst(), let value = Int(text), value > 0 else {
                     fail("\(argument) needs a positive whole number")
+                }
+                if argument == "--authors" {
+                    options.authors = value
+                    continue
                 }
                 if argument == "--records" { options.records = value } else { options.iterations = value }
             case "--no-read-while-writing":
@@ -162,6 +170,7 @@ do {
             compareStores: index == 0)
         iteration.queries = options.queries
         iteration.graph = options.graph
+        iteration.authors = options.authors
         iteration.decodePath = options.decodePath
         try iteration.run(into: &results)
         try FileManager.default.removeItem(at: directory)
