@@ -42,6 +42,9 @@ final class EntityState {
     let storedKeys: [StoredKeyIndex]
     /// Saved objects deleted since the last save.
     @exclusivity(unchecked) var deleted: [ObjectIdentifier: ManagedObject] = [:]
+    /// The rows of the entity's last fetch of several objects, for a to-one read on one of
+    /// them to load its neighbours' targets too (`FetchedRows`).
+    var lastFetch = FetchedRows()
     /// Set when an object took a unique value another live object holds (the hand-written
     /// `init(from:)` does this): the next save merges the two.
     var mayHoldDuplicates = false

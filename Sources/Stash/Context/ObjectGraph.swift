@@ -21,11 +21,24 @@ final class ObjectGraph: ContextPart {
     /// The context's object for a related row: the registered one, or one loaded from the
     /// row; `nil` if the row is gone (another context or process deleted it) or cannot be
     /// read (the error is thrown by the next throwing call: `noteLoadFailure`).
-    func relatedObject(forRow rowID: Int64, of relationship: RelationshipDescription) -> ManagedObject? {
+    ///
+    /// Read from `source`, an object a fetch answered beside others, a row not registered is
+    /// loaded with the targets of the window of objects around `source`, which each keep
+    /// theirs (`loadWindowTargets`): one query a window, where each target alone made one.
+    func relatedObject(
+        forRow rowID: Int64, of relationship: RelationshipDescription, from source: ManagedObject? = nil
+    ) -> ManagedObject? {
         withContext { context in
             context.entering {
                 guard let state = try? context.identity.state(forType: relationship.targetType) else { return nil }
                 if let object = state.byRowID[rowID] { return object.rowIsGone ? nil : object }
+                // Not loaded: the targets of the window around `source` are loaded with it, and
+                // its neighbours keep theirs (a target the context holds costs a look-up here,
+                // about what a window's read of it costs, so only a miss loads the window).
+                if let source, source.fetchPlace != 0 {
+                    loadWindowTargets(around: source, relationship, in: state)
+                    if let object = state.byRowID[rowID] { return object.rowIsGone ? nil : object }
+                }
                 do {
                     var found: ManagedObject?
                     try context.container.store.fetch(StoreQuery(state.entity.schema, filter: .rowIDs([rowID]))) {

@@ -40,6 +40,7 @@ extension ManagedObjectContext {
                 } _: { row in
                     found.append(try materialize(row, in: state))
                 }
+                graph.noteFetched(found, in: state)
                 if parts.isPrefetching { try prefetch(descriptor.prefetching, of: found, in: state) }
                 // Every object of T's entity state is exactly a T (made by `T.init()` or
                 // inserted as one), and an array of class references is laid out the same
@@ -54,6 +55,7 @@ extension ManagedObjectContext {
             try refreshStaleCandidates(pending, in: state)
             query.excludedRowIDs = pending.excluded
             let objects = try fetch(descriptor, query, merging: pending, in: state)
+            graph.noteFetched(objects, in: state)
             if parts.isPrefetching { try prefetch(descriptor.prefetching, of: objects, in: state) }
             return objects
         }

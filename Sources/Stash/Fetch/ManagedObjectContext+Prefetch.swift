@@ -31,7 +31,7 @@ extension ManagedObjectContext {
         }
     }
 
-    private func prefetchTargets(
+    func prefetchTargets(
         of objects: [ManagedObject], _ slot: Int, _ relationship: RelationshipDescription, in targetState: EntityState
     ) throws {
         // The row ids to load: a small table of the ones already taken drops most repeats

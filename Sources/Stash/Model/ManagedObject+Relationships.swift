@@ -19,7 +19,9 @@ extension ManagedObject {
         case .row(let rowID):
             guard let context = object.managedObjectContext else { return nil }
             let relationship = object.entity.relationship(atSlot: slot)!
-            guard let target = context.graph.relatedObject(forRow: rowID, of: relationship) else { return nil }
+            guard let target = context.graph.relatedObject(forRow: rowID, of: relationship, from: object) else {
+                return nil
+            }
             // Kept, so the next read costs nothing; not a change.
             object.keep(target, inSlot: slot, inverseList: relationship.inverseListIndex)
             return target

@@ -100,6 +100,10 @@ open class ManagedObject: SendableMetatype {
     /// leaves as it is deinitialized; `registeredRowID` is its key there.
     final var registration: RegisteredObjects?
     final var registeredRowID: Int64 = 0
+    /// The fetch that last answered the object and its place in the answer (the fetch's
+    /// number in the high half), for the to-one reads that load their neighbours' targets
+    /// (`FetchedRows`); 0 for none. Unchecked, as `state` is.
+    @exclusivity(unchecked) final var fetchPlace: UInt64 = 0
 
     /// A blank object, in no context. Subclasses that add designated initializers must
     /// keep this one: fetching builds objects with it.

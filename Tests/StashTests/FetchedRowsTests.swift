@@ -1,0 +1,104 @@
+import Foundation
+import Testing
+
+@testable import Stash
+
+/// A to-one read on an object that a fetch answered beside others loads the targets of its
+/// window of neighbours in the answer (`FetchedRows`) in one query, as prefetching would: the
+/// other reads of the window then run no query.
+@Suite struct FetchedRowsTests {
+    /// `count` saved books, book n by writer n ("Wn").
+    private func shelf(_ count: Int = 250) throws -> PersistentContainer {
+        let container = try graphContainer()
+        let context = ManagedObjectContext(container)
+        let books = (0..<count).map { #"{"id": \#($0), "writer": {"id": \#($0), "name": "W\#($0)"}}"# }
+        _ = try recipeDecoder(context).decode([Book].self, from: json("[" + books.joined(separator: ",") + "]"))
+        try context.save()
+        return container
+    }
+
+    private func statements(_ container: PersistentContainer) -> Int {
+        (container.store as! SQLiteStore).statementsRun
+    }
+
+    /// The ids of the writers `context` holds.
+    private func writersHeld(_ context: ManagedObjectContext) throws -> Set<Int> {
+        Set(try context.identity.state(forType: Writer.self).byRowID.objects.map { ($0 as! Writer).id })
+    }
+
+    @Test(.sqliteOnly("counts the statements SQLiteStore runs"))
+    func aReadLoadsTheTargetsOfItsWindowInOneQuery() throws {
+        let container = try shelf()
+        let context = ManagedObjectContext(container)
+        let books = try context.fetch(FetchDescriptor<Book>(sortBy: [SortDescriptor(\.id)]))
+        let before = statements(container)
+        #expect(books[0].writer?.id == 0)
+        #expect(statements(container) - before == 1)
+        #expect(try writersHeld(context) == Set(0..<FetchedRows.windowSize))
+        // The rest of the window reads what was loaded.
+        #expect(books[1..<100].map { $0.writer?.id } == Array(1..<100))
+        #expect(statements(container) - before == 1)
+        // A read in the third window (the last fifty books), then one in the second.
+        #expect(books[249].writer?.name == "W249")
+        #expect(try writersHeld(context) == Set(0..<100).union(200..<250))
+        #expect(books[150].writer?.name == "W150")
+        #expect(statements(container) - before == 3)
+        #expect(books.map { $0.writer?.id } == Array(0..<250))
+        #expect(statements(container) - before == 3)
+    }
+
+    /// Windows follow the answer's order, not the row ids; a look-up of one object in
+    /// between keeps the last answer of several.
+    @Test(.sqliteOnly("counts the statements SQLiteStore runs"))
+    func windowsFollowTheAnswersOrder() throws {
+        let container = try shelf()
+        let context = ManagedObjectContext(container)
+        let books = try context.fetch(FetchDescriptor<Book>(sortBy: [SortDescriptor(\.id, order: .reverse)]))
+        let one = try context.fetch(FetchDescriptor<Book>(predicate: #Predicate { $0.id == 7 }))
+        #expect(one.first === books[242])
+        let before = statements(container)
+        #expect(books[10].writer?.id == 239)
+        #expect(try writersHeld(context) == Set(150..<250))
+        #expect(statements(container) - before == 1)
+        // The looked-up book is of the answer of several: its read loads its window.
+        #expect(one.first?.writer?.id == 7)
+        #expect(try writersHeld(context) == Set(0..<50).union(150..<250))
+        #expect(statements(container) - before == 2)
+    }
+
+    /// The neighbours keep what the context holds: a relationship set and not saved, a row
+    /// another context changed (merged first), and a new book of the answer, which has no
+    /// row. What the window loads is what reading each alone reads.
+    @Test(.bothStores) func neighboursKeepTheirChangesAndTheirMergedRows() throws {
+        let container = try shelf(30)
+        let context = ManagedObjectContext(container)
+        let books = try context.fetch(FetchDescriptor<Book>(sortBy: [SortDescriptor(\.id)]))
+        let other = ManagedObjectContext(container)
+        let moved = try #require(try other.fetch(FetchDescriptor<Book>(predicate: #Predicate { $0.id == 5 })).first)
+        moved.writer = try other.fetch(FetchDescriptor<Writer>(predicate: #Predicate { $0.id == 29 })).first
+        try other.save()
+        let twentyEight = try #require(
+            try context.fetch(FetchDescriptor<Writer>(predicate: #Predicate { $0.id == 28 })).first)
+        books[3].writer = twentyEight
+        let added = Book(context: context)
+        added.id = 100
+        let withNew = try context.fetch(FetchDescriptor<Book>(sortBy: [SortDescriptor(\.id)]))
+        #expect(withNew.count == 31 && withNew.last === added)
+
+        #expect(withNew[0].writer?.id == 0)
+        #expect(withNew[3].writer === twentyEight)
+        #expect(withNew[5].writer?.id == 29)
+        #expect(added.writer == nil)
+        let expected = (0..<30).map { $0 == 3 ? 28 : $0 == 5 ? 29 : $0 }
+        #expect(withNew.prefix(30).map { $0.writer?.id } == expected)
+
+        let alone = ManagedObjectContext(container)
+        let eachAlone = try (0..<30).map { id in
+            try alone.fetch(FetchDescriptor<Book>(predicate: #Predicate { $0.id == id })).first?.writer?.name
+        }
+        #expect(eachAlone == (0..<30).map { $0 == 5 ? "W29" : "W\($0)" })
+        try context.save()
+        let saved = try ManagedObjectContext(container).fetch(FetchDescriptor<Book>(sortBy: [SortDescriptor(\.id)]))
+        #expect(saved.map { $0.writer?.id } == expected + [nil])
+    }
+}
