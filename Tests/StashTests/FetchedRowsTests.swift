@@ -101,4 +101,40 @@ import Testing
         let saved = try ManagedObjectContext(container).fetch(FetchDescriptor<Book>(sortBy: [SortDescriptor(\.id)]))
         #expect(saved.map { $0.writer?.id } == expected + [nil])
     }
+
+    /// While the writers have an unsaved insert, a read loads its own writer only: a loaded
+    /// row that matched the insert's unique value would adopt it, which belongs to the row
+    /// read, not to its neighbours'.
+    @Test(.sqliteOnly("counts the statements SQLiteStore runs"))
+    func anUnsavedInsertOfTheTargetsKeepsTheReadToItsOwnRow() throws {
+        let container = try shelf(30)
+        let context = ManagedObjectContext(container)
+        let books = try context.fetch(FetchDescriptor<Book>(sortBy: [SortDescriptor(\.id)]))
+        let new = Writer(context: context)
+        new.id = 29
+        new.name = "mine"
+        let before = statements(container)
+        #expect(books[0].writer?.name == "W0")
+        #expect(statements(container) - before == 1)
+        #expect(try writersHeld(context).subtracting([29]) == [0])
+        try context.save()
+        #expect(books[1].writer?.name == "W1")
+        #expect(try writersHeld(context) == Set(0..<30))
+    }
+
+    /// Another context's save that moved a book to another writer is merged before the read
+    /// loads anything: the book reads its new writer, then and after.
+    @Test(.bothStores) func aReadTakesTheWriterAnotherContextSavedSinceTheFetch() throws {
+        let container = try shelf(30)
+        let context = ManagedObjectContext(container)
+        let books = try context.fetch(FetchDescriptor<Book>(sortBy: [SortDescriptor(\.id)]))
+        let other = ManagedObjectContext(container)
+        let moved = try #require(try other.fetch(FetchDescriptor<Book>(predicate: #Predicate { $0.id == 5 })).first)
+        moved.writer = try other.fetch(FetchDescriptor<Writer>(predicate: #Predicate { $0.id == 29 })).first
+        try other.save()
+        #expect(books[5].writer?.id == 29)
+        #expect(books[5].writer?.id == 29)
+        #expect(books[6].writer?.id == 6)
+        #expect(books[29].writer === books[5].writer)
+    }
 }

@@ -28,9 +28,17 @@ struct FetchedRows {
 
     init() {}
 
-    init(serial: UInt32, rowIDs: [Int64]) {
-        self.serial = serial
+    /// `number`: the fetch's number in the high half (`number(for:)`).
+    init(number: UInt64, rowIDs: [Int64]) {
+        self.serial = UInt32(truncatingIfNeeded: number >> 32)
         self.rowIDs = rowIDs
+    }
+
+    /// A new fetch's number in the high half of a `fetchPlace`, for an entity with to-one
+    /// relationships; 0 for one without.
+    static func number(for entity: EntityDescription) -> UInt64 {
+        guard entity.relationships.count != entity.toManyRelationships.count else { return 0 }
+        return UInt64(nextSerial()) << 32
     }
 
     /// The row ids of the window holding the object at `place` (its `fetchPlace`), the

@@ -271,6 +271,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
                 state.uniqueIndexes = state.uniqueIndexes.map { _ in [:] }
                 state.unindexed = []
                 state.partial.removeAll()
+                state.lastFetch = FetchedRows()
                 for index in state.storedKeys { index.forget(generation: container.saveGeneration) }
             }
         }

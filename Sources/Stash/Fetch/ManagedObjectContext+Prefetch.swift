@@ -54,8 +54,9 @@ extension ManagedObjectContext {
         let loaded = try graph.objects(forRows: wanted, in: targetState)
         let inverseList = relationship.inverseListIndex
         for object in objects {
+            // A target whose row is gone reads as `nil`, as `relatedObject` answers: not kept.
             guard case .row(let rowID) = RelationshipTarget(of: object, atSlot: slot),
-                let target = targetState.byRowID[rowID]
+                let target = targetState.byRowID[rowID], !target.rowIsGone
             else { continue }
             object.keep(target, inSlot: slot, inverseList: inverseList)
         }

@@ -18,6 +18,12 @@ extension ManagedObject {
             return target.resolved
         case .row(let rowID):
             guard let context = object.managedObjectContext else { return nil }
+            // Loading enters the context, which merges other contexts' saves first: one may
+            // change this very slot, so the slot is read again after it, not kept as it was.
+            if context.merger.hasMail.load(ordering: .relaxed) {
+                context.entering {}
+                if !context.merger.hasMail.load(ordering: .relaxed) { return toOneTarget(atSlot: slot) }
+            }
             let relationship = object.entity.relationship(atSlot: slot)!
             guard let target = context.graph.relatedObject(forRow: rowID, of: relationship, from: object) else {
                 return nil
