@@ -17,6 +17,19 @@ import Testing
         return container
     }
 
+    /// Thirty saved books fetched by id in a context; then another context moves book 5 to
+    /// writer 29 and saves, which the first has not merged yet.
+    private func shelfWithBookFiveMovedElsewhere() throws -> (PersistentContainer, ManagedObjectContext, [Book]) {
+        let container = try shelf(30)
+        let context = ManagedObjectContext(container)
+        let books = try context.fetch(FetchDescriptor<Book>(sortBy: [SortDescriptor(\.id)]))
+        let other = ManagedObjectContext(container)
+        let moved = try #require(try other.fetch(FetchDescriptor<Book>(predicate: #Predicate { $0.id == 5 })).first)
+        moved.writer = try other.fetch(FetchDescriptor<Writer>(predicate: #Predicate { $0.id == 29 })).first
+        try other.save()
+        return (container, context, books)
+    }
+
     private func statements(_ container: PersistentContainer) -> Int {
         (container.store as! SQLiteStore).statementsRun
     }
@@ -70,13 +83,7 @@ import Testing
     /// another context changed (merged first), and a new book of the answer, which has no
     /// row. What the window loads is what reading each alone reads.
     @Test(.bothStores) func neighboursKeepTheirChangesAndTheirMergedRows() throws {
-        let container = try shelf(30)
-        let context = ManagedObjectContext(container)
-        let books = try context.fetch(FetchDescriptor<Book>(sortBy: [SortDescriptor(\.id)]))
-        let other = ManagedObjectContext(container)
-        let moved = try #require(try other.fetch(FetchDescriptor<Book>(predicate: #Predicate { $0.id == 5 })).first)
-        moved.writer = try other.fetch(FetchDescriptor<Writer>(predicate: #Predicate { $0.id == 29 })).first
-        try other.save()
+        let (container, context, books) = try shelfWithBookFiveMovedElsewhere()
         let twentyEight = try #require(
             try context.fetch(FetchDescriptor<Writer>(predicate: #Predicate { $0.id == 28 })).first)
         books[3].writer = twentyEight
@@ -125,13 +132,8 @@ import Testing
     /// Another context's save that moved a book to another writer is merged before the read
     /// loads anything: the book reads its new writer, then and after.
     @Test(.bothStores) func aReadTakesTheWriterAnotherContextSavedSinceTheFetch() throws {
-        let container = try shelf(30)
-        let context = ManagedObjectContext(container)
-        let books = try context.fetch(FetchDescriptor<Book>(sortBy: [SortDescriptor(\.id)]))
-        let other = ManagedObjectContext(container)
-        let moved = try #require(try other.fetch(FetchDescriptor<Book>(predicate: #Predicate { $0.id == 5 })).first)
-        moved.writer = try other.fetch(FetchDescriptor<Writer>(predicate: #Predicate { $0.id == 29 })).first
-        try other.save()
+        // The books hold their context, and it its container.
+        let (_, _, books) = try shelfWithBookFiveMovedElsewhere()
         #expect(books[5].writer?.id == 29)
         #expect(books[5].writer?.id == 29)
         #expect(books[6].writer?.id == 6)
