@@ -8,9 +8,9 @@ import Synchronization
 struct FetchedRows {
     /// How many objects, fetched one after another, a to-one read loads the targets of.
     static let windowSize = 100
-    /// The fetch's number (`nextSerial()`), which its objects carry in the high half of
-    /// `fetchPlace`; 0 for none.
-    private(set) var serial: UInt32 = 0
+    /// The fetch's number in the high half, as its objects carry it in `fetchPlace`
+    /// (`number(for:)`); 0 for none.
+    private(set) var number: UInt64 = 0
     /// The objects' row ids, by place; `Int64.min` for a new object, which has none.
     private(set) var rowIDs: [Int64] = []
     /// The windows, by relationship, whose targets were loaded: each is loaded once, so a
@@ -21,16 +21,15 @@ struct FetchedRows {
     /// context cannot pass for one of that context's fetches. 0 is skipped as it wraps.
     private static let serials = Atomic<UInt32>(0)
 
-    static func nextSerial() -> UInt32 {
+    private static func nextSerial() -> UInt32 {
         let serial = serials.wrappingAdd(1, ordering: .relaxed).newValue
         return serial != 0 ? serial : serials.wrappingAdd(1, ordering: .relaxed).newValue
     }
 
     init() {}
 
-    /// `number`: the fetch's number in the high half (`number(for:)`).
     init(number: UInt64, rowIDs: [Int64]) {
-        self.serial = UInt32(truncatingIfNeeded: number >> 32)
+        self.number = number
         self.rowIDs = rowIDs
     }
 
@@ -45,7 +44,7 @@ struct FetchedRows {
     /// first time it is asked for with the to-one `slot`; `nil` if the object is not of
     /// this fetch, or the window was loaded for `slot` before.
     mutating func window(around place: UInt64, slot: Int) -> ArraySlice<Int64>? {
-        guard serial != 0, UInt32(truncatingIfNeeded: place >> 32) == serial else { return nil }
+        guard number != 0, place & ~0xFFFF_FFFF == number else { return nil }
         let position = Int(truncatingIfNeeded: place & 0xFFFF_FFFF)
         guard position < rowIDs.count else { return nil }
         let window = position / Self.windowSize
