@@ -17,15 +17,15 @@ extension ManagedObject: Observable {
     @usableFromInline
     final func observeAccess(atSlot slot: Int) {
         if probedSlots != nil { return probedSlots!.append(slot) }
-        if registrar == nil { registrar = ObservationRegistrar() }
-        registrar!.access(self, keyPath: entity.observationKeyPaths[slot])
+        if registrar == nil { registrar = RegistrarBox() }
+        registrar!.registrar.access(self, keyPath: entity.observationKeyPaths[slot])
     }
 
     /// Stores `value` at `slot` inside Observation's will-set and did-set, when observed and
     /// read before (see `observeAccess`).
     final func observedChange(atSlot slot: Int, _ change: () -> Void) {
-        guard isObserved, let registrar else { return change() }
-        registrar.withMutation(of: self, keyPath: entity.observationKeyPaths[slot], change)
+        guard isObserved, let box = registrar else { return change() }
+        box.registrar.withMutation(of: self, keyPath: entity.observationKeyPaths[slot], change)
     }
 
     /// Starts or stops reporting reads and writes.

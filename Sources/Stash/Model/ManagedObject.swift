@@ -83,8 +83,8 @@ open class ManagedObject: SendableMetatype {
     /// `nil`: the context's merge policy decides. (Beside `rowIsGone`, in its padding.)
     final var uniqueMatch: UniqueMatch?
     /// Tells Observation of reads and writes, for a context that reports them: made by the
-    /// first read it reports (see `observeAccess`).
-    final var registrar: ObservationRegistrar?
+    /// first read it reports (see `observeAccess`); boxed, see `RegistrarBox`.
+    final var registrar: RegistrarBox?
     // Unchecked, as `state` and the others above are, these two: both are tested on every read
     // of a relationship (about 170 instructions a read in stash-bench's graph fetch, callgrind).
     /// For the probe object that finds which attribute a key path reads: the slots read
