@@ -3,22 +3,76 @@
 /// The model layer makes one per entity (`EntityDescription.schema`); a store makes its
 /// tables, statements and migrations from it and never sees a model class.
 package struct EntitySchema: Sendable {
+    /// The fields, in one box: every store query holds its entity's schema, and each copy of
+    /// a query retained and released five references where it now does one (stash-bench's
+    /// look-ups, callgrind). Set only while a schema is built, so a setter makes a new box.
+    private final class Fields: Sendable {
+        let name: String
+        let columns: [ColumnSchema]
+        let compoundIndexes: [[Int]]
+        let uniqueCompounds: [[Int]]
+        let positionColumns: [String]
+
+        init(
+            name: String, columns: [ColumnSchema], compoundIndexes: [[Int]], uniqueCompounds: [[Int]],
+            positionColumns: [String]
+        ) {
+            self.name = name
+            self.columns = columns
+            self.compoundIndexes = compoundIndexes
+            self.uniqueCompounds = uniqueCompounds
+            self.positionColumns = positionColumns
+        }
+
+        /// `fields` with one list replaced.
+        convenience init(
+            changing fields: Fields, compoundIndexes: [[Int]]? = nil, uniqueCompounds: [[Int]]? = nil,
+            positionColumns: [String]? = nil
+        ) {
+            self.init(
+                name: fields.name, columns: fields.columns,
+                compoundIndexes: compoundIndexes ?? fields.compoundIndexes,
+                uniqueCompounds: uniqueCompounds ?? fields.uniqueCompounds,
+                positionColumns: positionColumns ?? fields.positionColumns)
+        }
+    }
+
+    private var fields: Fields
+
+    package init(
+        name: String, columns: [ColumnSchema], compoundIndexes: [[Int]] = [], uniqueCompounds: [[Int]] = [],
+        positionColumns: [String] = []
+    ) {
+        fields = Fields(
+            name: name, columns: columns, compoundIndexes: compoundIndexes, uniqueCompounds: uniqueCompounds,
+            positionColumns: positionColumns)
+    }
+
     /// The entity's name, which is also its table's.
-    package let name: String
+    package var name: String { fields.name }
     /// The attribute columns, in the entity's attribute order. A store adds its own row id.
-    package let columns: [ColumnSchema]
+    package var columns: [ColumnSchema] { fields.columns }
 
     /// Positions in `columns` of the unique ones.
     package var uniqueColumns: [Int] { columns.indices.filter { columns[$0].isUnique } }
     /// Indexes over several columns (positions in `columns`, in index order), as the model
     /// declares them (`IndexedModel.indexes`).
-    package var compoundIndexes: [[Int]] = []
+    package var compoundIndexes: [[Int]] {
+        get { fields.compoundIndexes }
+        set { fields = Fields(changing: fields, compoundIndexes: newValue) }
+    }
     /// Unique indexes over several columns: composite unique constraints.
-    package var uniqueCompounds: [[Int]] = []
+    package var uniqueCompounds: [[Int]] {
+        get { fields.uniqueCompounds }
+        set { fields = Fields(changing: fields, uniqueCompounds: newValue) }
+    }
     /// For each to-one relationship whose inverse is an ordered to-many list, the column
     /// that keeps the object's place in that list: `post_position` beside `post`. Not an
     /// attribute: written by `PositionWrite`s and read only to order a list.
-    package var positionColumns: [String] = []
+    package var positionColumns: [String] {
+        get { fields.positionColumns }
+        set { fields = Fields(changing: fields, positionColumns: newValue) }
+    }
 
     /// Every index the store keeps: one per unique or `.indexed` column, then the compound ones.
     package var indexes: [IndexSchema] {

@@ -30,6 +30,15 @@ package struct StoreQuery {
         self.filter = filter
     }
 
+    /// A query of every column, as a fetch descriptor translates to.
+    init(_ entity: EntitySchema, predicate: QueryExpression?, sort: [QuerySort], limit: Int?, offset: Int?) {
+        self.entity = entity
+        self.predicate = predicate
+        self.sort = sort
+        self.limit = limit
+        self.offset = offset
+    }
+
     /// Which rows.
     package enum Filter {
         case all
