@@ -206,7 +206,17 @@ struct Iteration {
             }
             results.add(.filteredCounts, side, start.elapsed)
         }
+        // The same look-ups through the keyed fetch, beside the same baseline again.
+        var keyed: [Side: Checksum] = [:]
+        for side in order {
+            let start = Instant()
+            keyed[side] = try span(.keyedLookUps, side) {
+                side == .stash ? try workload.stashKeyedLookUps(container) : try workload.baselineLookUps(database)
+            }
+            results.add(.keyedLookUps, side, start.elapsed)
+        }
         precondition(lookUps[.stash] == lookUps[.baseline], "look-ups differ")
+        precondition(keyed[.stash] == lookUps[.baseline], "keyed look-ups differ")
         precondition(lookUps[.stash]?.count == QueryWorkload.lookUpCount, "a look-up found nothing")
         precondition(pages[.stash] == pages[.baseline], "newest pages differ")
         precondition(counts[.stash] == counts[.baseline], "counts differ")

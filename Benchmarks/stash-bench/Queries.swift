@@ -46,6 +46,17 @@ struct QueryWorkload {
         return checksum
     }
 
+    /// The same look-ups through the keyed fetch, which takes the key path and the value
+    /// without a predicate.
+    func stashKeyedLookUps(_ container: PersistentContainer) throws -> Checksum {
+        let context = ManagedObjectContext(container)
+        var checksum = Checksum()
+        for id in ids {
+            checksum.add(try context.fetch(Article.self, unique: \.id, id).map { [$0] } ?? [])
+        }
+        return checksum
+    }
+
     func stashNewestPages(_ container: PersistentContainer) throws -> Checksum {
         let context = ManagedObjectContext(container)
         var checksum = Checksum()

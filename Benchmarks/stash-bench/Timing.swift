@@ -12,7 +12,7 @@ enum Operation: CaseIterable {
     case importTotal, importDecode, importWrite, importSaved, fetchAll, fetchRelease, reimportTotal, reimportDecode,
         reimportWrite
     case edit
-    case lookUps, newestPages, filteredCounts
+    case lookUps, keyedLookUps, newestPages, filteredCounts
     case graphImport, graphImportDecode, graphFetch, graphFetchPrefetched
 
     var label: String {
@@ -28,6 +28,7 @@ enum Operation: CaseIterable {
         case .reimportWrite: "  write (one transaction)"
         case .edit: "edit every object + save"
         case .lookUps: "\(QueryWorkload.lookUpCount) fetches by unique id"
+        case .keyedLookUps: "  the same through fetch(_:unique:_:)"
         case .newestPages: "\(QueryWorkload.pageCount) fetches of 20 newest unread"
         case .filteredCounts: "\(QueryWorkload.countCount) filtered fetchCounts"
         case .graphImport: "graph import (nested authors)"
@@ -164,7 +165,8 @@ struct Results {
     /// One line per iteration's raw numbers: the medians hide the spread.
     func iterationLine(_ iteration: Int) -> String {
         let parts = [
-            Operation.importTotal, .importSaved, .fetchAll, .reimportTotal, .edit, .lookUps, .newestPages,
+            Operation.importTotal, .importSaved, .fetchAll, .reimportTotal, .edit, .lookUps, .keyedLookUps,
+            .newestPages,
             .filteredCounts,
             .graphImport,
             .graphImportDecode,
@@ -225,6 +227,7 @@ extension Operation {
         case .reimportWrite: "reimport-write"
         case .edit: "edit"
         case .lookUps: "lookups"
+        case .keyedLookUps: "keyed-lookups"
         case .newestPages: "newest"
         case .filteredCounts: "counts"
         case .graphImport: "graph-import"
@@ -242,6 +245,7 @@ extension Operation {
         case .reimportTotal, .reimportDecode, .reimportWrite: "re-import"
         case .edit: "edit"
         case .lookUps: "by id"
+        case .keyedLookUps: "by key"
         case .newestPages: "newest"
         case .filteredCounts: "count"
         case .graphImport: "graph import"

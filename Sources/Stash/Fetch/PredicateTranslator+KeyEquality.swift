@@ -20,18 +20,39 @@ extension PredicateTranslator {
         guard let reader = keyEqualityReader(of: type(of: expression)),
             let (variable, keyPath, constant) = reader.parts(of: expression),
             variable == input,
-            case .attribute(let attribute)? = try? entity.member(for: keyPath),
-            entity.relationship(atSlot: attribute.index) == nil, !attribute.isOptional
+            case .attribute(let attribute)? = try? entity.member(for: keyPath)
         else { return nil }
-        switch attribute.codec.queryKind {
-        case .date, .decimal: return nil
-        default: break
+        return keyEquality(of: attribute, to: constant, for: entity)
+    }
+
+    /// `attribute == constant` as the walk translates it, if the attribute is a plain one and
+    /// the constant a stored value; `nil` to walk it.
+    static func keyEquality(of attribute: AttributeDescription, to constant: Any?, for entity: EntityDescription)
+        -> QueryExpression?
+    {
+        keyEqualityValue(of: attribute, to: constant, for: entity).map {
+            .compare(.column(attribute.index), .equal, .value($0), .stored)
         }
+    }
+
+    /// The stored value `keyEquality` compares the attribute's column with; `nil` to walk it.
+    static func keyEqualityValue(of attribute: AttributeDescription, to constant: Any?, for entity: EntityDescription)
+        -> StoredValue?
+    {
         // A constant that is no stored value (or `nil`) is the walk's to refuse or answer.
-        guard let constant, let stored = try? PredicateTranslator(entity: entity).storedValue(constant) else {
-            return nil
+        guard isKeyEqualityAttribute(attribute, of: entity), let constant else { return nil }
+        return try? PredicateTranslator(entity: entity).storedValue(constant)
+    }
+
+    /// Whether `== constant` on `attribute` is a plain comparison with its column: not for an
+    /// optional attribute (`IS`), a date (moved to the millisecond) or a decimal (by value), nor
+    /// a relationship.
+    static func isKeyEqualityAttribute(_ attribute: AttributeDescription, of entity: EntityDescription) -> Bool {
+        guard entity.relationship(atSlot: attribute.index) == nil, !attribute.isOptional else { return false }
+        switch attribute.codec.queryKind {
+        case .date, .decimal: return false
+        default: return true
         }
-        return .compare(.column(attribute.index), .equal, .value(stored), .stored)
     }
 
     /// Each expression type's reader, `nil` for a type of another shape: found once per type

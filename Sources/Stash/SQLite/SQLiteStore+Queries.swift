@@ -8,11 +8,37 @@ extension SQLiteStore {
         _ body: (any StoreRow) throws -> Void
     ) throws {
         let sql = renderedSelect(query)
+        try readRows(sql.text, sql.parameters, of: query.entity.name, &tokenLook, look, body)
+    }
+
+    /// The look-up by one value, through the text `EntitySQL.selectWhereEqual` made once: the
+    /// query `renderedSelect` would render, without the query.
+    func fetch(
+        _ entity: EntitySchema, whereColumn column: Int, equals value: StoredValue,
+        lookingAtToken look: (Int64?) throws -> Bool, _ body: (any StoreRow) throws -> Void
+    ) throws {
+        let texts = entitySQL(entity).selectWhereEqual
+        var tokenLook = TokenLook(taking: true)
+        if column < texts.count {
+            try readRows(texts[column].plain, [value], of: entity.name, &tokenLook, look, body)
+        } else {
+            let equality = QueryExpression.compare(.column(column), .equal, .value(value), .stored)
+            let query = StoreQuery(entity, predicate: equality, sort: [], limit: nil, offset: nil)
+            try fetchRendered(query, &tokenLook, look, body)
+        }
+        try tokenLook.finish(self, look)
+    }
+
+    /// Runs the SELECT `text` with `parameters` on a reader and calls `body` with each row.
+    private func readRows(
+        _ text: String, _ parameters: [StoredValue], of entityName: String, _ tokenLook: inout TokenLook,
+        _ look: (Int64?) throws -> Bool, _ body: (any StoreRow) throws -> Void
+    ) throws {
         try withReader { connection in
-            try inPlace(query.entity.name) {
-                let statement = try connection.statement(sql.text)
+            try inPlace(entityName) {
+                let statement = try connection.statement(text)
                 defer { statement.reset() }
-                try statement.bind(sql.parameters)
+                try statement.bind(parameters)
                 let row = SQLiteRow(statement)
                 while try tokenLook.step(statement, on: connection, of: self, look) {
                     try body(row)

@@ -30,6 +30,14 @@ package protocol Store: AnyObject, Sendable {
         _ query: StoreQuery, lookingAtToken look: (Int64?) throws -> Bool, _ body: (any StoreRow) throws -> Void
     ) throws
 
+    /// `fetch(_:lookingAtToken:_:)` of every column of the rows whose column at `column` holds
+    /// `value` as stored: a look-up by a unique value (`fetch(_:unique:_:)`), with no query to
+    /// build, render and destroy. The default asks that query.
+    func fetch(
+        _ entity: EntitySchema, whereColumn column: Int, equals value: StoredValue,
+        lookingAtToken look: (Int64?) throws -> Bool, _ body: (any StoreRow) throws -> Void
+    ) throws
+
     /// Calls `body` with each row that matches `query`'s terms and rows, best match first,
     /// with its score and snippet. An entity without `.searchable` attributes throws.
     func search(_ query: SearchQuery, _ body: (any StoreRow, SearchRow) throws -> Void) throws
@@ -97,5 +105,14 @@ extension Store {
         // Read before the query, so the rows are at least as new as the token.
         _ = try look(isShared ? try changeToken() : nil)
         try fetch(query, body)
+    }
+
+    package func fetch(
+        _ entity: EntitySchema, whereColumn column: Int, equals value: StoredValue,
+        lookingAtToken look: (Int64?) throws -> Bool, _ body: (any StoreRow) throws -> Void
+    ) throws {
+        let equality = QueryExpression.compare(.column(column), .equal, .value(value), .stored)
+        try fetch(
+            StoreQuery(entity, predicate: equality, sort: [], limit: nil, offset: nil), lookingAtToken: look, body)
     }
 }

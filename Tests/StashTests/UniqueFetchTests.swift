@@ -1,0 +1,140 @@
+import Foundation
+import TestProcesses
+import Testing
+
+@testable import Stash
+
+/// `fetch(_:unique:_:)` answers what a fetch with `#Predicate { $0.key == value }` answers,
+/// first object included, whatever the context holds: stored rows, unsaved inserts, edits and
+/// deletions, other contexts' saves and other processes' commits.
+@Suite(.bothStores) struct UniqueFetchTests {
+    /// The predicate's answer, for comparison.
+    private func predicateFetch(_ context: ManagedObjectContext, id: Int) throws -> Post? {
+        try context.fetch(FetchDescriptor<Post>(predicate: #Predicate { $0.id == id })).first
+    }
+
+    @Test func aStoredRowIsTheObjectThePredicateFinds() throws {
+        let (container, _) = try savedPosts(5)
+        let context = ManagedObjectContext(container)
+        let found = try #require(try context.fetch(Post.self, unique: \.id, 3))
+        #expect(found.id == 3 && found.title == "Title 3")
+        #expect(try predicateFetch(context, id: 3) === found)
+        #expect(try context.fetch(Post.self, unique: \.id, 3) === found)
+        #expect(try context.fetch(Post.self, unique: \.id, 99) == nil)
+        #expect(!context.hasChanges)
+    }
+
+    /// Unsaved changes count as they do for any fetch: a new object is found, an edited key
+    /// is found by its new value only, a deleted object not at all.
+    @Test func unsavedInsertsEditsAndDeletionsCount() throws {
+        let (_, context) = try savedPosts(5)
+        let new = Post(context: context)
+        new.id = 100
+        new.userId = 1
+        new.title = "new"
+        new.body = ""
+        let moved = try #require(try context.fetch(Post.self, unique: \.id, 1))
+        moved.id = 101
+        let deleted = try #require(try context.fetch(Post.self, unique: \.id, 2))
+        context.delete(deleted)
+        for id in [1, 2, 3, 100, 101] {
+            #expect(try context.fetch(Post.self, unique: \.id, id) === (try predicateFetch(context, id: id)))
+        }
+        #expect(try context.fetch(Post.self, unique: \.id, 100) === new)
+        #expect(try context.fetch(Post.self, unique: \.id, 101) === moved)
+        #expect(try context.fetch(Post.self, unique: \.id, 1) == nil)
+        #expect(try context.fetch(Post.self, unique: \.id, 2) == nil)
+        try context.save()
+        #expect(try context.fetch(Post.self, unique: \.id, 101) === moved)
+        #expect(try context.fetch(Post.self, unique: \.id, 2) == nil)
+    }
+
+    /// Another context's save is merged before the look-up answers: the object the context
+    /// holds shows the new title, and a row the other deleted is not found.
+    @Test func anotherContextsSaveIsSeen() throws {
+        let (container, context) = try savedPosts(5)
+        let held = try #require(try context.fetch(Post.self, unique: \.id, 3))
+        let other = ManagedObjectContext(container)
+        try #require(try other.fetch(Post.self, unique: \.id, 3)).title = "edited elsewhere"
+        other.delete(try #require(try other.fetch(Post.self, unique: \.id, 4)))
+        try other.save()
+        #expect(try context.fetch(Post.self, unique: \.id, 3) === held)
+        #expect(held.title == "edited elsewhere")
+        #expect(try context.fetch(Post.self, unique: \.id, 4) == nil)
+    }
+
+    /// A row another process changed or inserted since the context loaded it: the look-up
+    /// answers the row as it is now, into the object the context holds.
+    @Test func anotherProcessCommitIsSeen() throws {
+        let directory = try TemporaryDirectory()
+        let (_, context) = try savedPosts(3, at: directory.file())
+        let held = try #require(try context.fetch(Post.self, unique: \.id, 1))
+        _ = try sqliteShellWriting(directory.file(), "UPDATE Post SET title = 'from the shell' WHERE id = 1")
+        #expect(try context.fetch(Post.self, unique: \.id, 1) === held)
+        #expect(held.title == "from the shell")
+        _ = try sqliteShellWriting(
+            directory.file(),
+            #"INSERT INTO "Post" ("id", "userId", "title", "body", "read") VALUES (7, 1, 'shell', 'b', 0)"#)
+        #expect(try context.fetch(Post.self, unique: \.id, 7)?.title == "shell")
+    }
+
+    /// Text is compared as the predicate compares it: a look-alike in another normalization
+    /// form finds what `==` on the attribute finds, no more.
+    @Test func textLooksUpAsThePredicateDoes() throws {
+        let container = try testContainer(for: Tag.self, inMemory: true)
+        let context = ManagedObjectContext(container)
+        for name in ["café", "Cafe", "straße"] {
+            Tag(context: context).name = name
+        }
+        try context.save()
+        let reader = ManagedObjectContext(container)
+        for name in ["café", "cafe\u{301}", "Cafe", "cafe", "strasse", "straße", ""] {
+            let predicate = try reader.fetch(FetchDescriptor<Tag>(predicate: #Predicate { $0.name == name })).first
+            #expect(try reader.fetch(Tag.self, unique: \.name, name) === predicate, "\(name)")
+        }
+    }
+
+    /// Dates, optionals and URLs: what the predicate's fetch finds, through its walk where
+    /// the store does not compare as Swift does (a date is kept to the millisecond).
+    @Test func datesOptionalsAndURLsAnswerAsThePredicateDoes() throws {
+        let container = try testContainer(for: Launch.self, Pass.self, inMemory: true)
+        let context = ManagedObjectContext(container)
+        let day = Date(timeIntervalSince1970: 1_700_000_000.25)
+        Launch(context: context).at = day
+        let page = URL(string: "https://example.com/a%20b?q=é")!
+        let pass = Pass(context: context)
+        pass.code = "A"
+        pass.page = page
+        let unnamed = Pass(context: context)
+        unnamed.page = URL(string: "https://example.com/other")!
+        try context.save()
+        let reader = ManagedObjectContext(container)
+        for at in [day, day.addingTimeInterval(0.0004), day.addingTimeInterval(1)] {
+            let predicate = try reader.fetch(FetchDescriptor<Launch>(predicate: #Predicate { $0.at == at })).first
+            #expect(try reader.fetch(Launch.self, unique: \.at, at) === predicate)
+        }
+        #expect(try reader.fetch(Launch.self, unique: \.at, day)?.at == day)
+        #expect(try reader.fetch(Pass.self, unique: \.page, page)?.code == "A")
+        #expect(try reader.fetch(Pass.self, unique: \.code, "A")?.page == page)
+        #expect(try reader.fetch(Pass.self, unique: \.code, "B") == nil)
+        let none: String? = nil
+        let predicate = try reader.fetch(FetchDescriptor<Pass>(predicate: #Predicate { $0.code == none })).first
+        #expect(predicate != nil)
+        #expect(try reader.fetch(Pass.self, unique: \.code, nil) === predicate)
+    }
+
+    /// A key path that names no unique attribute of its own is refused with what to do.
+    @Test func aKeyPathThatIsNotUniqueIsRefused() throws {
+        let (_, context) = try savedPosts(2)
+        do {
+            _ = try context.fetch(Post.self, unique: \.title, "Title 1")
+            Issue.record("a look-up by a title answered")
+        } catch let error as StashError {
+            #expect(error.code == .unsupportedQuery)
+            #expect(error.entity == "Post")
+            #expect(error.message.contains("`.unique`"))
+            #expect(error.message.contains("predicate"))
+        }
+        #expect(throws: StashError.self) { try context.fetch(Post.self, unique: \.title.count, 7) }
+    }
+}
