@@ -8,28 +8,30 @@ extension ManagedObject {
             probedSlots!.append(slot)
             return ConstructionFrame.current.relationshipProbes != nil ? probeTarget(atSlot: slot) : nil
         }
-        let object = resolved
-        if object.isObserved { object.observeAccess(atSlot: slot) }
-        if object.unloaded.contains(slot) { object.managedObjectContext?.faults.fulfill(object) }
-        switch RelationshipTarget(of: object, atSlot: slot) {
+        // A stand-in reads the object it stands in for. Tested here, not through `resolved`,
+        // which took `self` as a new reference for every read (graph fetch, callgrind).
+        if let standIn { return standIn.resolved.toOneTarget(atSlot: slot) }
+        if isObserved { observeAccess(atSlot: slot) }
+        if unloaded.contains(slot) { managedObjectContext?.faults.fulfill(self) }
+        switch RelationshipTarget(of: self, atSlot: slot) {
         case .none:
             return nil
         case .object(let target):
             return target.resolved
         case .row(let rowID):
-            guard let context = object.managedObjectContext else { return nil }
+            guard let context = managedObjectContext else { return nil }
             // Loading enters the context, which merges other contexts' saves first: one may
             // change this very slot, so the slot is read again after it, not kept as it was.
             if context.merger.hasMail.load(ordering: .relaxed) {
                 context.entering {}
                 if !context.merger.hasMail.load(ordering: .relaxed) { return toOneTarget(atSlot: slot) }
             }
-            let relationship = object.entity.relationship(atSlot: slot)!
-            guard let target = context.graph.relatedObject(forRow: rowID, of: relationship, from: object) else {
+            let relationship = entity.relationship(atSlot: slot)!
+            guard let target = context.graph.relatedObject(forRow: rowID, of: relationship, from: self) else {
                 return nil
             }
             // Kept, so the next read costs nothing; not a change.
-            object.keep(target, inSlot: slot, inverseList: relationship.inverseListIndex)
+            keep(target, inSlot: slot, inverseList: relationship.inverseListIndex)
             return target
         }
     }
