@@ -8,8 +8,8 @@ import Testing
 /// other reads of the window then run no query.
 @Suite struct FetchedRowsTests {
     /// `count` saved books, book n by writer n ("Wn").
-    private func shelf(_ count: Int = 250) throws -> PersistentContainer {
-        let container = try graphContainer()
+    private func shelf(_ count: Int = 250, at url: URL? = nil) throws -> PersistentContainer {
+        let container = try graphContainer(at: url)
         let context = ManagedObjectContext(container)
         let books = (0..<count).map { #"{"id": \#($0), "writer": {"id": \#($0), "name": "W\#($0)"}}"# }
         _ = try recipeDecoder(context).decode([Book].self, from: json("[" + books.joined(separator: ",") + "]"))
@@ -131,6 +131,26 @@ import Testing
 
     /// Another context's save that moved a book to another writer is merged before the read
     /// loads anything: the book reads its new writer, then and after.
+    /// A window whose load failed (the writers' table renamed away by another process) is
+    /// given back: once the table is back, the next read that misses loads the window in
+    /// one query, not its own writer alone and each neighbour's after it.
+    @Test(.sqliteOnly("renames a table with the sqlite3 shell and counts the statements SQLiteStore runs"))
+    func aWindowThatFailedToLoadIsLoadedByTheNextReadThatMisses() throws {
+        let directory = try TemporaryDirectory()
+        let container = try shelf(30, at: directory.file())
+        let context = ManagedObjectContext(container)
+        let books = try context.fetch(FetchDescriptor<Book>(sortBy: [SortDescriptor(\.id)]))
+        _ = try sqliteShellWriting(directory.file(), #"ALTER TABLE "Writer" RENAME TO "WriterAway""#)
+        #expect(books[0].writer == nil)
+        #expect(throws: StashError.self) { try context.fetch(FetchDescriptor<Book>()) }
+        _ = try sqliteShellWriting(directory.file(), #"ALTER TABLE "WriterAway" RENAME TO "Writer""#)
+        #expect(books[1].writer?.id == 1)
+        let before = statements(container)
+        #expect(books[2..<30].map { $0.writer?.id } == Array(2..<30))
+        #expect(statements(container) == before)
+        #expect(books[0].writer?.id == 0)
+    }
+
     @Test(.bothStores) func aReadTakesTheWriterAnotherContextSavedSinceTheFetch() throws {
         // The books hold their context, and it its container.
         let (_, _, books) = try shelfWithBookFiveMovedElsewhere()

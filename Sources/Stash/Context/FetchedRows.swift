@@ -52,4 +52,12 @@ struct FetchedRows {
         let start = window * Self.windowSize
         return rowIDs[start..<min(start + Self.windowSize, rowIDs.count)]
     }
+
+    /// Gives back the window `window(around:slot:)` handed out for `place` and `slot`, whose
+    /// load failed: the next read that misses loads it, rather than each read its own target.
+    mutating func reopen(around place: UInt64, slot: Int) {
+        guard number != 0, place & ~0xFFFF_FFFF == number else { return }
+        let position = Int(truncatingIfNeeded: place & 0xFFFF_FFFF)
+        loaded.remove(position / Self.windowSize &<< 20 | slot)
+    }
 }

@@ -24,7 +24,8 @@ extension ObjectGraph {
     /// (its window of `FetchedRows.windowSize`), in one query for those not registered, as
     /// prefetching does: each of them still alive keeps its target, so reading it costs no
     /// query and no look-up. A window is loaded once per relationship. A store that fails here
-    /// is left for the read of the one target, which says so.
+    /// is left for the read of the one target, which says so; the window is given back, for
+    /// the next read that misses to load.
     ///
     /// Not while an all-or-nothing decode is under way (its journal would take the targets
     /// out of the context if it failed, and the neighbours would keep them), nor while the
@@ -43,7 +44,11 @@ extension ObjectGraph {
             for rowID in rows where rowID != .min {
                 if let object = sourceState.byRowID[rowID], object.state == .persisted { neighbours.append(object) }
             }
-            try? context.prefetchTargets(of: neighbours, slot, relationship, in: targetState)
+            do {
+                try context.prefetchTargets(of: neighbours, slot, relationship, in: targetState)
+            } catch {
+                sourceState.lastFetch.reopen(around: source.fetchPlace, slot: slot)
+            }
         }
     }
 }
