@@ -123,6 +123,29 @@ import Testing
         #expect(try reader.fetch(Pass.self, unique: \.code, nil) === predicate)
     }
 
+    /// `#Predicate { $0.userId == 3 }` with nothing else to say is read by the column too
+    /// (`Store.fetch(_:whereColumn:equals:…)`): every row that holds the value, in row order,
+    /// the same instances as the full fetch; with an unsaved edit, the predicate's fetch.
+    @Test func aPredicateEqualityOnAColumnOfManyRowsReadsThemAllInOrder() throws {
+        let (container, _) = try savedPosts(30)
+        let context = ManagedObjectContext(container)
+        let all = try context.fetch(FetchDescriptor<Post>())
+        let threes = try context.fetch(FetchDescriptor<Post>(predicate: #Predicate { $0.userId == 3 }))
+        #expect(threes.map(\.id) == [3, 10, 17, 24])
+        #expect(threes.allSatisfy { found in all.contains { $0 === found } })
+        #expect(try context.fetch(FetchDescriptor<Post>(predicate: #Predicate { $0.userId == 9 })).isEmpty)
+        all[0].userId = 3
+        let edited = try context.fetch(FetchDescriptor<Post>(predicate: #Predicate { $0.userId == 3 }))
+        #expect(edited.map(\.id) == [1, 3, 10, 17, 24])
+        // Saved, a new context reads the edit by the column.
+        try context.save()
+        let fresh = ManagedObjectContext(container)
+        #expect(
+            try fresh.fetch(FetchDescriptor<Post>(predicate: #Predicate { $0.userId == 3 })).map(\.id) == [
+                1, 3, 10, 17, 24,
+            ])
+    }
+
     /// A key path that names no unique attribute of its own is refused with what to do.
     @Test func aKeyPathThatIsNotUniqueIsRefused() throws {
         let (_, context) = try savedPosts(2)

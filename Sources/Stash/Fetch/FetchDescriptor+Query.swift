@@ -17,6 +17,13 @@ extension FetchDescriptor {
         if let expression = parts.predicate, let input = parts.input {
             predicate = try PredicateTranslator.translate(expression, input: input, for: entity)
         }
+        return try storeQuery(parts, predicate: predicate, for: entity)
+    }
+
+    /// `storeQuery(_:for:)` with the predicate translated already.
+    func storeQuery(_ parts: FetchParts, predicate: QueryExpression?, for entity: EntityDescription) throws
+        -> StoreQuery
+    {
         let sort = parts.isSorted ? try sortBy.map { try Self.querySort($0, for: entity) } : []
         // A negative limit is no object, as the merge of unsaved changes counts it; SQLite
         // would read `LIMIT -1` as no limit.

@@ -17,12 +17,24 @@ extension PredicateTranslator {
         _ expression: any StandardPredicateExpression<Bool>, input: PredicateExpressions.VariableID,
         for entity: EntityDescription
     ) -> QueryExpression? {
+        keyEqualityParts(expression, input: input, for: entity).map {
+            .compare(.column($0.column), .equal, .value($0.value), .stored)
+        }
+    }
+
+    /// `keyEquality`'s column and the value it compares with, before they are made an
+    /// expression: a fetch with nothing else to say reads those rows by the column.
+    static func keyEqualityParts(
+        _ expression: any StandardPredicateExpression<Bool>, input: PredicateExpressions.VariableID,
+        for entity: EntityDescription
+    ) -> (column: Int, value: StoredValue)? {
         guard let reader = keyEqualityReader(of: type(of: expression)),
             let (variable, keyPath, constant) = reader.parts(of: expression),
             variable == input,
-            case .attribute(let attribute)? = try? entity.member(for: keyPath)
+            case .attribute(let attribute)? = try? entity.member(for: keyPath),
+            let value = keyEqualityValue(of: attribute, to: constant, for: entity)
         else { return nil }
-        return keyEquality(of: attribute, to: constant, for: entity)
+        return (attribute.index, value)
     }
 
     /// `attribute == constant` as the walk translates it, if the attribute is a plain one and

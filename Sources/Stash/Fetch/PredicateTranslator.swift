@@ -38,7 +38,7 @@ struct PredicateTranslator {
         try walk(predicate.expression, input: predicate.variable.key, for: entity)
     }
 
-    private static func walk(
+    static func walk(
         _ expression: any StandardPredicateExpression<Bool>, input: PredicateExpressions.VariableID,
         for entity: EntityDescription
     ) throws -> QueryExpression {
