@@ -57,7 +57,7 @@ struct FetchedRows {
     /// load failed: the next read that misses loads it, rather than each read its own target.
     mutating func reopen(around place: UInt64, slot: Int) {
         guard number != 0, place & ~0xFFFF_FFFF == number else { return }
-        let position = Int(truncatingIfNeeded: place & 0xFFFF_FFFF)
-        loaded.remove(position / Self.windowSize &<< 20 | slot)
+        let window = Int(truncatingIfNeeded: place & 0xFFFF_FFFF) / Self.windowSize
+        loaded.remove(window &<< 20 | slot)
     }
 }
