@@ -17,9 +17,7 @@ extension PredicateTranslator {
         _ expression: any StandardPredicateExpression<Bool>, input: PredicateExpressions.VariableID,
         for entity: EntityDescription
     ) -> QueryExpression? {
-        keyEqualityParts(expression, input: input, for: entity).map {
-            .compare(.column($0.column), .equal, .value($0.value), .stored)
-        }
+        keyEqualityParts(expression, input: input, for: entity).map { .columnEquals($0.column, $0.value) }
     }
 
     /// `keyEquality`'s column and the value it compares with, before they are made an
@@ -37,17 +35,9 @@ extension PredicateTranslator {
         return (attribute.index, value)
     }
 
-    /// `attribute == constant` as the walk translates it, if the attribute is a plain one and
-    /// the constant a stored value; `nil` to walk it.
-    static func keyEquality(of attribute: AttributeDescription, to constant: Any?, for entity: EntityDescription)
-        -> QueryExpression?
-    {
-        keyEqualityValue(of: attribute, to: constant, for: entity).map {
-            .compare(.column(attribute.index), .equal, .value($0), .stored)
-        }
-    }
-
-    /// The stored value `keyEquality` compares the attribute's column with; `nil` to walk it.
+    /// The stored value `keyEquality` compares the attribute's column with: `attribute ==
+    /// constant` as the walk translates it, if the attribute is a plain one and the constant a
+    /// stored value; `nil` to walk it.
     static func keyEqualityValue(of attribute: AttributeDescription, to constant: Any?, for entity: EntityDescription)
         -> StoredValue?
     {

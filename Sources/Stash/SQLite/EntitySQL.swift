@@ -77,7 +77,7 @@ final class EntitySQL: Sendable {
         // Rendered by the renderer itself, so the text is the one any other path would run.
         selectWhereEqual = (lookUps ? schema.columns.indices : 0..<0).map { column in
             var query = StoreQuery(schema)
-            query.predicate = .compare(.column(column), .equal, .value(.null), .stored)
+            query.predicate = .columnEquals(column, .null)
             let plain = SQLiteStore.renderSelect(query, selectingAll: selectAll).text
             query.limit = 1
             return (plain, SQLiteStore.renderSelect(query, selectingAll: selectAll).text)

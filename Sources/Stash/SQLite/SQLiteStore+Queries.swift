@@ -22,9 +22,7 @@ extension SQLiteStore {
         if column < texts.count {
             try readRows(texts[column].plain, [value], of: entity.name, &tokenLook, look, body)
         } else {
-            let equality = QueryExpression.compare(.column(column), .equal, .value(value), .stored)
-            let query = StoreQuery(entity, predicate: equality, sort: [], limit: nil, offset: nil)
-            try fetchRendered(query, &tokenLook, look, body)
+            try fetchRendered(StoreQuery(entity, predicate: .columnEquals(column, value)), &tokenLook, look, body)
         }
         try tokenLook.finish(self, look)
     }

@@ -38,6 +38,12 @@ package indirect enum QueryExpression: Sendable, Equatable {
 
     package static let `true` = QueryExpression.value(.integer(1))
     package static let `false` = QueryExpression.value(.integer(0))
+
+    /// The column at `column` holds `value` as stored: the look-up by one value, whose SELECT
+    /// a store may keep made (`EntitySQL.selectWhereEqual`, `Store.fetch(_:whereColumn:…)`).
+    package static func columnEquals(_ column: Int, _ value: StoredValue) -> QueryExpression {
+        .compare(.column(column), .equal, .value(value), .stored)
+    }
 }
 
 package enum QueryComparison: String, Sendable {

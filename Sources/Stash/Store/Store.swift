@@ -111,8 +111,6 @@ extension Store {
         _ entity: EntitySchema, whereColumn column: Int, equals value: StoredValue,
         lookingAtToken look: (Int64?) throws -> Bool, _ body: (any StoreRow) throws -> Void
     ) throws {
-        let equality = QueryExpression.compare(.column(column), .equal, .value(value), .stored)
-        try fetch(
-            StoreQuery(entity, predicate: equality, sort: [], limit: nil, offset: nil), lookingAtToken: look, body)
+        try fetch(StoreQuery(entity, predicate: .columnEquals(column, value)), lookingAtToken: look, body)
     }
 }

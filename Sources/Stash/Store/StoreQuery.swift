@@ -31,7 +31,10 @@ package struct StoreQuery {
     }
 
     /// A query of every column, as a fetch descriptor translates to.
-    init(_ entity: EntitySchema, predicate: QueryExpression?, sort: [QuerySort], limit: Int?, offset: Int?) {
+    init(
+        _ entity: EntitySchema, predicate: QueryExpression?, sort: [QuerySort] = [], limit: Int? = nil,
+        offset: Int? = nil
+    ) {
         self.entity = entity
         self.predicate = predicate
         self.sort = sort
