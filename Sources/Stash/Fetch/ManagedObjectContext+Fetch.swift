@@ -30,29 +30,33 @@ extension ManagedObjectContext {
             let state = try self.identity.state(forType: T.self)
             let entity = state.entity
             let pending = pendingObjects(in: state)
-            // `#Predicate { $0.id == id }` with nothing else to say: the rows whose column holds
-            // the value, read by the column (as `fetch(_:unique:_:)` reads them), with no query
-            // to make, render and free (1.9k instructions of a look-up's 41.8k).
-            var predicate: QueryExpression?
-            if let expression = parts.predicate, let input = parts.input {
-                if let equality = PredicateTranslator.keyEqualityParts(expression, input: input, for: entity) {
-                    if pending.isEmpty, !parts.isSorted, !parts.isPrefetching, parts.limit == nil, parts.offset == nil {
-                        let found = try fetchStored(in: state) { look, body in
-                            try container.store.fetch(
-                                entity.schema, whereColumn: equality.column, equals: equality.value,
-                                lookingAtToken: look, body)
-                        }
-                        graph.noteFetched(found, in: state)
-                        return unsafeBitCast(found, to: [T].self)
-                    }
-                    predicate = .compare(.column(equality.column), .equal, .value(equality.value), .stored)
-                } else {
+            // `#Predicate { $0.id == id }`: the column and the value as stored, translated once.
+            let equality = parts.predicate.flatMap { expression in
+                parts.input.flatMap { PredicateTranslator.keyEqualityParts(expression, input: $0, for: entity) }
+            }
+            func query() throws -> StoreQuery {
+                var predicate: QueryExpression?
+                if let equality {
+                    predicate = .columnEquals(equality.column, equality.value)
+                } else if let expression = parts.predicate, let input = parts.input {
                     predicate = try PredicateTranslator.walk(expression, input: input, for: entity)
                 }
+                return try descriptor.storeQuery(parts, predicate: predicate, for: entity)
             }
-            var query = try descriptor.storeQuery(parts, predicate: predicate, for: entity)
             if pending.isEmpty {
-                let found = try fetchStored(query, in: state)
+                let found: [ManagedObject]
+                if let equality, !parts.isSorted, !parts.isPrefetching, parts.limit == nil, parts.offset == nil {
+                    // A key equality with nothing else to say: the rows whose column holds the
+                    // value, read by the column (as `fetch(_:unique:_:)` reads them), with no
+                    // query to make, render and free (1.9k instructions of a look-up's 41.8k).
+                    found = try fetchStored(in: state) { look, body in
+                        try container.store.fetch(
+                            entity.schema, whereColumn: equality.column, equals: equality.value, lookingAtToken: look,
+                            body)
+                    }
+                } else {
+                    found = try fetchStored(query(), in: state)
+                }
                 // Numbered after the loop, not in it: stamping each object as it came cost
                 // the prefetched graph fetch 1.9% more (callgrind).
                 graph.noteFetched(found, in: state)
@@ -66,6 +70,7 @@ extension ManagedObjectContext {
                 assert(found.allSatisfy { $0 is T }, "a fetch of \(T.self) made an object of another class")
                 return unsafeBitCast(found, to: [T].self)
             }
+            var query = try query()
             try lookForExternalCommits()
             try refreshStaleCandidates(pending, in: state)
             query.excludedRowIDs = pending.excluded
