@@ -117,18 +117,48 @@ import Testing
         unnamed.page = URL(string: "https://example.com/other")!
         try context.save()
         let reader = ManagedObjectContext(container)
-        for at in [day, day.addingTimeInterval(0.0004), day.addingTimeInterval(1)] {
+        // A date is the stored millisecond or nothing: one between two is no launch's.
+        let dates: [(Date, Bool)] = [
+            (day, true), (day.addingTimeInterval(0.0004), false), (day.addingTimeInterval(1), false),
+        ]
+        for (at, isLaunch) in dates {
             let predicate = try reader.fetch(FetchDescriptor<Launch>(predicate: #Predicate { $0.at == at })).first
-            #expect(try reader.fetch(Launch.self, unique: \.at, at) === predicate)
+            let keyed = try reader.fetch(Launch.self, unique: \.at, at)
+            #expect(keyed === predicate)
+            #expect((keyed?.at == day) == isLaunch, "\(at.timeIntervalSince1970)")
         }
-        #expect(try reader.fetch(Launch.self, unique: \.at, day)?.at == day)
         #expect(try reader.fetch(Pass.self, unique: \.page, page)?.code == "A")
         #expect(try reader.fetch(Pass.self, unique: \.code, "A")?.page == page)
         #expect(try reader.fetch(Pass.self, unique: \.code, "B") == nil)
+        // `nil` finds the pass without a code, as `$0.code == nil` does.
         let none: String? = nil
         let predicate = try reader.fetch(FetchDescriptor<Pass>(predicate: #Predicate { $0.code == none })).first
-        #expect(predicate != nil)
-        #expect(try reader.fetch(Pass.self, unique: \.code, nil) === predicate)
+        let keyed = try reader.fetch(Pass.self, unique: \.code, nil)
+        #expect(keyed === predicate)
+        #expect(keyed?.page == URL(string: "https://example.com/other")!)
+    }
+
+    /// A reopened store: the look-up finds what an earlier container saved, by the SELECT the
+    /// new store makes for the column.
+    @Test func aReopenedStoreIsLookedUpAsItWasSaved() throws {
+        let directory = try TemporaryDirectory()
+        _ = try savedPosts(4, at: directory.file())
+        let reopened = try testContainer(for: Post.self, storeURL: directory.file())
+        let context = ManagedObjectContext(reopened)
+        #expect(try context.fetch(Post.self, unique: \.id, 4)?.title == "Title 4")
+        #expect(try context.fetch(Post.self, unique: \.id, 5) == nil)
+    }
+
+    /// The look-up is an entry point: used off its context's executor it traps with the
+    /// message every entry point gives.
+    @Test func aKeyedLookUpOffItsContextsExecutorTraps() async throws {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let container = try testContainer(for: Post.self, inMemory: true)
+            let background = container.newBackgroundContext()
+            _ = try background.fetch(Post.self, unique: \.id, 1)
+        }
+        let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+        #expect(message.contains("was used off its executor"))
     }
 
     /// `#Predicate { $0.userId == 3 }` with nothing else to say is read by the column too
