@@ -18,10 +18,13 @@ struct Iteration {
     /// Whether the query workload and the graph run (both on by default).
     var queries = true
     var graph = true
+    /// Only the graph import and fetch (`--graph-only`, for profiling them).
+    var graphOnly = false
     var authors = GraphPayload.defaultAuthorCount
     var decodePath = StashRun.DecodePath.reader
 
     func run(into results: inout Results) throws {
+        if graphOnly { return try runGraph(&results) }
         let baselinePath = directory.appendingPathComponent("baseline.sqlite").path
         let stashPath = directory.appendingPathComponent("stash.sqlite").path
         let database = try Baseline.createStore(at: baselinePath)

@@ -17,6 +17,8 @@ struct Options {
     var authors = GraphPayload.defaultAuthorCount
     /// Only the REST import (for profiling it).
     var restOnly = false
+    /// Only the graph import and fetch (for profiling them).
+    var graphOnly = false
     /// How Stash's import and re-import decode (`StashRun.DecodePath`).
     var decodePath = StashRun.DecodePath.reader
     /// `postgres`: the PostgreSQL benchmark (`PostgresBench`) instead of SQLite's.
@@ -40,6 +42,7 @@ struct Options {
           --authors N     authors the graph's essays name, each drawn at random (default 500;
                           as many as the essays: nearly every fetched essay's author is its own)
           --rest-only     only the REST import over loopback HTTP
+          --graph-only    only the graph import and fetch (for profiling them)
           --no-memory     skip the peak memory of one import (a child process per side)
           --decode PATH   how Stash's import decodes: reader (context.decode, the byte-level
                           reader: the default), jsondecoder (context.decode through JSONDecoder),
@@ -76,6 +79,11 @@ struct Options {
                 options.queries = false
             case "--no-graph":
                 options.graph = false
+            case "--graph-only":
+                options.graphOnly = true
+                options.rest = false
+                options.readWhileWriting = false
+                options.memory = false
             case "--rest-only":
                 options.restOnly = true
                 options.readWhileWriting = false
@@ -170,6 +178,7 @@ do {
             compareStores: index == 0)
         iteration.queries = options.queries
         iteration.graph = options.graph
+        iteration.graphOnly = options.graphOnly
         iteration.authors = options.authors
         iteration.decodePath = options.decodePath
         try iteration.run(into: &results)
