@@ -172,8 +172,10 @@ struct Results {
             .graphImportDecode,
             .graphFetch,
             .graphFetchPrefetched,
-        ].map {
-            operation in
+        ].compactMap {
+            operation -> String? in
+            // An operation the run skipped (`--no-queries`, `--graph-only`) has no samples.
+            guard samples[operation] != nil else { return nil }
             let baseline = samples[operation]?[.baseline]?[iteration] ?? .nan
             let stash = samples[operation]?[.stash]?[iteration] ?? .nan
             return "\(operation.shortLabel) \(format(baseline))/\(format(stash))"
