@@ -58,6 +58,37 @@ import Testing
         #expect(context.registeredObject(for: first.objectID) == nil)
     }
 
+    /// What a decoded new object's unique values do to the index (`setEntryIfFree`): a key
+    /// another object holds stays its; a free one names the object, and the save then names
+    /// the object's row, so that the index no longer holds the object.
+    @Test func aFreeUniqueKeyNamesTheObjectAndATakenOneKeepsItsHolder() throws {
+        let container = try testContainer(for: Post.self, inMemory: true)
+        let context = ManagedObjectContext(container)
+        let first = post(1)
+        let second = post(2)
+        context.insert(first)
+        context.insert(second)
+        let state = try context.identity.state(forType: Post.self)
+        state.setEntryIfFree(second, 0, .integer(1))
+        #expect(state.lookup(0, .integer(1), in: context) === first)
+        state.uniqueIndexes[0][.integer(2)] = nil
+        state.setEntryIfFree(second, 0, .integer(2))
+        #expect(state.lookup(0, .integer(2), in: context) === second)
+        try context.save()
+        #expect(state.lookup(0, .integer(1), in: context) === first)
+        // Decoded as new in a context of its own, an object enters the index only here.
+        let decoding = ManagedObjectContext(container)
+        let decoded = try decoding.decode(
+            Post.self, from: Data(#"{"id": 3, "userId": 1, "title": "T", "body": "B"}"#.utf8))
+        try decoding.save()
+        let named = try decoding.identity.state(forType: Post.self).uniqueIndexes[0][.integer(3)]
+        guard case .row(let rowID)? = named else {
+            Issue.record("the saved object's key names \(String(describing: named)), not its row")
+            return
+        }
+        #expect(rowID == decoded.rowID)
+    }
+
     private func post(_ id: Int) -> Post {
         let post = Post()
         post.id = id

@@ -255,9 +255,7 @@ final class ObjectDecoder: ContextPart {
                 object.changedAttributes = changed
                 context.register(object, in: state)
                 // The lookups above missed (and indexed anything pending), so the keys are free.
-                for (index, key) in keys where state.uniqueIndexes[index][key] == nil {
-                    state.setEntry(object, index, key)
-                }
+                for (index, key) in keys { state.setEntryIfFree(object, index, key) }
                 if capturing { capturedAttributes = DecodedAttributes(uniqueValues, keys, values) }
                 return (object, changed)
             }

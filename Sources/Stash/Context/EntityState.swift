@@ -211,6 +211,23 @@ final class EntityState {
         if case .queued = entry { queuedKeys.append((index, key)) }
     }
 
+    /// `setEntry` if no entry holds `key` yet, in one look-up of the key: asking first and
+    /// then setting hashed it twice (about 330 instructions a new object of an import, callgrind).
+    func setEntryIfFree(_ object: ManagedObject, _ index: Int, _ key: StoredValue) {
+        var added: UniqueEntry?
+        func made() -> UniqueEntry {
+            let entry = entry(naming: object)
+            added = entry
+            return entry
+        }
+        // The subscript with a default makes and inserts it only where the key has no entry.
+        Self.touch(&uniqueIndexes[index][key, default: made()])
+        if case .queued? = added { queuedKeys.append((index, key)) }
+    }
+
+    @inline(__always)
+    private static func touch(_ entry: inout UniqueEntry) {}
+
     /// Makes `object` the holder of `key` of the `constraint`th composite unique constraint.
     func setCompositeEntry(_ object: ManagedObject, _ constraint: Int, _ key: CompositeKey) {
         let entry = entry(naming: object)
