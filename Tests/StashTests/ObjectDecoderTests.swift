@@ -49,3 +49,46 @@ import Testing
         #expect(error?.message.contains("\"title\"") == true)
     }
 }
+
+/// Records, as each is decoded, how much room its entity's unique index had: what
+/// `ReservedRoomTests` checks.
+final class Arrival: ManagedObject, Decodable {
+    @Attribute(.unique) var id: Int
+    @Attribute var roomAtArrival: Int = 0
+
+    override func awakeFromInsert() {
+        guard let context = managedObjectContext, let state = try? context.identity.state(forType: Arrival.self) else {
+            return
+        }
+        roomAtArrival = state.uniqueIndexes[0].capacity
+    }
+}
+
+/// An array the byte-level reader decodes makes room in its entity's unique index for all of
+/// its objects before the first (`expectDecodedObjects`); `decodeAndSave`, which holds one
+/// batch at a time, for one batch.
+@Suite struct ReservedRoomTests {
+    private func payload(_ count: Int) -> Data {
+        Data(("[" + (0..<count).map { #"{"id": \#($0)}"# }.joined(separator: ",") + "]").utf8)
+    }
+
+    @Test func anArrayOfObjectsMakesRoomForAllOfThemAtOnce() throws {
+        let context = ManagedObjectContext(try testContainer(for: Arrival.self, inMemory: true))
+        let arrivals = try context.decode([Arrival].self, from: payload(300))
+        #expect(arrivals.count == 300)
+        #expect(arrivals[0].roomAtArrival >= 300)
+        // Fewer than 64 elements grow the index as they come.
+        let few = try ManagedObjectContext(context.container).decode([Arrival].self, from: payload(10))
+        #expect(few[0].roomAtArrival < 10)
+    }
+
+    @Test func decodeAndSaveMakesRoomForOneBatch() throws {
+        let container = try testContainer(for: Arrival.self, inMemory: true)
+        try ManagedObjectContext(container).decodeAndSave([Arrival].self, from: payload(3_000), batchSize: 100)
+        let rooms = try ManagedObjectContext(container).fetch(FetchDescriptor<Arrival>()).map(\.roomAtArrival)
+        #expect(rooms.count == 3_000)
+        // The first batch's objects find room for the batch; none finds room for the array.
+        #expect(rooms.prefix(100).allSatisfy { $0 >= 100 })
+        #expect(rooms.allSatisfy { $0 < 1_000 })
+    }
+}

@@ -31,6 +31,16 @@ extension ManagedObjectContext {
         }
     }
 
+    /// Told by the byte-level reader as it starts on an array of `count` elements of `type`:
+    /// if they are objects of one of the container's models, the entity's indexes make room
+    /// for them at once (`EntityState.reserveForNewObjects`). Objects the context or the store
+    /// has already leave that room unused. `decodeAndSave` holds one batch at a time, and makes
+    /// room for one.
+    func expectDecodedObjects(_ count: Int, of type: Any.Type) {
+        guard let model = type as? ManagedObject.Type, let state = try? identity.state(forType: model) else { return }
+        state.reserveForNewObjects(decoding.batches.map { min(count, $0.batchSize) } ?? count)
+    }
+
     /// Decodes a list of `parent`'s children: each object of `Child` decoded takes `parent` as
     /// its `relationship` before it is matched by its unique values, so children unique per
     /// parent (`[\.feed, \.guid]`) find their stored rows, and a re-import makes no second

@@ -86,6 +86,18 @@ final class EntityState {
             || updated.values.contains { !$0.object.changedAttributes.isEmpty || !$0.object.changedLists.isEmpty }
     }
 
+    /// Makes room for `count` more new objects in the unique indexes and the insert queue: an
+    /// import that knows how many objects its array holds grows them once, rather than by
+    /// doubling and rehashing every entry each time (about 620 instructions an object of
+    /// stash-bench's import under callgrind).
+    func reserveForNewObjects(_ count: Int) {
+        for index in uniqueIndexes.indices {
+            uniqueIndexes[index].reserveCapacity(uniqueIndexes[index].count + count)
+        }
+        queued.reserveCapacity(queued.count + count)
+        inserted.reserveCapacity(inserted.count + count)
+    }
+
     /// Lists a new object for the next save, once.
     func enqueueInsert(_ object: ManagedObject) {
         if queued.insert(ObjectIdentifier(object)).inserted {

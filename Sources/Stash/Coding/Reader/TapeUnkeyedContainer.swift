@@ -88,8 +88,15 @@ struct TapeUnkeyedContainer: UnkeyedDecodingContainer {
     }
     mutating func decode<T: Decodable>(_ type: T.Type) throws -> T {
         let decoder = self.decoder
+        if currentIndex == 0, let count, count >= Self.reservedFrom, let context = document.context {
+            context.expectDecodedObjects(count, of: type)
+        }
         return try next(type) { try decoder.value(type, at: $1, $2) }
     }
+
+    /// From how many elements an array of models makes room for them first (see
+    /// `ManagedObjectContext.expectDecodedObjects`).
+    private static let reservedFrom = 64
 
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws
         -> KeyedDecodingContainer<NestedKey>
