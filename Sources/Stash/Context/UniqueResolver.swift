@@ -217,6 +217,7 @@ final class UniqueResolver: ContextPart {
                 // What it was given stands for values never loaded: kept as unset, so that a
                 // rollback unsets them and they are read from the row again (`unknown`).
                 var given = SavedValues()
+                given.reserveCapacity(changed.count)
                 for attribute in entity.attributes where changed.contains(attribute.index) {
                     given.set(nil, atSlot: attribute.index)
                 }

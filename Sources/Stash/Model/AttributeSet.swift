@@ -44,6 +44,11 @@ package struct AttributeSet: Hashable, Sendable {
         high = []
     }
 
+    /// How many positions are in the set.
+    package var count: Int {
+        high.reduce(low.nonzeroBitCount) { $0 + $1.nonzeroBitCount }
+    }
+
     /// The positions below `limit` that are in the set, in ascending order.
     package func positions(below limit: Int) -> [Int] {
         (0..<limit).filter(contains)

@@ -85,6 +85,9 @@ package struct StoredRowComparison {
         // cost a quarter of stash-bench's re-import write).
         if !checked.isEmpty, updates.readsWholeRows {
             let unloaded = updates.unloaded?(row) ?? AttributeSet.all(read.count)
+            // Room for every row read at the first: grown a doubling at a time, the table
+            // rehashed 15 times in a 20,000-row re-import (3.8M instructions, callgrind).
+            if result.storedRows.isEmpty { result.storedRows.reserveCapacity(rowIDs.count) }
             result.storedRows[row] = read.indices.map { unloaded.contains(read[$0]) ? value($0) : .null }
         }
         var conflicting: [Int: StoredValue] = [:]
