@@ -78,6 +78,31 @@ final class Drawer17: ManagedObject { @Attribute var number = 0 }
         #expect(!other.hasChanges)
     }
 
+    /// A target the context holds is read as it is: the slot keeps naming its row, so the
+    /// read writes nothing (it enters nothing that would check where it runs). One no one
+    /// holds is loaded and kept, so that the next read costs no query.
+    @Test func aHeldTargetIsReadWithoutBeingKeptAndALoadedOneIsKept() throws {
+        let (_, container, rack) = try rackedSpecimens()
+        let other = ManagedObjectContext(container)
+        var held = try other.fetch(FetchDescriptor<Rack>()).first
+        try #require(held != nil)
+        let specimen = try #require(
+            try other.fetch(FetchDescriptor<Specimen>(predicate: #Predicate { $0.code == 1 })).first)
+        #expect(specimen.rack === held)
+        guard case .row(let rowID) = RelationshipTarget(of: specimen, atSlot: Self.rackSlot) else {
+            Issue.record("a target the context holds was kept in the slot")
+            return
+        }
+        #expect(rowID == rack.rowID)
+        held = nil
+        #expect(specimen.rack?.name == "top")
+        guard case .object(let kept) = RelationshipTarget(of: specimen, atSlot: Self.rackSlot) else {
+            Issue.record("a loaded target was not kept in the slot")
+            return
+        }
+        #expect(kept.rowID == rack.rowID)
+    }
+
     @Test func aColumnThatHoldsNoRowIDFailsTheFetchNamingTheRelationship() throws {
         let (directory, container, _) = try rackedSpecimens()
         // Text in an INTEGER column stays text: not a row id.

@@ -27,10 +27,14 @@ extension ManagedObject {
                 if !context.merger.hasMail.load(ordering: .relaxed) { return toOneTarget(atSlot: slot) }
             }
             let relationship = entity.relationship(atSlot: slot)!
+            // One the context holds is read as it is, not kept: the read then writes nothing
+            // (it enters nothing that would check where it runs), and whoever holds the target
+            // keeps it alive.
+            if let held = context.graph.heldObject(forRow: rowID, of: relationship) { return held }
             guard let target = context.graph.relatedObject(forRow: rowID, of: relationship, from: self) else {
                 return nil
             }
-            // Kept, so the next read costs nothing; not a change.
+            // Loaded: kept, so the next read costs nothing; not a change.
             keep(target, inSlot: slot, inverseList: relationship.inverseListIndex)
             return target
         }
