@@ -114,6 +114,9 @@ struct Options {
                 fail("unknown argument \(argument)")
             }
         }
+        if options.graphOnly, options.postgres || options.restOnly {
+            fail("--graph-only runs SQLite's graph alone: not with --store postgres or --rest-only")
+        }
         return options
     }
 

@@ -75,7 +75,11 @@ import Testing
         state.setEntryIfFree(second, 0, .integer(2))
         #expect(state.lookup(0, .integer(2), in: context) === second)
         try context.save()
-        #expect(state.lookup(0, .integer(1), in: context) === first)
+        guard case .row(let secondRow)? = state.uniqueIndexes[0][.integer(2)] else {
+            Issue.record("the saved key 2 should name its row")
+            return
+        }
+        #expect(secondRow == second.rowID)
         // Decoded as new in a context of its own, an object enters the index only here.
         let decoding = ManagedObjectContext(container)
         let decoded = try decoding.decode(

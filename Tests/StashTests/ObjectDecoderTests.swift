@@ -82,10 +82,25 @@ final class Arrival: ManagedObject, Decodable {
         #expect(few[0].roomAtArrival < 10)
     }
 
+    /// The room is made before any element is decoded: an array whose first element is no
+    /// object makes none, and a huge one makes room for `reservedAtMost`.
+    @Test func roomIsMadeOnlyForObjectsAndBoundedInAdvance() throws {
+        let context = ManagedObjectContext(try testContainer(for: Arrival.self, inMemory: true))
+        let numbers = Data(("[" + (0..<300).map(String.init).joined(separator: ",") + "]").utf8)
+        #expect(throws: (any Error).self) { try context.decode([Arrival].self, from: numbers) }
+        let state = try context.identity.state(forType: Arrival.self)
+        #expect(state.uniqueIndexes[0].capacity < 300)
+        context.expectDecodedObjects(50_000_000, of: Arrival.self)
+        #expect(state.uniqueIndexes[0].capacity >= ManagedObjectContext.reservedAtMost)
+        #expect(state.uniqueIndexes[0].capacity < 4 * ManagedObjectContext.reservedAtMost)
+        #expect(state.inserted.capacity < 4 * ManagedObjectContext.reservedAtMost)
+    }
+
     @Test func decodeAndSaveMakesRoomForOneBatch() throws {
         let container = try testContainer(for: Arrival.self, inMemory: true)
         try ManagedObjectContext(container).decodeAndSave([Arrival].self, from: payload(3_000), batchSize: 100)
-        let rooms = try ManagedObjectContext(container).fetch(FetchDescriptor<Arrival>()).map(\.roomAtArrival)
+        let rooms = try ManagedObjectContext(container).fetch(FetchDescriptor<Arrival>(sortBy: [SortDescriptor(\.id)]))
+            .map(\.roomAtArrival)
         #expect(rooms.count == 3_000)
         // The first batch's objects find room for the batch; none finds room for the array.
         #expect(rooms.prefix(100).allSatisfy { $0 >= 100 })

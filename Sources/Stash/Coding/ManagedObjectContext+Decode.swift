@@ -31,15 +31,25 @@ extension ManagedObjectContext {
         }
     }
 
-    /// Told by the byte-level reader as it starts on an array of `count` elements of `type`:
-    /// if they are objects of one of the container's models, the entity's indexes make room
-    /// for them at once (`EntityState.reserveForNewObjects`). Objects the context or the store
-    /// has already leave that room unused. `decodeAndSave` holds one batch at a time, and makes
-    /// room for one.
+    /// Told by the byte-level reader as it starts on an array of `count` elements of `type`
+    /// whose first is an object: if they are objects of one of the container's models, the
+    /// entity's indexes make room for them at once (`EntityState.reserveForNewObjects`).
+    /// Objects the context or the store has already leave that room unused. At most
+    /// `reservedAtMost` (the room is made before any element is decoded, so a body of a
+    /// million `{}` must not reserve for a million); `decodeAndSave` holds one batch at a time,
+    /// and makes room for one.
     func expectDecodedObjects(_ count: Int, of type: Any.Type) {
-        guard let model = type as? ManagedObject.Type, let state = try? identity.state(forType: model) else { return }
-        state.reserveForNewObjects(decoding.batches.map { min(count, $0.batchSize) } ?? count)
+        guard let model = type as? ManagedObject.Type else { return }
+        entering {
+            guard let state = try? identity.state(forType: model) else { return }
+            let room = min(count, decoding.batches?.batchSize ?? Self.reservedAtMost, Self.reservedAtMost)
+            state.reserveForNewObjects(room)
+        }
     }
+
+    /// The most objects an array makes room for before they are decoded (see
+    /// `expectDecodedObjects`): a few megabytes of index.
+    static let reservedAtMost = 1 << 17
 
     /// Decodes a list of `parent`'s children: each object of `Child` decoded takes `parent` as
     /// its `relationship` before it is matched by its unique values, so children unique per

@@ -95,7 +95,10 @@ final class EntityState {
             uniqueIndexes[index].reserveCapacity(uniqueIndexes[index].count + count)
         }
         queued.reserveCapacity(queued.count + count)
-        inserted.reserveCapacity(inserted.count + count)
+        // Grown by at least double, not to the exact size: arrays decoded one after another
+        // into one unsaved context (pages) would each copy the whole list again.
+        let needed = inserted.count + count
+        if inserted.capacity < needed { inserted.reserveCapacity(max(needed, inserted.capacity * 2)) }
     }
 
     /// Lists a new object for the next save, once.

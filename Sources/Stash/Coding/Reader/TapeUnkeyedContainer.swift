@@ -88,7 +88,9 @@ struct TapeUnkeyedContainer: UnkeyedDecodingContainer {
     }
     mutating func decode<T: Decodable>(_ type: T.Type) throws -> T {
         let decoder = self.decoder
-        if currentIndex == 0, let count, count >= Self.reservedFrom, let context = document.context {
+        if currentIndex == 0, let count, count >= Self.reservedFrom, let context = document.context,
+            document.node(position).kind == .object
+        {
             context.expectDecodedObjects(count, of: type)
         }
         return try next(type) { try decoder.value(type, at: $1, $2) }
