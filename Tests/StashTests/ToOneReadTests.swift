@@ -9,6 +9,19 @@ final class Tally: ManagedObject, Decodable {
     @Relationship var rack: Rack?
 }
 
+/// A model whose `awakeFromInsert()` reads specimen 1's rack: a to-one read made while an
+/// all-or-nothing decode runs.
+final class RackReader: ManagedObject, Decodable {
+    @Attribute(.unique) var id: Int
+    @Attribute var note: String
+
+    override func awakeFromInsert() {
+        let specimens = try? managedObjectContext?.fetch(
+            FetchDescriptor<Specimen>(predicate: #Predicate { $0.code == 1 }))
+        _ = specimens?.first?.rack
+    }
+}
+
 /// Seventeen entities, one more than `IdentityMap` scans before it hashes.
 final class Drawer1: ManagedObject { @Attribute var number = 0 }
 final class Drawer2: ManagedObject { @Attribute var number = 0 }
@@ -101,6 +114,30 @@ final class Drawer17: ManagedObject { @Attribute var number = 0 }
             return
         }
         #expect(kept.rowID == rack.rowID)
+    }
+
+    /// A target loaded by a read while an all-or-nothing decode runs is not kept: the decode,
+    /// undone, takes it out of the context, and a slot keeping it would name an object the
+    /// context no longer knows (a second object for the row at the next fetch).
+    @Test func aTargetLoadedDuringADecodeThatFailsIsNotKeptByTheObjectThatReadIt() throws {
+        let directory = try TemporaryDirectory()
+        let container = try testContainer(
+            for: Specimen.self, Rack.self, RackReader.self, storeURL: directory.file())
+        _ = try seedRack("top", in: container)
+        let context = ManagedObjectContext(container)
+        let specimen = try #require(
+            try context.fetch(FetchDescriptor<Specimen>(predicate: #Predicate { $0.code == 1 })).first)
+        #expect(throws: (any Error).self) {
+            try context.decode([RackReader].self, from: Data(#"[{"id": 1, "note": "a"}, {"id": 2}]"#.utf8))
+        }
+        guard case .row = RelationshipTarget(of: specimen, atSlot: Self.rackSlot) else {
+            Issue.record("the rack the undone decode loaded stayed in the specimen's slot")
+            return
+        }
+        let read = try #require(specimen.rack)
+        let fetched = try #require(try context.fetch(FetchDescriptor<Rack>()).first)
+        #expect(read === fetched)
+        #expect(read.name == "top")
     }
 
     @Test func aColumnThatHoldsNoRowIDFailsTheFetchNamingTheRelationship() throws {

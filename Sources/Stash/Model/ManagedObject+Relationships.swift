@@ -34,8 +34,12 @@ extension ManagedObject {
             guard let target = context.graph.relatedObject(forRow: rowID, of: relationship, from: self) else {
                 return nil
             }
-            // Loaded: kept, so the next read costs nothing; not a change.
-            keep(target, inSlot: slot, inverseList: relationship.inverseListIndex)
+            // Loaded: kept, so the next read costs nothing; not a change. Not while an
+            // all-or-nothing decode is under way: undone, it takes what it loaded out of the
+            // context, and the slot would keep an object the context no longer knows.
+            if context.tracker.journal == nil {
+                keep(target, inSlot: slot, inverseList: relationship.inverseListIndex)
+            }
             return target
         }
     }
