@@ -197,10 +197,7 @@ final class EntityState {
         if !unindexed.isEmpty { indexLoadedObjects(in: context) }
         for index in entity.uniqueAttributes.indices {
             guard let key = uniqueKey(of: object, index) else { continue }
-            if uniqueIndexes[index][key] == nil {
-                setEntry(object, index, key)
-                continue
-            }
+            if setEntryIfFree(object, index, key) { continue }
             if let holder = lookup(index, key, in: context), holder !== object {
                 mayHoldDuplicates = true
                 continue
@@ -228,7 +225,9 @@ final class EntityState {
 
     /// `setEntry` if no entry holds `key` yet, in one look-up of the key: asking first and
     /// then setting hashed it twice (about 330 instructions a new object of an import, callgrind).
-    func setEntryIfFree(_ object: ManagedObject, _ index: Int, _ key: StoredValue) {
+    /// Whether it did.
+    @discardableResult
+    func setEntryIfFree(_ object: ManagedObject, _ index: Int, _ key: StoredValue) -> Bool {
         var added: UniqueEntry?
         func made() -> UniqueEntry {
             let entry = entry(naming: object)
@@ -237,7 +236,9 @@ final class EntityState {
         }
         // The subscript with a default makes and inserts it only where the key has no entry.
         Self.touch(&uniqueIndexes[index][key, default: made()])
-        if case .queued? = added { queuedKeys.append((index, key)) }
+        guard let added else { return false }
+        if case .queued = added { queuedKeys.append((index, key)) }
+        return true
     }
 
     @inline(__always)

@@ -22,19 +22,18 @@ final class ObjectGraph: ContextPart {
     /// a read that writes nothing, as an attribute's read is, so it is checked as reads are
     /// (in debug builds). The table of objects by row has a lock of its own, and the caller
     /// has merged other contexts' saves. Entering cost such a read about 130 instructions
-    /// (stash-bench's graph fetch under callgrind). `nil` if none is held, or its row is gone.
+    /// (stash-bench's graph fetch under callgrind). The caller reads one whose row is gone
+    /// (another context deleted it) as `nil`.
     func heldObject(forRow rowID: Int64, of relationship: RelationshipDescription) -> ManagedObject? {
         withContext { context in
-            guard let state = try? context.identity.state(forType: relationship.targetType),
-                let object = state.byRowID[rowID], !object.rowIsGone
-            else { return nil }
-            return object
+            (try? context.identity.state(forType: relationship.targetType))?.byRowID[rowID]
         }
     }
 
-    /// The context's object for a related row: the registered one, or one loaded from the
-    /// row; `nil` if the row is gone (another context or process deleted it) or cannot be
-    /// read (the error is thrown by the next throwing call: `noteLoadFailure`).
+    /// The context's object for a related row it does not hold (`heldObject` found none):
+    /// one loaded from the row; `nil` if the row is gone (another context or process deleted
+    /// it) or cannot be read (the error is thrown by the next throwing call:
+    /// `noteLoadFailure`).
     ///
     /// Read from `source`, an object a fetch answered beside others, a row not registered is
     /// loaded with the targets of the window of objects around `source`, which each keep
@@ -45,10 +44,9 @@ final class ObjectGraph: ContextPart {
         withContext { context in
             context.entering {
                 guard let state = try? context.identity.state(forType: relationship.targetType) else { return nil }
-                if let object = state.byRowID[rowID] { return object.rowIsGone ? nil : object }
                 // Not loaded: the targets of the window around `source` are loaded with it, and
-                // its neighbours keep theirs (a target the context holds costs a look-up here,
-                // about what a window's read of it costs, so only a miss loads the window).
+                // its neighbours keep theirs (a target the context holds is read by
+                // `heldObject`, about what a window's pass costs it, so only a miss loads one).
                 if let source, source.fetchPlace != 0 {
                     loadWindowTargets(around: source, relationship, in: state)
                     if let object = state.byRowID[rowID] { return object.rowIsGone ? nil : object }

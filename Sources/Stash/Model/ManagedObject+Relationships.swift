@@ -30,7 +30,9 @@ extension ManagedObject {
             // One the context holds is read as it is, not kept: the read then writes nothing
             // (it enters nothing that would check where it runs), and whoever holds the target
             // keeps it alive.
-            if let held = context.graph.heldObject(forRow: rowID, of: relationship) { return held }
+            if let held = context.graph.heldObject(forRow: rowID, of: relationship) {
+                return held.rowIsGone ? nil : held
+            }
             guard let target = context.graph.relatedObject(forRow: rowID, of: relationship, from: self) else {
                 return nil
             }
