@@ -22,6 +22,18 @@ final class RackReader: ManagedObject, Decodable {
     }
 }
 
+/// A pin, and a board that names one: a decoded pin that names its row is partly loaded, and
+/// learns that its row is gone only when it loads the rest.
+final class Pin: ManagedObject, Decodable {
+    @Attribute(.unique) var id: Int
+    @Attribute var colour = "red"
+}
+
+final class Board: ManagedObject {
+    @Attribute var number = 0
+    @Relationship var pin: Pin?
+}
+
 /// Seventeen entities, one more than `IdentityMap` scans before it hashes.
 final class Drawer1: ManagedObject { @Attribute var number = 0 }
 final class Drawer2: ManagedObject { @Attribute var number = 0 }
@@ -138,6 +150,56 @@ final class Drawer17: ManagedObject { @Attribute var number = 0 }
         let fetched = try #require(try context.fetch(FetchDescriptor<Rack>()).first)
         #expect(read === fetched)
         #expect(read.name == "top")
+    }
+
+    /// A held target whose row is gone reads as no target, whether another context deleted it
+    /// (its save reaches this one as mail) or another process did (the context learns it when
+    /// it loads the target's values): the slot names the row, and the object the context holds
+    /// for it must not be handed out as if the row were there.
+    @Test(arguments: [false, true])
+    func aHeldTargetWhoseRowIsGoneReadsAsNoTarget(deletedByAnotherProcess: Bool) throws {
+        let (directory, container, _) = try rackedSpecimens()
+        let context = ManagedObjectContext(container)
+        let held = try #require(try context.fetch(FetchDescriptor<Rack>()).first)
+        let specimen = try #require(
+            try context.fetch(FetchDescriptor<Specimen>(predicate: #Predicate { $0.code == 1 })).first)
+        #expect(specimen.rack === held)
+        if deletedByAnotherProcess {
+            // The rack's row only: the specimen's column still names it, as a careless writer leaves it.
+            _ = try sqliteShellWriting(directory.file(), #"PRAGMA foreign_keys = OFF; DELETE FROM "Rack""#)
+            context.refresh(held, mergeChanges: true)
+        } else {
+            let other = ManagedObjectContext(container)
+            let rack = try #require(try other.fetch(FetchDescriptor<Rack>()).first)
+            other.delete(rack)
+            try other.save()
+        }
+        #expect(specimen.rack == nil)
+        #expect(held.isRowDeleted)
+        #expect(try context.fetch(FetchDescriptor<Rack>()).isEmpty)
+        #expect(!context.hasChanges)
+    }
+
+    /// The same when the context learns it only from loading the target's values: the object
+    /// stays registered for its row, and the to-one read that finds it must see that it is gone.
+    @Test func aPartlyLoadedTargetWhoseRowIsGoneReadsAsNoTarget() throws {
+        let directory = try TemporaryDirectory()
+        let container = try testContainer(for: Pin.self, Board.self, storeURL: directory.file())
+        let seeding = ManagedObjectContext(container)
+        let board = Board(context: seeding)
+        board.pin = Pin(context: seeding)
+        board.pin?.id = 1
+        try seeding.save()
+
+        let context = ManagedObjectContext(container)
+        let pin = try #require(try context.decode([Pin].self, from: Data(#"[{"id": 1}]"#.utf8)).first)
+        #expect(!pin.unloaded.isEmpty)
+        let fetched = try #require(try context.fetch(FetchDescriptor<Board>()).first)
+        #expect(fetched.pin === pin)
+        _ = try sqliteShellWriting(directory.file(), #"PRAGMA foreign_keys = OFF; DELETE FROM "Pin""#)
+        _ = pin.colour
+        #expect(pin.isRowDeleted)
+        #expect(fetched.pin == nil)
     }
 
     @Test func aColumnThatHoldsNoRowIDFailsTheFetchNamingTheRelationship() throws {
