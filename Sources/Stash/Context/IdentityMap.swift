@@ -37,6 +37,15 @@ final class IdentityMap {
         return states[position]
     }
 
+    /// The object this context holds for row `rowID` of the entity of class `type`, if any:
+    /// found in the entity's table of objects by row, which has a lock of its own, so the read
+    /// enters nothing (see `ManagedObject.toOneTarget`). The table is borrowed, not retained.
+    @inline(__always)
+    func heldObject(forRow rowID: Int64, ofType type: ObjectIdentifier) -> ManagedObject? {
+        guard let position = position(ofType: type) else { return nil }
+        return Unmanaged.passUnretained(states[position].byRowID)._withUnsafeGuaranteedRef { $0[rowID] }
+    }
+
     /// Where the entity of class `wanted` stands in `states`. A container of a few entities
     /// is scanned, where hashing the class cost about 150 instructions a read of a related
     /// object and twice that an object's first change (stash-bench's graph fetch and edit,

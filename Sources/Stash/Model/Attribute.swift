@@ -212,10 +212,13 @@ protocol ManagedProperty: SendableMetatype {
     static func makeCodec() throws -> any AttributeCodec
     /// `true` for a to-many relationship, which has no slot (it keeps no value).
     static var isToMany: Bool { get }
+    /// The target's class, for a to-one relationship; `nil` for anything else.
+    static var toOneTargetType: ManagedObject.Type? { get }
 }
 
 extension ManagedProperty {
     static var isToMany: Bool { false }
+    static var toOneTargetType: ManagedObject.Type? { nil }
 }
 
 extension Attribute: ManagedProperty {

@@ -20,6 +20,10 @@ final class ObjectLayout: Sendable {
     /// besides Stash wrappers (a cache, a formatter): what they hold is not Stash's to vouch
     /// for, so its objects never move to another context (`DetachedObject`).
     let hasOtherStoredProperties: Bool
+    /// The class of each to-one relationship's target, by slot (`nil` at an attribute's): plain
+    /// values, so that a to-one read tells its slot and finds a held target's class without
+    /// copying a `Field` or retaining anything (see `IdentityMap.heldObject(forRow:ofType:)`).
+    let toOneTargets: [ObjectIdentifier?]
 
     struct Field: Sendable {
         /// The property's name (the field's, without the wrapper's leading underscore).
@@ -69,6 +73,10 @@ final class ObjectLayout: Sendable {
             }
         }
         self.fields = fields
+        self.toOneTargets = fields.map { field in
+            guard case .toOne = field.access else { return nil }
+            return field.wrapperType.toOneTargetType.map(ObjectIdentifier.init)
+        }
         self.toManyFields = toManyFields
         self.hasOtherStoredProperties = others
     }
