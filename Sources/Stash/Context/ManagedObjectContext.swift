@@ -140,6 +140,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
     /// A part kept past its context (a caller holding `context.graph`) traps on its next use
     /// instead of reading freed memory (see `ContextPart`).
     deinit {
+        container.unregister(self)
         for part: ContextPart in [merger, faults, planner, resolver, tracker, graph, decoding] { part.context = nil }
     }
 

@@ -1,3 +1,5 @@
+import CStashRuntime
+
 extension PersistentContainer {
     /// Every save of any context of the container, as the IDs of the objects it inserted,
     /// updated and deleted, in the order the saves committed. Each call makes a new sequence
@@ -31,18 +33,22 @@ extension PersistentContainer {
 
     /// Adds a context to those that hear of other contexts' saves.
     func register(_ context: ManagedObjectContext) {
-        contextList.withLock { contexts in
-            contexts.removeAll { $0.context == nil }
-            contexts.append(WeakContext(context: context))
-        }
+        contextList.withLock { contexts in contexts.append(ContextAddress(context)) }
         listenToOtherProcesses()
+    }
+
+    /// Takes a context out of those that hear of other contexts' saves: called by its
+    /// `deinit`, so that no address of a freed context stays in the list.
+    func unregister(_ context: ManagedObjectContext) {
+        let address = Unmanaged.passUnretained(context).toOpaque()
+        contextList.withLock { contexts in contexts.removeAll { $0.address == address } }
     }
 
     /// Hands a committed save to every other context of the container and to the listeners
     /// of `changes`; `origin` is `nil` for another process's save.
     func broadcast(_ note: SaveNote, from origin: ManagedObjectContext?) {
         let others = contextList.withLock { contexts in
-            contexts.compactMap { $0.context }.filter { $0 !== origin }
+            contexts.compactMap { $0.retainedContext() }.filter { $0 !== origin }
         }
         for context in others {
             context.receive(note)
@@ -56,9 +62,27 @@ extension PersistentContainer {
     }
 }
 
-/// A context the container does not keep alive.
-struct WeakContext: Sendable {
-    weak var context: ManagedObjectContext?
+/// A context the container does not keep alive: its address, which the context takes out of
+/// the container's list as it is deinitialized (`unregister`).
+///
+/// Not a `weak` reference: that gives the context a side table, and every retain and release
+/// of it afterwards takes the runtime's slow path. Each object a context holds retains it, so
+/// each fetched or decoded object paid about 110 instructions more to hold and let go of its
+/// context (stash-bench's graph fetch under callgrind). Unchecked Sendable: the address is
+/// only read under the list's lock, which the context's deinit takes to remove it.
+struct ContextAddress: @unchecked Sendable {
+    let address: UnsafeMutableRawPointer
+
+    init(_ context: ManagedObjectContext) {
+        address = Unmanaged.passUnretained(context).toOpaque()
+    }
+
+    /// The context, retained, unless its deinitialization has begun (`swift_tryRetain`
+    /// refuses it then). Only under the list's lock: after it, the address may be freed.
+    func retainedContext() -> ManagedObjectContext? {
+        guard swift_tryRetain(address) != nil else { return nil }
+        return Unmanaged<ManagedObjectContext>.fromOpaque(address).takeRetainedValue()
+    }
 }
 
 /// The continuations of `changes`, by a key of their own.

@@ -183,7 +183,7 @@ public final class PersistentContainer: Sendable {
     /// `mainContext`, once made.
     let mainContextStorage = Locked<ManagedObjectContext?>(nil)
     /// The contexts that hear of each other's saves.
-    let contextList = Locked<[WeakContext]>([])
+    let contextList = Locked<[ContextAddress]>([])
     /// Who listens to `changes`.
     let changeListeners = Locked(ChangeListeners())
     /// The continuations of `outboxStates()`, told of outbox writes that are no save.
