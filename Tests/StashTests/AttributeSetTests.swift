@@ -17,4 +17,28 @@ import Testing
         #expect(AttributeSet.all(130).count == 130)
         #expect(AttributeSet.all(130).subtracting(set).count == 130 - 4)
     }
+
+    /// Two sets are equal, and hash alike, when they hold the same positions, however many
+    /// words past the first each keeps: a position past 64 inserted and removed again leaves
+    /// a word of zeros that an empty set does not have.
+    @Test func setsOfTheSamePositionsAreEqualWhateverWordsTheyKeep() {
+        var emptied = AttributeSet()
+        emptied.insert(3)
+        emptied.insert(130)
+        emptied.remove(130)
+        var plain = AttributeSet()
+        plain.insert(3)
+        #expect(emptied == plain)
+        #expect(emptied.hashValue == plain.hashValue)
+        #expect(Set([emptied, plain]).count == 1)
+        emptied.remove(3)
+        #expect(emptied.isEmpty)
+        #expect(emptied == AttributeSet())
+        var wide = AttributeSet()
+        wide.insert(70)
+        #expect(wide != plain)
+        #expect(wide.union(plain).contains(70) && wide.union(plain).contains(3))
+        #expect(wide.intersection(AttributeSet.all(71)) == wide)
+        #expect(plain.union(wide).subtracting(wide) == plain)
+    }
 }

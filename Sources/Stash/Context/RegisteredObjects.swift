@@ -76,7 +76,9 @@ final class RegisteredObjects: @unchecked Sendable {
 
     /// Takes out `object`'s entry, if the table still has it: called as the object is
     /// deinitialized, on whatever thread released it last, and when it moves elsewhere.
-    func forget(_ object: ManagedObject) {
+    /// A deinit leaves the object's `registration` as it is (`clearing: false`): the object's
+    /// fields are released next anyway, and clearing it released the table once more.
+    func forget(_ object: ManagedObject, clearing: Bool = true) {
         let address = Unmanaged.passUnretained(object).toOpaque()
         let rowID = object.registeredRowID
         let thinned = withLock { () -> Bool in
@@ -87,7 +89,7 @@ final class RegisteredObjects: @unchecked Sendable {
             return true
         }
         if thinned { departures.raise() }
-        object.registration = nil
+        if clearing { object.registration = nil }
     }
 
     /// Whether an object is registered for `rowID`, alive or being freed.

@@ -142,7 +142,7 @@ open class ManagedObject: SendableMetatype {
 
     /// A new object inserted into `context`, saved by its next `save()`.
     deinit {
-        registration?.forget(self)
+        registration?.forget(self, clearing: false)
     }
 
     public convenience init(context: ManagedObjectContext) {
