@@ -1,3 +1,5 @@
+import Synchronization
+
 /// A relationship of a `ManagedObject`: to one object (`Author?`) or to many (`[Comment]`).
 ///
 /// ```swift
@@ -32,10 +34,21 @@ public struct Relationship<Value> {
 
     /// A relationship with the default delete rule (`.nullify`) and no declared inverse:
     /// `@Relationship var author: Author?`.
+    ///
+    /// Inlinable, as `Attribute`'s initializers are: an object made for each fetched row
+    /// initializes every wrapper, and the call into the declaring initializer, with its
+    /// arguments and `Value`'s metadata, cost about 55 instructions a to-one relationship
+    /// (stash-bench's graph fetch under callgrind). Only an entity being described declares.
+    @inlinable
     public init() {
-        self.init(declaring: .nullify, inverse: nil, key: nil)
+        slot = -1
+        target = nil
+        if entitiesBeingDescribed.load(ordering: .relaxed) != 0 {
+            self = Self(declaring: .nullify, inverse: nil, key: nil)
+        }
     }
 
+    @usableFromInline
     init(
         declaring deleteRule: DeleteRule, inverse: AnyKeyPath?, key: String?, ordered: Bool = true,
         decoding: ListDecoding = .replace
@@ -111,8 +124,13 @@ extension Relationship where Value: ToOneRelationship {
     ///     there is a target; `.noAction`).
     ///   - inverse: the target's relationship back to this object, kept in step in memory.
     ///   - key: the JSON key, when it is not the Swift name.
+    @inlinable
     public init(deleteRule: DeleteRule = .nullify, inverse: PartialKeyPath<Value.Target>? = nil, key: String? = nil) {
-        self.init(declaring: deleteRule, inverse: inverse, key: key)
+        slot = -1
+        target = nil
+        if entitiesBeingDescribed.load(ordering: .relaxed) != 0 {
+            self = Self(declaring: deleteRule, inverse: inverse, key: key)
+        }
     }
 }
 
@@ -137,7 +155,11 @@ extension Relationship where Value: ToManyRelationship {
         deleteRule: DeleteRule = .nullify, inverse: PartialKeyPath<Value.Target>? = nil, key: String? = nil,
         ordered: Bool = true, decoding: ListDecoding = .replace
     ) {
-        self.init(declaring: deleteRule, inverse: inverse, key: key, ordered: ordered, decoding: decoding)
+        slot = -1
+        target = nil
+        if entitiesBeingDescribed.load(ordering: .relaxed) != 0 {
+            self = Self(declaring: deleteRule, inverse: inverse, key: key, ordered: ordered, decoding: decoding)
+        }
     }
 }
 
