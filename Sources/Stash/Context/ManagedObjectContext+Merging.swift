@@ -2,23 +2,25 @@ extension ManagedObjectContext {
     /// Takes another context's save: kept by the merger until this context merges it, at its
     /// next entry or, for the main context and background contexts, on their executor right
     /// away.
+    ///
+    /// The merge holds the context strongly until it runs, soon after: a weak reference gives
+    /// the context a side table, and every retain and release of it afterwards (one for each
+    /// object it holds) takes the runtime's slow path, which the main context, hearing of
+    /// every background import, would pay for good.
     func receive(_ note: SaveNote) {
         merger.keep(note)
         switch confinement {
         case .main:
-            Task { @MainActor [weak self] in self?.mergeNow() }
+            Task { @MainActor in self.mergeNow() }
         case .background(let actor):
             // Straight onto the context's queue, where its actor's jobs run one at a time: no
             // task waits for a cooperative thread first, which a loaded pool may not give
             // for seconds.
-            actor.executor.async { [weak self] in self?.mergeNow() }
+            actor.executor.async { self.mergeNow() }
         case .actor(let actor):
             // Only when someone observes: otherwise the next call merges.
             guard !observers.isEmpty else { return }
-            Task { [weak self] in
-                guard let context = self else { return }
-                await run(on: actor) { context.mergeNow() }
-            }
+            Task { await run(on: actor) { self.mergeNow() } }
         case .unconfined:
             break
         }
