@@ -74,6 +74,9 @@ import Testing
         _ = insertWriter(7, "Nnedi", in: writing)
         try writing.save()
         #expect(container.contextList.withLock { $0.count } == before + 1)
+        // Handed on: the save waits in the listening context's inbox until its next call.
+        let handedOn = listening.merger.hasMail.load(ordering: .acquiring)
+        #expect(handedOn)
         #expect(try listening.fetch(FetchDescriptor<Writer>()).map(\.name) == ["Nnedi"])
     }
 
@@ -101,8 +104,43 @@ import Testing
             }
             try await group.waitForAll()
         }
+        let handedOn = listening.merger.hasMail.load(ordering: .acquiring)
+        #expect(handedOn)
         #expect(try listening.fetch(FetchDescriptor<Writer>()).count == 40)
         #expect(container.contextList.withLock { $0.count } == before)
+    }
+
+    /// A background context whose queue is busy holds one queued merge however many saves
+    /// reach it (the job holds the context until it runs): dropped meanwhile, it is freed once
+    /// that job has run, and the merge takes in every save kept by then.
+    @Test func aBusyBackgroundContextQueuesOneMergeForManySaves() throws {
+        let container = try graphContainer()
+        var background: ManagedObjectContext? = container.newBackgroundContext()
+        guard case .background(let actor) = background!.confinement else {
+            Issue.record("a background context is not confined to its own queue")
+            return
+        }
+        let started = DispatchSemaphore(value: 0)
+        let gate = DispatchSemaphore(value: 0)
+        actor.executor.async {
+            started.signal()
+            gate.wait()
+        }
+        started.wait()
+        let writing = ManagedObjectContext(container)
+        for id in 1...20 {
+            _ = insertWriter(id, "Writer \(id)", in: writing)
+            try writing.save()
+        }
+        let queued = background!.merger.mergeQueued.load(ordering: .acquiring)
+        #expect(queued)
+        weak let dropped = background
+        background = nil
+        #expect(dropped != nil)
+        gate.signal()
+        let deadline = Date().addingTimeInterval(10)
+        while dropped != nil, Date() < deadline { usleep(1_000) }
+        #expect(dropped == nil)
     }
 
     /// The unique index holds a new object only while the insert queue does: once saved, or

@@ -153,9 +153,9 @@ final class Drawer17: ManagedObject { @Attribute var number = 0 }
     }
 
     /// A held target whose row is gone reads as no target, whether another context deleted it
-    /// (its save reaches this one as mail) or another process did (the context learns it when
-    /// it loads the target's values): the slot names the row, and the object the context holds
-    /// for it must not be handed out as if the row were there.
+    /// (its save reaches this one as mail, which the read merges first) or another process did
+    /// (and the context refreshed the target): the slot names the row, and the object the
+    /// context held for it must not be handed out as if the row were there.
     @Test(arguments: [false, true])
     func aHeldTargetWhoseRowIsGoneReadsAsNoTarget(deletedByAnotherProcess: Bool) throws {
         let (directory, container, _) = try rackedSpecimens()

@@ -6,8 +6,8 @@ class ContextPart {
     // Unsafe: the context owns its parts and outlives their use (above). Reached on every property
     // write and relationship read; as a checked `unowned var` each access paid
     // `swift_beginAccess` and a retain, 600 instructions a property write (stash-bench's
-    // edit span 483.6M -> 499.6M under callgrind, 20,000 records). The container holds
-    // contexts weakly, so a context's retains take the runtime's slow path (75 instructions).
+    // edit span 483.6M -> 499.6M under callgrind, 20,000 records). A retain of a context
+    // that has a side table (an observed one: see `receive`) takes the runtime's slow path.
     @exclusivity(unchecked) private var owner: Unmanaged<ManagedObjectContext>?
 
     /// The context this part belongs to, set as the context is made. Each read retains it:

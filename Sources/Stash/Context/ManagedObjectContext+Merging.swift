@@ -3,12 +3,24 @@ extension ManagedObjectContext {
     /// next entry or, for the main context and background contexts, on their executor right
     /// away.
     ///
-    /// The merge holds the context strongly until it runs, soon after: a weak reference gives
-    /// the context a side table, and every retain and release of it afterwards (one for each
+    /// The queued merge holds the context strongly until it runs: a weak reference gives the
+    /// context a side table, and every retain and release of it afterwards (one for each
     /// object it holds) takes the runtime's slow path, which the main context, hearing of
-    /// every background import, would pay for good.
+    /// every background import, would pay for good (an observed context has one anyway:
+    /// `observe`'s stream lets go of its fetch through a weak reference). One merge is queued
+    /// at a time (`mergeQueued`): it merges every save kept by then, and a context dropped
+    /// while its executor is busy is held by that one job only.
     func receive(_ note: SaveNote) {
         merger.keep(note)
+        switch confinement {
+        case .unconfined: return
+        case .actor: if observers.isEmpty { return }
+        case .main, .background: break
+        }
+        guard
+            merger.mergeQueued.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing)
+                .exchanged
+        else { return }
         switch confinement {
         case .main:
             Task { @MainActor in self.mergeNow() }
@@ -18,8 +30,7 @@ extension ManagedObjectContext {
             // for seconds.
             actor.executor.async { self.mergeNow() }
         case .actor(let actor):
-            // Only when someone observes: otherwise the next call merges.
-            guard !observers.isEmpty else { return }
+            // Only when someone observes (above): otherwise the next call merges.
             Task { await run(on: actor) { self.mergeNow() } }
         case .unconfined:
             break
@@ -28,6 +39,8 @@ extension ManagedObjectContext {
 
     /// Merges what other contexts saved, on this context's executor.
     private func mergeNow() {
+        // Cleared first: a save kept during this merge queues the next one.
+        merger.mergeQueued.store(false, ordering: .releasing)
         entering {}
     }
 }

@@ -11,6 +11,10 @@ final class Merger: ContextPart {
     let inbox = Locked<[SaveNote]>([])
     /// Set when `inbox` has notes: what the context's entry points ask, without the lock.
     let hasMail = Atomic<Bool>(false)
+    /// Set while a merge is queued on the context's executor (`receive`): one at a time, so a
+    /// context whose executor does not run for a while (a busy main actor) holds one job, not
+    /// one per save, and is freed once that job has run.
+    let mergeQueued = Atomic<Bool>(false)
     /// `false` when the context keeps what its objects last loaded
     /// (`automaticallyMergesChanges`): notes are then taken and dropped.
     var isOn = true

@@ -77,7 +77,8 @@ final class RegisteredObjects: @unchecked Sendable {
     /// Takes out `object`'s entry, if the table still has it: called as the object is
     /// deinitialized, on whatever thread released it last, and when it moves elsewhere.
     /// A deinit leaves the object's `registration` as it is (`clearing: false`): the object's
-    /// fields are released next anyway, and clearing it released the table once more.
+    /// fields are destroyed next anyway, so clearing it there only added a store and a
+    /// release of nil.
     func forget(_ object: ManagedObject, clearing: Bool = true) {
         let address = Unmanaged.passUnretained(object).toOpaque()
         let rowID = object.registeredRowID

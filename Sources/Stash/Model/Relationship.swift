@@ -151,6 +151,7 @@ extension Relationship where Value: ToManyRelationship {
     ///   - decoding: what a list decoded from JSON means (`ListDecoding`): `.replace`, the
     ///     default, makes it the list; `.merge` adds and updates members and removes none
     ///     (a feed's window, a page of children).
+    @inlinable
     public init(
         deleteRule: DeleteRule = .nullify, inverse: PartialKeyPath<Value.Target>? = nil, key: String? = nil,
         ordered: Bool = true, decoding: ListDecoding = .replace

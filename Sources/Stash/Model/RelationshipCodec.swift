@@ -40,7 +40,7 @@ enum RelationshipTarget {
     @inline(__always)
     init(of object: ManagedObject, atSlot slot: Int) {
         let layout = object.layout
-        guard slot >= 0, slot < layout.toOneTargets.count, layout.toOneTargets[slot] != nil else {
+        guard slot < layout.toOneTargets.count, layout.toOneTargets[slot] != nil else {
             self = .none
             return
         }
