@@ -39,7 +39,7 @@ extension ManagedObject {
     /// `setValue(_:inSlot:)` for a to-one relationship's slot, with no `Any` in between.
     @inline(__always)
     final func setTarget(_ target: RelationshipTarget, inSlot slot: Int) {
-        guard case .toOne = layout.fields[slot].access else {
+        guard layout.isToOne(atSlot: slot) else {
             preconditionFailure("\(type(of: self))'s slot \(slot) is not a to-one relationship's")
         }
         if isAwakening { managedObjectContext?.tracker.awakeWillWrite(self, atSlot: slot) }

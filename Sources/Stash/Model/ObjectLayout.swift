@@ -38,6 +38,14 @@ final class ObjectLayout: Sendable {
 
     var count: Int { fields.count }
 
+    /// Whether `slot` is a to-one relationship's, told by `toOneTargets` (plain values): matching
+    /// the field's `access` copied the `Field` (about 120 instructions a read in stash-bench's
+    /// graph fetch, callgrind).
+    @inline(__always)
+    func isToOne(atSlot slot: Int) -> Bool {
+        slot < toOneTargets.count && toOneTargets[slot] != nil
+    }
+
     private init(type: ManagedObject.Type) {
         self.type = type
         var chain: [AnyClass] = []

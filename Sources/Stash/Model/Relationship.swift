@@ -178,6 +178,16 @@ public protocol ToManyRelationship {
     associatedtype Target: ManagedObject
 }
 
+extension ToOneRelationship {
+    /// `Target`, for code that has only the value's type as an existential.
+    static var targetClass: ManagedObject.Type { Target.self }
+}
+
+extension ToManyRelationship {
+    /// `Target`, for code that has only the value's type as an existential.
+    static var targetClass: ManagedObject.Type { Target.self }
+}
+
 extension Array: ToManyRelationship where Element: ManagedObject {
     public typealias Target = Element
 }

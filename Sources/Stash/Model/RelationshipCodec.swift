@@ -35,12 +35,10 @@ enum RelationshipTarget {
 
     /// The target kept at `slot` of `object`; `.none` if the slot is not a to-one
     /// relationship's in the object's class (a subclass numbers its slots its own way).
-    /// Through `toOneTargets`, plain values: matching the field's `access` copied the `Field`
-    /// (about 120 instructions a read in stash-bench's graph fetch, callgrind).
     @inline(__always)
     init(of object: ManagedObject, atSlot slot: Int) {
         let layout = object.layout
-        guard slot < layout.toOneTargets.count, layout.toOneTargets[slot] != nil else {
+        guard layout.isToOne(atSlot: slot) else {
             self = .none
             return
         }
@@ -109,12 +107,7 @@ extension Relationship: ManagedProperty {
     static var slotAccess: SlotAccess { .toOne }
 
     static var toOneTargetType: ManagedObject.Type? {
-        guard let toOne = Value.self as? any ToOneRelationship.Type else { return nil }
-        return targetType(of: toOne)
-    }
-
-    private static func targetType<ToOne: ToOneRelationship>(of type: ToOne.Type) -> ManagedObject.Type {
-        ToOne.Target.self
+        (Value.self as? any ToOneRelationship.Type)?.targetClass
     }
 
     static func makeCodec() throws -> any AttributeCodec {

@@ -18,13 +18,10 @@ struct RelationshipDeclaration: Sendable {
 
     /// The related class: `Target` of `Target?` or `[Target]`.
     var targetType: ManagedObject.Type? {
-        if let toOne = valueType as? any ToOneRelationship.Type { return targetType(of: toOne) }
-        if let toMany = valueType as? any ToManyRelationship.Type { return targetType(of: toMany) }
+        if let toOne = valueType as? any ToOneRelationship.Type { return toOne.targetClass }
+        if let toMany = valueType as? any ToManyRelationship.Type { return toMany.targetClass }
         return nil
     }
-
-    private func targetType<Value: ToOneRelationship>(of type: Value.Type) -> ManagedObject.Type { Value.Target.self }
-    private func targetType<Value: ToManyRelationship>(of type: Value.Type) -> ManagedObject.Type { Value.Target.self }
 }
 
 /// A key path, which is an immutable value, as `Sendable`.
