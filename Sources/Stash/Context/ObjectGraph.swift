@@ -18,19 +18,8 @@ final class ObjectGraph: ContextPart {
     /// (see `dropListsSetSinceSave`).
     var listsSetSinceSave: [(owner: ManagedObject, index: Int, list: ToManyList)] = []
 
-    /// The object the context holds for a related row, found without entering the context:
-    /// a read that writes nothing, as an attribute's read is, so it is checked as reads are
-    /// (in debug builds). The table of objects by row has a lock of its own, and the caller
-    /// has merged other contexts' saves. Entering cost such a read about 130 instructions
-    /// (stash-bench's graph fetch under callgrind). The caller reads one whose row is gone
-    /// (another context deleted it) as `nil`.
-    func heldObject(forRow rowID: Int64, of relationship: RelationshipDescription) -> ManagedObject? {
-        withContext { context in
-            (try? context.identity.state(forType: relationship.targetType))?.byRowID[rowID]
-        }
-    }
-
-    /// The context's object for a related row it does not hold (`heldObject` found none):
+    /// The context's object for a related row it does not hold (`IdentityMap.heldObject`
+    /// found none):
     /// one loaded from the row; `nil` if the row is gone (another context or process deleted
     /// it) or cannot be read (the error is thrown by the next throwing call:
     /// `noteLoadFailure`).
@@ -46,7 +35,8 @@ final class ObjectGraph: ContextPart {
                 guard let state = try? context.identity.state(forType: relationship.targetType) else { return nil }
                 // Not loaded: the targets of the window around `source` are loaded with it, and
                 // its neighbours keep theirs (a target the context holds is read by
-                // `heldObject`, about what a window's pass costs it, so only a miss loads one).
+                // `toOneTarget` without coming here, about what a window's pass costs it, so only
+                // a miss loads one).
                 if let source, source.fetchPlace != 0 {
                     loadWindowTargets(around: source, relationship, in: state)
                     if let object = state.byRowID[rowID] { return object.rowIsGone ? nil : object }

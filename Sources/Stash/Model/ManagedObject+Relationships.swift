@@ -39,8 +39,8 @@ extension ManagedObject {
         }
     }
 
-    /// `toOneTarget`'s way for a row the context may not hold: merges other contexts' saves
-    /// first, then finds the held object or loads one, and keeps what it loaded.
+    /// `toOneTarget`'s way for a row the context does not hold, or for a read that finds other
+    /// contexts' saves to merge first: merges them, then loads the target and keeps it.
     @inline(never)
     private final func loadedTarget(forRow rowID: Int64, atSlot slot: Int) -> ManagedObject? {
         guard let context = managedObjectContext else { return nil }
@@ -49,11 +49,15 @@ extension ManagedObject {
         if context.merger.hasMail.load(ordering: .relaxed) {
             context.entering {}
             if !context.merger.hasMail.load(ordering: .relaxed) { return toOneTarget(atSlot: slot) }
+            // Not merged (an entry point of this context is under way): the look-up of a held
+            // target that `toOneTarget` left for after the merge.
+            if let target = layout.toOneTargets[slot],
+                let held = context.identity.heldObject(forRow: rowID, ofType: target)
+            {
+                return held.rowIsGone ? nil : held
+            }
         }
         let relationship = entity.relationship(atSlot: slot)!
-        if let held = context.graph.heldObject(forRow: rowID, of: relationship) {
-            return held.rowIsGone ? nil : held
-        }
         guard let target = context.graph.relatedObject(forRow: rowID, of: relationship, from: self) else {
             return nil
         }
