@@ -13,28 +13,29 @@ extension ManagedObjectContext {
     func receive(_ note: SaveNote) {
         merger.keep(note)
         switch confinement {
-        case .unconfined: return
-        case .actor: if observers.isEmpty { return }
-        case .main, .background: break
-        }
-        guard
-            merger.mergeQueued.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing)
-                .exchanged
-        else { return }
-        switch confinement {
         case .main:
-            Task { @MainActor in self.mergeNow() }
+            queueMerge { Task { @MainActor in self.mergeNow() } }
         case .background(let actor):
             // Straight onto the context's queue, where its actor's jobs run one at a time: no
             // task waits for a cooperative thread first, which a loaded pool may not give
             // for seconds.
-            actor.executor.async { self.mergeNow() }
+            queueMerge { actor.executor.async { self.mergeNow() } }
         case .actor(let actor):
-            // Only when someone observes (above): otherwise the next call merges.
-            Task { await run(on: actor) { self.mergeNow() } }
+            // Only when someone observes: otherwise the next call merges.
+            guard !observers.isEmpty else { return }
+            queueMerge { Task { await run(on: actor) { self.mergeNow() } } }
         case .unconfined:
             break
         }
+    }
+
+    /// Runs `enqueue` unless a merge is queued already (`Merger.mergeQueued`).
+    private func queueMerge(_ enqueue: () -> Void) {
+        guard
+            merger.mergeQueued.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing)
+                .exchanged
+        else { return }
+        enqueue()
     }
 
     /// Merges what other contexts saved, on this context's executor.
