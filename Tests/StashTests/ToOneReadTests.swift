@@ -180,6 +180,29 @@ final class Drawer17: ManagedObject { @Attribute var number = 0 }
         #expect(!context.hasChanges)
     }
 
+    /// Another context points the relationship at another row this context holds too: the
+    /// read merges that save before it finds a held target, so it gives the new target, not
+    /// the one the slot named before (both are held, so neither needs the store).
+    @Test func aHeldReadMergesAnotherContextsRepointingFirst() throws {
+        let directory = try TemporaryDirectory()
+        let container = try graphContainer(at: directory.file())
+        try seedLibrary(container)
+        let context = ManagedObjectContext(container)
+        let writers = try context.fetch(FetchDescriptor<Writer>(sortBy: [SortDescriptor(\.id)]))
+        let book = try #require(try context.fetch(FetchDescriptor<Book>(predicate: #Predicate { $0.id == 10 })).first)
+        #expect(book.writer === writers[0])
+
+        let other = ManagedObjectContext(container)
+        let otherBook = try #require(
+            try other.fetch(FetchDescriptor<Book>(predicate: #Predicate { $0.id == 10 })).first)
+        otherBook.writer = try other.fetch(FetchDescriptor<Writer>(predicate: #Predicate { $0.id == 2 })).first
+        try other.save()
+
+        #expect(book.writer === writers[1])
+        #expect(book.writer?.name == "Octavia")
+        #expect(!context.hasChanges)
+    }
+
     /// The same when the context learns it only from loading the target's values: the object
     /// stays registered for its row, and the to-one read that finds it must see that it is gone.
     @Test func aPartlyLoadedTargetWhoseRowIsGoneReadsAsNoTarget() throws {
