@@ -25,7 +25,10 @@ extension ManagedObjectContext {
         case .probe: throw DefaultDecodingProbe.Reached()
         case nil: break
         }
-        guard let context = decoder.userInfo[.managedObjectContext] as? ManagedObjectContext else {
+        if let context = ConstructionFrame.current.takeHandedOverContext(for: type) { return context }
+        guard let value = decoder.userInfo[.managedObjectContext],
+            let context = _openExistential(value, do: exactContext) ?? (value as? ManagedObjectContext)
+        else {
             throw StashError(
                 .missingContext,
                 "decoding a managed object needs a context: set decoder.userInfo[.managedObjectContext] = context",
@@ -33,6 +36,13 @@ extension ManagedObjectContext {
         }
         return context
     }
+}
+
+/// `value` if it is a context, told by its type: `as?` from the existential goes through the
+/// runtime's general cast, 264 instructions an object in the recipe's import.
+private func exactContext<Value>(_ value: Value) -> ManagedObjectContext? {
+    Value.self == ManagedObjectContext.self
+        ? unsafeDowncast(unsafeBitCast(value, to: AnyObject.self), to: ManagedObjectContext.self) : nil
 }
 
 /// One of Stash's own decoders, told by type.

@@ -220,13 +220,15 @@ extension ObjectDecoder {
         throws -> ManagedObject
     {
         if !reference, let (container, tape) = try? nestedContainers(of: decoder) {
-            guard let decodable = relationship.targetType as? any Decodable.Type else {
+            guard let decodable = relationship.decodableTargetType else {
                 throw StashError(
                     .decodingFailed, "\(relationship.targetName) is not Decodable, so it cannot be decoded nested")
             }
-            let object = try handingOver(container, tape, for: relationship) { try decodable.init(from: decoder) }
-            guard let object = object as? ManagedObject else {
-                throw StashError(.decodingFailed, "\(relationship.targetName)'s init(from:) made no object")
+            // A `ManagedObject & Decodable` type, so the object needs no cast (`as?` from
+            // `any Decodable` was the runtime's general cast, 360 instructions a nested author
+            // in the recipe's graph import).
+            let object: ManagedObject = try handingOver(container, tape, for: relationship) {
+                try decodable.init(from: decoder)
             }
             return object.resolved
         }
@@ -247,11 +249,12 @@ extension ObjectDecoder {
         for relationship: RelationshipDescription, _ body: () throws -> Result
     ) rethrows -> Result {
         let (outer, outerTape, outerType) = (handedOverContainer, handedOverTape, handedOverType)
-        (handedOverContainer, handedOverTape, handedOverType) = (
-            container, tape, ObjectIdentifier(relationship.targetType)
-        )
+        let targetClass = ObjectIdentifier(relationship.targetType)
+        (handedOverContainer, handedOverTape, handedOverType) = (container, tape, targetClass)
         defer { (handedOverContainer, handedOverTape, handedOverType) = (outer, outerTape, outerType) }
-        return try body()
+        return try withContext { context in
+            try ConstructionFrame.current.handingOver(context, for: targetClass, body)
+        }
     }
 
     /// A nested object's container, and the byte-level reader's own that it boxes, if the

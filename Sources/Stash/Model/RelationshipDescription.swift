@@ -16,6 +16,10 @@ final class RelationshipDescription: Sendable {
     let entityType: ManagedObject.Type
     let kind: Kind
     let targetType: ManagedObject.Type
+    /// `targetType` as a `Decodable` type, if it is one: what a nested object is decoded as.
+    /// Cast once here, not per decoded object (a conformance look-up, 360 instructions a
+    /// nested author in the recipe's graph import).
+    let decodableTargetType: (any (ManagedObject & Decodable).Type)?
     let deleteRule: DeleteRule
     /// The JSON key: `@Relationship(key:)`, or the Swift name.
     let codingKey: AttributeKey
@@ -53,6 +57,7 @@ final class RelationshipDescription: Sendable {
         self.entityType = entityType
         self.kind = kind
         self.targetType = targetType
+        self.decodableTargetType = targetType as? any (ManagedObject & Decodable).Type
         self.deleteRule = declaration.deleteRule
         self.codingKey = AttributeKey(declaration.key ?? name)
         var keys = [(codingKey, false)]
