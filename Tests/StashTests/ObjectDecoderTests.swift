@@ -107,3 +107,62 @@ final class Arrival: ManagedObject, Decodable {
         #expect(rooms.allSatisfy { $0 < 1_000 })
     }
 }
+
+/// A crate whose label's decoding decodes another crate into the same context, from a JSON
+/// string the label holds: one object's decode nested inside another's, between its unique
+/// values and its other attributes.
+final class Crate: ManagedObject, Decodable {
+    @Attribute(.unique) var code: String
+    @Attribute var label: CrateLabel
+}
+
+struct CrateLabel: Codable, Equatable {
+    var text: String
+
+    private enum Keys: String, CodingKey {
+        case text, crate
+    }
+
+    init(text: String) { self.text = text }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: Keys.self)
+        text = try container.decode(String.self, forKey: .text)
+        if let crate = try container.decodeIfPresent(String.self, forKey: .crate) {
+            let inner = JSONDecoder()
+            inner.userInfo[.managedObjectContext] = decoder.userInfo[.managedObjectContext] as? ManagedObjectContext
+            _ = try inner.decode(Crate.self, from: Data(crate.utf8))
+        }
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: Keys.self)
+        try container.encode(text, forKey: .text)
+    }
+}
+
+@Suite struct NestedObjectDecodeTests {
+    @Test func anObjectDecodedInsideAnothersKeepsEachOnesUniqueValuesApart() throws {
+        let directory = try TemporaryDirectory()
+        let container = try PersistentContainer(for: Crate.self, storeURL: directory.file())
+        let context = ManagedObjectContext(container)
+        let inner = #"{\"code\": \"B\", \"label\": {\"text\": \"inner\"}}"#
+        let payload =
+            #"[{"code": "A", "label": {"text": "outer", "crate": "\#(inner)"}}, {"code": "C", "label": {"text": "after"}}]"#
+        let crates = try recipeDecoder(context).decode([Crate].self, from: json(payload))
+        #expect(crates.map { $0.code } == ["A", "C"])
+        #expect(crates.map { $0.label.text } == ["outer", "after"])
+        // Each crate's unique index entry is its own: a second payload finds them all.
+        let again = try recipeDecoder(context).decode(
+            [Crate].self,
+            from: json(
+                #"[{"code": "B", "label": {"text": "B2"}}, {"code": "A", "label": {"text": "A2"}}, {"code": "C", "label": {"text": "C2"}}]"#
+            ))
+        #expect(again[1] === crates[0] && again[2] === crates[1])
+        #expect(again.map { $0.label.text } == ["B2", "A2", "C2"])
+        try context.save()
+        let stored = try ManagedObjectContext(container).fetch(
+            FetchDescriptor<Crate>(sortBy: [SortDescriptor(\Crate.code)]))
+        #expect(stored.map { $0.code } == ["A", "B", "C"] && stored.map { $0.label.text } == ["A2", "B2", "C2"])
+    }
+}

@@ -20,6 +20,15 @@ final class ObjectDecoder: ContextPart {
     /// What the last nested object decoded (the one its relationship handed over) gave its
     /// attributes, if it can be applied again as it is (see `NestedObjectMemo`); `nil` if not.
     @exclusivity(unchecked) var lastNestedAttributes: DecodedAttributes?
+    /// The arrays `decodeAttributes` decodes an object's unique values into, emptied and kept
+    /// for the next object: making, growing and freeing two arrays an object cost about 950
+    /// instructions (the recipe's graph import under callgrind). Taken while in use, so that a
+    /// decode nested inside one finds none and makes its own.
+    @exclusivity(unchecked) private var spareUniqueValues: [(AttributeDescription, Any)] = []
+    @exclusivity(unchecked) private var spareKeys: [(index: Int, key: StoredValue)] = []
+    /// The array an object the context has gets its other decoded values in (`update`), kept
+    /// in the same way.
+    @exclusivity(unchecked) private var spareValues: [(AttributeDescription, Any)] = []
     /// What `decodeAttributes` decoded, when asked to keep it (`capturing`).
     @exclusivity(unchecked) private var capturedAttributes: DecodedAttributes?
     /// Set by the reader's nested objects (`nestedTarget`) just before one is decoded: its
@@ -188,8 +197,9 @@ final class ObjectDecoder: ContextPart {
                 // no copying; an object the context has (a nested author named by a thousand
                 // articles) costs no blank at all.
                 var changed = AttributeSet()
-                var uniqueValues: [(AttributeDescription, Any)] = []
-                var keys: [(index: Int, key: StoredValue)] = []
+                var (uniqueValues, keys) = (spareUniqueValues, spareKeys)
+                (spareUniqueValues, spareKeys) = ([], [])
+                defer { keepSpares(&uniqueValues, &keys, unlessKept: capturing) }
                 for (index, unique) in entity.uniqueAttributes.enumerated() {
                     // Any one unique value may name the object, so none is required yet.
                     guard let value = try presentValue(of: unique, from: container, tape: tape) else { continue }
@@ -203,10 +213,9 @@ final class ObjectDecoder: ContextPart {
                     if context.policyInEffect.kind == .fail {
                         throw UniqueResolver.conflict(entity, entity.uniqueAttributes[index], key)
                     }
-                    let values = try presentValues(of: state, from: container, tape: tape)
-                    let present = apply(
-                        uniqueValues, values, to: existing, foundBy: entity.uniqueAttributes[index], in: context)
-                    if capturing { capturedAttributes = DecodedAttributes(uniqueValues, keys, values) }
+                    let present = try update(
+                        existing, foundBy: entity.uniqueAttributes[index], uniqueValues, keys, of: state,
+                        from: container, tape: tape, capturing: capturing, in: context)
                     return (existing, present)
                 }
                 let object = entity.type.init()
@@ -224,9 +233,9 @@ final class ObjectDecoder: ContextPart {
                         guard registered.unloaded.contains(unique.index), registered.state == .persisted else {
                             continue
                         }
-                        let values = try presentValues(of: state, from: container, tape: tape)
-                        let present = apply(uniqueValues, values, to: registered, foundBy: nil, in: context)
-                        if capturing { capturedAttributes = DecodedAttributes(uniqueValues, keys, values) }
+                        let present = try update(
+                            registered, foundBy: nil, uniqueValues, keys, of: state, from: container, tape: tape,
+                            capturing: capturing, in: context)
                         return (registered, present)
                     }
                     if context.policyInEffect.kind == .fail {
@@ -260,6 +269,19 @@ final class ObjectDecoder: ContextPart {
                 return (object, changed)
             }
         }
+    }
+
+    /// Empties the arrays one object's unique values were decoded into and keeps them for the
+    /// next (`spareUniqueValues`); not if the object's decoded values were kept with them.
+    @inline(__always)
+    private func keepSpares(
+        _ uniqueValues: inout [(AttributeDescription, Any)], _ keys: inout [(index: Int, key: StoredValue)],
+        unlessKept kept: Bool
+    ) {
+        guard !kept else { return }
+        uniqueValues.removeAll(keepingCapacity: true)
+        keys.removeAll(keepingCapacity: true)
+        (spareUniqueValues, spareKeys) = (uniqueValues, keys)
     }
 
     /// Makes `object`, a blank holding the decoded unique values, the object of stored row
@@ -332,20 +354,40 @@ final class ObjectDecoder: ContextPart {
         }
     }
 
+    /// Decodes the other values the JSON gives an object the context has, found by its unique
+    /// values, and applies them all (`apply`). The values' array is kept for the next object
+    /// (`spareValues`), unless they are kept with the decoded attributes (`capturing`).
+    private func update(
+        _ object: ManagedObject, foundBy: AttributeDescription?, _ uniqueValues: [(AttributeDescription, Any)],
+        _ keys: [(index: Int, key: StoredValue)], of state: EntityState,
+        from container: KeyedDecodingContainer<AttributeKey>, tape: TapeKeyedContainer<AttributeKey>?,
+        capturing: Bool, in context: ManagedObjectContext
+    ) throws -> AttributeSet {
+        var values = spareValues
+        spareValues = []
+        try presentValues(into: &values, of: state, from: container, tape: tape)
+        let present = apply(uniqueValues, values, to: object, foundBy: foundBy, in: context)
+        if capturing {
+            capturedAttributes = DecodedAttributes(uniqueValues, keys, values)
+        } else {
+            values.removeAll(keepingCapacity: true)
+            spareValues = values
+        }
+        return present
+    }
+
     /// The values the JSON gives the attributes that are not unique, where it gives one
-    /// (`presentValue`).
+    /// (`presentValue`), appended to `values`.
     private func presentValues(
-        of state: EntityState, from container: KeyedDecodingContainer<AttributeKey>,
-        tape: TapeKeyedContainer<AttributeKey>?
-    ) throws -> [(AttributeDescription, Any)] {
-        var values: [(AttributeDescription, Any)] = []
+        into values: inout [(AttributeDescription, Any)], of state: EntityState,
+        from container: KeyedDecodingContainer<AttributeKey>, tape: TapeKeyedContainer<AttributeKey>?
+    ) throws {
         values.reserveCapacity(state.entity.nonUniqueAttributes.count)
         for attribute in state.entity.nonUniqueAttributes {
             if let value = try presentValue(of: attribute, from: container, tape: tape) {
                 values.append((attribute, value))
             }
         }
-        return values
     }
 
     /// The attribute's value, or the error of a missing key (or object on its key path).
