@@ -217,6 +217,32 @@ import Testing
         #expect(try ManagedObjectContext(container).fetch(FetchDescriptor<Book>()).first?.writer == nil)
     }
 
+    /// The recipe takes a to-one's own key without asking whether it is there, while the last
+    /// object had it (`RelationshipDescription.ownKeyHoldsValues`): objects that name their
+    /// target every way in turn, absent and `null` among them, each get what they say.
+    @Test func objectsNamingTheirTargetEveryWayInTurnEachGetWhatTheySay() throws {
+        _ = try decode([Book].self, #"[{"id": 1, "writer": {"id": 1, "name": "Ursula"}}, {"id": 2, "writerId": 1}]"#)
+        try context.save()
+        let payload = [
+            #"{"id": 1, "writer": {"id": 2, "name": "Octavia"}}"#,  // own key, an object
+            #"{"id": 2}"#,  // absent: left as it is
+            #"{"id": 3, "writerId": 2}"#,  // another key
+            #"{"id": 4, "writer": 1}"#,  // own key, a reference
+            #"{"id": 5, "writer": null}"#,  // own key, null
+            #"{"id": 1, "writer_id": 1}"#,  // another key again: Ursula once more
+            #"{"id": 6, "writer": {"id": 2, "name": "Octavia E."}}"#,
+            #"{"id": 7, "writer": null, "writerId": 2}"#,  // the own key comes first, and says null
+        ]
+        for _ in 0..<2 {
+            let books = try decode([Book].self, "[" + payload.joined(separator: ",") + "]")
+            #expect(books.map { $0.writer?.id } == [1, 1, 2, 1, nil, 1, 2, nil])  // book 1 named twice
+            #expect(books.map(\.id) == [1, 2, 3, 4, 5, 1, 6, 7])
+        }
+        try context.save()
+        let stored = try ManagedObjectContext(container).fetch(FetchDescriptor<Book>(sortBy: [SortDescriptor(\.id)]))
+        #expect(stored.map { $0.writer?.name } == ["Ursula", "Ursula", "Octavia E.", "Ursula", nil, "Octavia E.", nil])
+    }
+
     @Test func aHundredBooksByTenWritersMakeTenWriters() throws {
         let payload = (0..<100).map { #"{"id": \#($0), "writer": {"id": \#($0 % 10), "name": "W\#($0 % 10)"}}"# }
         _ = try decode([Book].self, "[" + payload.joined(separator: ",") + "]")

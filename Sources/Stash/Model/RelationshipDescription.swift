@@ -37,6 +37,9 @@ final class RelationshipDescription: Sendable {
     private let resolvedJoin = Locked<JoinResolution?>(nil)
     /// `inverseListIndex`: `inverseListUnknown` until resolved, -1 for none.
     private let knownInverseListIndex = Atomic<Int>(RelationshipDescription.inverseListUnknown)
+    /// Whether the last object decoded through a `KeyedDecodingContainer` had this to-one's own
+    /// key (see `ownKeyHoldsValues`).
+    private let ownKeyHeldValue = Atomic<Bool>(true)
 
     private enum JoinResolution {
         case none
@@ -108,6 +111,20 @@ final class RelationshipDescription: Sendable {
         return index < 0 ? nil : index
     }
     private static let inverseListUnknown = -2
+
+    /// A hint, shared by every context, that objects give this to-one its value under its own
+    /// key (`"author"`, not `"authorId"`): a decode then takes the value's decoder without
+    /// asking the container whether the key is there (`ObjectDecoder.ownKeyTarget`). A wrong
+    /// hint costs only time: a payload that names the target another way makes it `false`.
+    var ownKeyHoldsValues: Bool { ownKeyHeldValue.load(ordering: .relaxed) }
+
+    /// Records the key the last decoded object gave the value under (`nil`: none was found
+    /// without asking). Written only when the hint changes, so that contexts decoding on
+    /// several threads do not write the same line for nothing.
+    func noteValue(under key: AttributeKey?) {
+        let held = key?.stringValue == codingKey.stringValue
+        if ownKeyHeldValue.load(ordering: .relaxed) != held { ownKeyHeldValue.store(held, ordering: .relaxed) }
+    }
 
     /// The target's relationship back to this one: declared on either side, or none.
     func inverse() throws -> RelationshipDescription? {
