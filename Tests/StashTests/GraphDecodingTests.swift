@@ -219,28 +219,49 @@ import Testing
 
     /// The recipe takes a to-one's own key without asking whether it is there, while the last
     /// object had it (`RelationshipDescription.ownKeyHoldsValues`): objects that name their
-    /// target every way in turn, absent and `null` among them, each get what they say.
+    /// target every way in turn, absent and `null` among them, each get what they say, with
+    /// and without the snake-case key strategy.
     @Test func objectsNamingTheirTargetEveryWayInTurnEachGetWhatTheySay() throws {
         _ = try decode([Book].self, #"[{"id": 1, "writer": {"id": 1, "name": "Ursula"}}, {"id": 2, "writerId": 1}]"#)
         try context.save()
         let payload = [
             #"{"id": 1, "writer": {"id": 2, "name": "Octavia"}}"#,  // own key, an object
+            #"{"id": 8, "writer": 1}"#,  // own key, a reference, taken without asking
             #"{"id": 2}"#,  // absent: left as it is
             #"{"id": 3, "writerId": 2}"#,  // another key
-            #"{"id": 4, "writer": 1}"#,  // own key, a reference
+            #"{"id": 4, "writer": 1}"#,  // own key, a reference, after another key
             #"{"id": 5, "writer": null}"#,  // own key, null
             #"{"id": 1, "writer_id": 1}"#,  // another key again: Ursula once more
             #"{"id": 6, "writer": {"id": 2, "name": "Octavia E."}}"#,
             #"{"id": 7, "writer": null, "writerId": 2}"#,  // the own key comes first, and says null
         ]
-        for _ in 0..<2 {
-            let books = try decode([Book].self, "[" + payload.joined(separator: ",") + "]")
-            #expect(books.map { $0.writer?.id } == [1, 1, 2, 1, nil, 1, 2, nil])  // book 1 named twice
-            #expect(books.map(\.id) == [1, 2, 3, 4, 5, 1, 6, 7])
+        for snakeCase in [false, true] {
+            let books = try decode([Book].self, "[" + payload.joined(separator: ",") + "]", snakeCase: snakeCase)
+            #expect(books.map(\.id) == [1, 8, 2, 3, 4, 5, 1, 6, 7])
+            // Book 1 is named twice: the second time by writer_id.
+            #expect(books.map { $0.writer?.id } == [1, 1, 1, 2, 1, nil, 1, 2, nil])
         }
         try context.save()
         let stored = try ManagedObjectContext(container).fetch(FetchDescriptor<Book>(sortBy: [SortDescriptor(\.id)]))
-        #expect(stored.map { $0.writer?.name } == ["Ursula", "Ursula", "Octavia E.", "Ursula", nil, "Octavia E.", nil])
+        #expect(
+            stored.map { $0.writer?.name } == [
+                "Ursula", "Ursula", "Octavia E.", "Ursula", nil, "Octavia E.", nil, "Ursula",
+            ])
+    }
+
+    /// Another decoder than JSONDecoder may throw for a missing key's super decoder, or answer
+    /// it otherwise: its to-ones are read key by key, as before, and say the same.
+    @Test func aPropertyListDecoderNamesTargetsEveryWayToo() throws {
+        let books: [[String: Any]] = [
+            ["id": 1, "writer": ["id": 1, "name": "Ursula"]], ["id": 2, "writerId": 1], ["id": 3],
+            ["id": 4, "writer": 1], ["id": 1, "writerId": 1],
+        ]
+        let data = try PropertyListSerialization.data(fromPropertyList: books, format: .binary, options: 0)
+        let decoder = PropertyListDecoder()
+        decoder.userInfo[.managedObjectContext] = context
+        let decoded = try decoder.decode([Book].self, from: data)
+        #expect(decoded.map { $0.writer?.id } == [1, 1, nil, 1, 1])
+        #expect(decoded[0].writer?.name == "Ursula")
     }
 
     @Test func aHundredBooksByTenWritersMakeTenWriters() throws {

@@ -108,15 +108,24 @@ final class Arrival: ManagedObject, Decodable {
     }
 }
 
-/// A crate whose label's decoding decodes another crate into the same context, from a JSON
-/// string the label holds: one object's decode nested inside another's, between its unique
-/// values and its other attributes.
+/// A crate whose label's decoding decodes another crate, from a JSON string the label holds,
+/// through JSONDecoder: into the context its own decoder carries, or `innerContext` if set. One
+/// object's decode nested inside another's, between its unique values and its other attributes.
 final class Crate: ManagedObject, Decodable {
     @Attribute(.unique) var code: String
     @Attribute var label: CrateLabel
 }
 
+/// A pallet holding a nested crate: the crate is decoded for a relationship.
+final class Pallet: ManagedObject, Decodable {
+    @Attribute(.unique) var id: Int
+    @Relationship var crate: Crate?
+}
+
 struct CrateLabel: Codable, Equatable {
+    /// The context the inner crate is decoded into, in place of the label's decoder's.
+    @TaskLocal static var innerContext: ManagedObjectContext?
+
     var text: String
 
     private enum Keys: String, CodingKey {
@@ -130,7 +139,8 @@ struct CrateLabel: Codable, Equatable {
         text = try container.decode(String.self, forKey: .text)
         if let crate = try container.decodeIfPresent(String.self, forKey: .crate) {
             let inner = JSONDecoder()
-            inner.userInfo[.managedObjectContext] = decoder.userInfo[.managedObjectContext] as? ManagedObjectContext
+            inner.userInfo[.managedObjectContext] =
+                Self.innerContext ?? decoder.userInfo[.managedObjectContext] as? ManagedObjectContext
             _ = try inner.decode(Crate.self, from: Data(crate.utf8))
         }
     }
@@ -164,5 +174,46 @@ struct CrateLabel: Codable, Equatable {
         let stored = try ManagedObjectContext(container).fetch(
             FetchDescriptor<Crate>(sortBy: [SortDescriptor(\Crate.code)]))
         #expect(stored.map { $0.code } == ["A", "B", "C"] && stored.map { $0.label.text } == ["A2", "B2", "C2"])
+    }
+
+    /// The nested crate is decoded by the byte-level reader, which finds its context itself:
+    /// the parent's context handed over for JSONDecoder's path must not wait on the thread for
+    /// another decode of a crate to take (the label's, into another context).
+    @Test func aNestedObjectOnTheReadersPathLeavesNoContextForAnotherDecode() throws {
+        let directory = try TemporaryDirectory()
+        let first = try PersistentContainer(for: Pallet.self, Crate.self, storeURL: directory.file("first.sqlite"))
+        let second = try PersistentContainer(for: Crate.self, storeURL: directory.file("second.sqlite"))
+        let (outer, other) = (ManagedObjectContext(first), ManagedObjectContext(second))
+        let inner = #"{\"code\": \"Y\", \"label\": {\"text\": \"inner\"}}"#
+        let payload = #"[{"id": 1, "crate": {"code": "X", "label": {"text": "outer", "crate": "\#(inner)"}}}]"#
+        let pallets = try CrateLabel.$innerContext.withValue(other) {
+            try outer.decode([Pallet].self, from: json(payload))
+        }
+        #expect(pallets.first?.crate?.code == "X")
+        try outer.save()
+        try other.save()
+        #expect(try ManagedObjectContext(first).fetch(FetchDescriptor<Crate>()).map { $0.code } == ["X"])
+        #expect(try ManagedObjectContext(second).fetch(FetchDescriptor<Crate>()).map { $0.code } == ["Y"])
+    }
+
+    /// A nested decode that fails keeps no context on the thread: the context is freed when
+    /// dropped, and a later decode that names none says so.
+    @Test func aFailedNestedDecodeKeepsNoContextAlive() throws {
+        let directory = try TemporaryDirectory()
+        let container = try PersistentContainer(for: Pallet.self, Crate.self, storeURL: directory.file())
+        weak var dropped: ManagedObjectContext?
+        do {
+            let context = ManagedObjectContext(container)
+            dropped = context
+            #expect(throws: (any Error).self) {
+                _ = try recipeDecoder(context).decode(
+                    [Pallet].self, from: json(#"[{"id": 1, "crate": {"code": 5, "label": {"text": "x"}}}]"#))
+            }
+        }
+        #expect(dropped == nil)
+        let error = #expect(throws: StashError.self) {
+            _ = try JSONDecoder().decode(Crate.self, from: json(#"{"code": "Z", "label": {"text": "z"}}"#))
+        }
+        #expect(error?.code == .missingContext)
     }
 }

@@ -2,7 +2,8 @@ extension ConstructionFrame {
     /// Runs `body`, which decodes a nested object of class `targetClass` for a relationship of
     /// an object in `context`, with the context handed over to that object's default
     /// `init(from:)` (`takeHandedOverContext`). Nested objects nest: the outer one's is put
-    /// back after.
+    /// back after. Called by `ObjectDecoder.handingOver`, which hands over the container the
+    /// same way.
     func handingOver<Result>(
         _ context: ManagedObjectContext, for targetClass: ObjectIdentifier, _ body: () throws -> Result
     ) rethrows -> Result {

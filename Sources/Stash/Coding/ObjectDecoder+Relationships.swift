@@ -15,10 +15,12 @@ extension ObjectDecoder {
     /// relationships, as it keeps its attributes.
     ///
     /// `decoded` holds, by slot, to-one targets already decoded (`decodeTargets(in:of:from:)`).
-    /// Answers the slots of the to-one relationships it set.
+    /// `ownKeysFirst`: the container is JSONDecoder's, whose missing keys read as `null`, so a
+    /// to-one's own key may be taken without asking (`ownKeyTarget`). Answers the slots of the
+    /// to-one relationships it set.
     func decodeRelationships(
         of object: ManagedObject, in state: EntityState, from container: KeyedDecodingContainer<AttributeKey>,
-        tape: TapeKeyedContainer<AttributeKey>? = nil, decoded: [Int: ManagedObject?] = [:]
+        tape: TapeKeyedContainer<AttributeKey>? = nil, decoded: [Int: ManagedObject?] = [:], ownKeysFirst: Bool = false
     ) throws -> AttributeSet {
         try withContext { context in
             let isNew = object.state == .inserted
@@ -41,10 +43,14 @@ extension ObjectDecoder {
                     continue
                 }
                 try naming(relationship) {
-                    if !relationship.isToMany, let target = try ownKeyTarget(of: relationship, in: container) {
-                        if let slot = relationship.slot { set.insert(slot) }
-                        context.graph.setTarget(target, of: relationship, in: object)
-                        return
+                    if ownKeysFirst, !relationship.isToMany {
+                        switch try ownKeyTarget(of: relationship, in: container) {
+                        case .elsewhere: break
+                        case .target(let target):
+                            if let slot = relationship.slot { set.insert(slot) }
+                            context.graph.setTarget(target, of: relationship, in: object)
+                            return
+                        }
                     }
                     guard let (key, isReference) = Self.key(of: relationship, in: container) else { return }
                     if !relationship.isToMany { relationship.noteValue(under: key) }
@@ -111,24 +117,33 @@ extension ObjectDecoder {
         return targets
     }
 
-    /// The to-one's target under its own key, when the key holds an object or a reference, taken
-    /// without asking `contains` first (820 instructions an essay in the recipe's graph import):
-    /// `nil` when the key holds `null` or is not there (the caller then looks as `key(of:in:)`
-    /// says), and at once when the last object did not have the key (`ownKeyHoldsValues`), so
-    /// that a payload naming its targets by `authorId` pays for no decoder made for nothing.
+    /// What a to-one's own key gave (`ownKeyTarget`).
+    private enum OwnKeyValue {
+        /// The target its object or reference names, or `nil` for `null`.
+        case target(ManagedObject?)
+        /// Not there, or not asked: the caller looks key by key (`key(of:in:)`).
+        case elsewhere
+    }
+
+    /// A to-one's value under its own key, taken from JSONDecoder's container without asking
+    /// `contains` first (820 instructions an essay in the recipe's graph import): JSONDecoder
+    /// answers a missing key with a decoder of `null`, so only a `null` is asked about. Not
+    /// tried when the last object did not have the key (`ownKeyHoldsValues`), so that a payload
+    /// naming its targets by `authorId` pays for no decoder made for nothing.
     private func ownKeyTarget(
         of relationship: RelationshipDescription, in container: KeyedDecodingContainer<AttributeKey>
-    ) throws -> ManagedObject? {
-        guard relationship.ownKeyHoldsValues else { return nil }
+    ) throws -> OwnKeyValue {
+        guard relationship.ownKeyHoldsValues else { return .elsewhere }
         let (key, isReference) = relationship.jsonKeys[0]
-        // JSONDecoder answers a missing key with a decoder of `null`; another decoder may throw.
-        guard let decoder = try? container.superDecoder(forKey: key),
-            let value = try? decoder.singleValueContainer(), !value.decodeNil()
-        else {
-            relationship.noteValue(under: nil)
-            return nil
+        let decoder = try container.superDecoder(forKey: key)
+        if try decoder.singleValueContainer().decodeNil() {
+            guard container.contains(key) else {
+                relationship.noteValue(under: nil)
+                return .elsewhere
+            }
+            return .target(nil)
         }
-        return try target(of: relationship, from: decoder, reference: isReference)
+        return .target(try target(of: relationship, from: decoder, reference: isReference))
     }
 
     /// The key the JSON gives `relationship` under, if any, and whether it is a key that
@@ -278,6 +293,9 @@ extension ObjectDecoder {
         let targetClass = ObjectIdentifier(relationship.targetType)
         (handedOverContainer, handedOverTape, handedOverType) = (container, tape, targetClass)
         defer { (handedOverContainer, handedOverTape, handedOverType) = (outer, outerTape, outerType) }
+        // The reader's nested object finds the reader's context where it is (`carried(by:)`)
+        // and would never take a context handed over: another object's decode could.
+        guard tape == nil else { return try body() }
         return try withContext { context in
             try ConstructionFrame.current.handingOver(context, for: targetClass, body)
         }

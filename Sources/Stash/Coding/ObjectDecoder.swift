@@ -83,8 +83,11 @@ final class ObjectDecoder: ContextPart {
                     }
                 }
                 if !entity.relationships.isEmpty {
-                    let related = try decodeRelationships(
-                        of: object, in: state, from: container, tape: tape, decoded: decoded)
+                    let related = try discardingIfNew(object, madeFrom: firstNewID) {
+                        try decodeRelationships(
+                            of: object, in: state, from: container, tape: tape, decoded: decoded,
+                            ownKeysFirst: tape == nil && JSONDecoderKind.answersMissingKeysWithNull(decoder))
+                    }
                     present = present.union(related)
                 }
                 // Made by this decode, and not found to stand for another: a new object.
@@ -95,6 +98,42 @@ final class ObjectDecoder: ContextPart {
                 if isNested { keepNested(captured, of: state, from: container, under: parent) }
                 return object
             }
+        }
+    }
+
+    /// Runs `body`, which decodes `object`'s relationships. If it fails and the object is new,
+    /// made by this decode (from temporary id `firstNewID` on), the object leaves the context,
+    /// as one whose attributes fail never enters it: its relationships are emptied first, so
+    /// that no delete rule reaches what they named, then it is deleted, which drops a new
+    /// object. Inside `context.decode` (or StashREST) the decode's journal undoes everything
+    /// instead, so nothing is done here.
+    private func discardingIfNew<Result>(
+        _ object: ManagedObject, madeFrom firstNewID: UInt64, _ body: () throws -> Result
+    ) throws -> Result {
+        do {
+            return try body()
+        } catch {
+            discardUnfinished(object, madeFrom: firstNewID)
+            throw error
+        }
+    }
+
+    @inline(never)
+    private func discardUnfinished(_ object: ManagedObject, madeFrom firstNewID: UInt64) {
+        withContext { context in
+            let isNew = object.state == .inserted && object.temporaryID >= firstNewID
+            guard isNew, object.managedObjectContext === context, context.entering({ context.tracker.journal == nil })
+            else { return }
+            context.entering {
+                for relationship in object.entity.relationships {
+                    if relationship.isToMany {
+                        context.graph.setObjects([], of: relationship, in: object)
+                    } else {
+                        context.graph.setTarget(nil, of: relationship, in: object)
+                    }
+                }
+            }
+            context.delete(object)
         }
     }
 

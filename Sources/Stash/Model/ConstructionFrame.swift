@@ -39,11 +39,12 @@ final class ConstructionFrame {
     /// .path(for:)`): a probe's to-one relationship then reads as a probe of its target,
     /// appended here, rather than nil.
     var relationshipProbes: [ManagedObject]?
-    /// Set while a relationship's nested object is decoded (`ObjectDecoder.handingOver`): the
-    /// object's class and its parent's context. The object's default `init(from:)` takes the
-    /// context from here, once, instead of finding it in `userInfo` again (1.15k instructions
-    /// a nested author: hashing the key and casting the value). A relationship never crosses
-    /// contexts, so the parent's is the one the object must go into.
+    /// Set while a relationship's nested object is decoded through JSONDecoder
+    /// (`ObjectDecoder.handingOver`; the reader's finds its context itself): the object's class
+    /// and its parent's context. The object's default `init(from:)` takes the context from
+    /// here, once, instead of finding it in `userInfo` again (1.15k instructions a nested
+    /// author: hashing the key and casting the value). A relationship never crosses contexts,
+    /// so the parent's is the one the object must go into.
     @exclusivity(unchecked) var handedOverClass: ObjectIdentifier?
     @exclusivity(unchecked) var handedOverContext: ManagedObjectContext?
 

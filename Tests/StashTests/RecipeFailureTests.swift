@@ -1,0 +1,72 @@
+import Foundation
+import Testing
+
+@testable import Stash
+
+/// A record whose songs go with it, and its labels decoded after them (to-many relationships
+/// are decoded in their order, after the to-one ones): a relationship that fails after
+/// another was set.
+final class Record: ManagedObject, Decodable {
+    @Attribute(.unique) var id: Int
+    @Relationship(deleteRule: .cascade, inverse: \Song.record) var songs: [Song]
+    @Relationship var labels: [RecordLabel]
+}
+
+final class Song: ManagedObject, Decodable {
+    @Attribute(.unique) var id: Int
+    @Relationship var record: Record?
+}
+
+final class RecordLabel: ManagedObject, Decodable {
+    @Attribute(.unique) var id: Int
+    @Attribute var name: String
+}
+
+/// A new object whose relationship fails to decode through the recipe (JSONDecoder, no
+/// journal) leaves the context, as one whose attribute fails never enters it, and undoes
+/// what its relationships did to other objects.
+@Suite struct RecipeFailureTests {
+    @Test func aNewObjectWhoseNestedObjectFailsIsNotInserted() throws {
+        let directory = try TemporaryDirectory()
+        let container = try graphContainer(at: directory.file())
+        let context = ManagedObjectContext(container)
+        let writer = try recipeDecoder(context).decode(Writer.self, from: json(#"{"id": 1, "name": "Ursula"}"#))
+        try context.save()
+        // The writer is set (its list of books gains the book), then the publisher fails.
+        #expect(throws: StashError.self) {
+            _ = try recipeDecoder(context).decode(
+                Book.self, from: json(#"{"id": 20, "writer": {"id": 1, "name": "Ursula"}, "publisher": {"id": "x"}}"#))
+        }
+        #expect(writer.books.isEmpty)
+        #expect(!context.hasChanges)
+        try context.save()
+        let fresh = ManagedObjectContext(container)
+        #expect(try fresh.fetchCount(FetchDescriptor<Book>()) == 0)
+        #expect(try fresh.fetch(FetchDescriptor<Writer>()).map { $0.books.count } == [0])
+    }
+
+    @Test func aFailedNewObjectCascadesToNothingItsListsNamed() throws {
+        let directory = try TemporaryDirectory()
+        let container = try PersistentContainer(
+            for: Record.self, Song.self, RecordLabel.self, storeURL: directory.file())
+        let context = ManagedObjectContext(container)
+        _ = try recipeDecoder(context).decode([Song].self, from: json(#"[{"id": 1}, {"id": 2}]"#))
+        try context.save()
+        // The songs are set (stored ones, by id), then a label fails: the record goes, and its
+        // cascade must not take the songs with it.
+        #expect(throws: StashError.self) {
+            _ = try recipeDecoder(context).decode(
+                Record.self, from: json(#"{"id": 7, "songs": [1, 2], "labels": [{"id": 3, "name": 4}]}"#))
+        }
+        try context.save()
+        let fresh = ManagedObjectContext(container)
+        #expect(try fresh.fetchCount(FetchDescriptor<Record>()) == 0)
+        let songs = try fresh.fetch(FetchDescriptor<Song>(sortBy: [SortDescriptor(\.id)]))
+        #expect(songs.map(\.id) == [1, 2] && songs.allSatisfy { $0.record == nil })
+        // The same record, whole, then decodes and saves.
+        let record = try recipeDecoder(context).decode(
+            Record.self, from: json(#"{"id": 7, "songs": [1, 2], "labels": [{"id": 3, "name": "Blue"}]}"#))
+        try context.save()
+        #expect(record.songs.map(\.id) == [1, 2] && record.labels.map(\.name) == ["Blue"])
+    }
+}
