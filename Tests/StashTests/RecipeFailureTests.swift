@@ -69,4 +69,36 @@ final class RecordLabel: ManagedObject, Decodable {
         try context.save()
         #expect(record.songs.map(\.id) == [1, 2] && record.labels.map(\.name) == ["Blue"])
     }
+
+    /// An object the context has, or a stored row's, updated through the recipe: its attributes
+    /// are applied before its relationships are decoded, so a relationship that fails puts it
+    /// back as it was, to-one targets and their lists included.
+    @Test func aFoundObjectWhoseRelationshipFailsIsLeftAsItWas() throws {
+        let directory = try TemporaryDirectory()
+        let container = try graphContainer(at: directory.file())
+        let context = ManagedObjectContext(container)
+        let book = try recipeDecoder(context).decode(
+            Book.self, from: json(#"{"id": 20, "title": "Old", "writer": {"id": 1, "name": "Ursula"}}"#))
+        _ = try recipeDecoder(context).decode(Writer.self, from: json(#"{"id": 2, "name": "Octavia"}"#))
+        try context.save()
+        let failing =
+            #"{"id": 20, "title": "New", "writer": {"id": 2, "name": "Octavia E."}, "publisher": {"id": "x"}}"#
+        #expect(throws: StashError.self) { _ = try recipeDecoder(context).decode(Book.self, from: json(failing)) }
+        #expect(book.title == "Old" && book.writer?.id == 1)
+        #expect(!context.hasChanges)
+        // A stored row's object, not read into a context before: not left adopted with changes.
+        let fresh = ManagedObjectContext(container)
+        #expect(throws: StashError.self) { _ = try recipeDecoder(fresh).decode(Book.self, from: json(failing)) }
+        #expect(!fresh.hasChanges)
+        try fresh.save()
+        let stored = try ManagedObjectContext(container).fetch(FetchDescriptor<Book>())
+        #expect(stored.map(\.title) == ["Old"] && stored.map { $0.writer?.id } == [1])
+        let writers = try ManagedObjectContext(container).fetch(FetchDescriptor<Writer>(sortBy: [SortDescriptor(\.id)]))
+        #expect(writers.map(\.name) == ["Ursula", "Octavia"] && writers.map { $0.books.count } == [1, 0])
+        // Whole, the same update decodes and saves.
+        _ = try recipeDecoder(context).decode(
+            Book.self, from: json(#"{"id": 20, "title": "New", "writer": {"id": 2, "name": "Octavia E."}}"#))
+        try context.save()
+        #expect(book.title == "New" && book.writer?.name == "Octavia E.")
+    }
 }

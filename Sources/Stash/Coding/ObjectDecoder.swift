@@ -29,6 +29,9 @@ final class ObjectDecoder: ContextPart {
     /// The array an object the context has gets its other decoded values in (`update`), kept
     /// in the same way.
     @exclusivity(unchecked) private var spareValues: [(AttributeDescription, Any)] = []
+    /// The journal `update` opened for the object it found (`openUpdateJournal`), until that
+    /// object's `decodeObject` takes it.
+    @exclusivity(unchecked) private var updateJournal: ChangeJournal?
     /// What `decodeAttributes` decoded, when asked to keep it (`capturing`).
     @exclusivity(unchecked) private var capturedAttributes: DecodedAttributes?
     /// Set by the reader's nested objects (`nestedTarget`) just before one is decoded: its
@@ -58,45 +61,108 @@ final class ObjectDecoder: ContextPart {
                 // object's keys (a nested object's was made already, and handed over).
                 let (container, tape) = try attributeContainers(of: type, from: decoder)
                 let firstNewID = context.identity.nextTemporaryID
-                var (object, present) = try decodeAttributes(
-                    of: state, from: container, tape: tape, capturing: isNested)
-                // Taken at once: a hook below (`awaken`) may decode other objects, which set it.
-                let captured = isNested ? capturedAttributes : nil
-                capturedAttributes = nil
-                var decoded: [Int: ManagedObject?] = [:]
-                // Children of a given parent take it in place of anything the JSON says.
-                let parent = self.parent.flatMap { $0.entity === entity ? $0 : nil }
-                if let parent, let slot = parent.relationship.slot { decoded[slot] = .some(parent.parent) }
-                if !state.compositeUniques.isEmpty, object.state == .inserted {
-                    // A composite key may hold a related object: decoded first, set below.
-                    let slots = Set(state.compositeUniques.joined()).subtracting(decoded.keys)
-                    decoded.merge(try decodeTargets(in: slots, of: state, from: container)) { own, _ in own }
-                    if let (holder, constraint) = try context.entering({
-                        try context.resolver.compositeHolder(
-                            for: object, in: state, targets: decoded.compactMapValues { $0 })
-                    }) {
-                        if context.policyInEffect.kind == .fail {
-                            throw UniqueResolver.compositeConflict(state, constraint)
+                // An object the context had, whose update opened a journal (`update`): closed
+                // once its relationships are decoded, undone if they fail.
+                var (object, present) = try closing(onFailure: { takeUpdateJournal() }) {
+                    try decodeAttributes(of: state, from: container, tape: tape, capturing: isNested)
+                }
+                let journal = takeUpdateJournal()
+                return try closing(journal) {
+                    // Taken at once: a hook below (`awaken`) may decode other objects, which set it.
+                    let captured = isNested ? capturedAttributes : nil
+                    capturedAttributes = nil
+                    var decoded: [Int: ManagedObject?] = [:]
+                    // Children of a given parent take it in place of anything the JSON says.
+                    let parent = self.parent.flatMap { $0.entity === entity ? $0 : nil }
+                    if let parent, let slot = parent.relationship.slot { decoded[slot] = .some(parent.parent) }
+                    if !state.compositeUniques.isEmpty, object.state == .inserted {
+                        // A composite key may hold a related object: decoded first, set below.
+                        let slots = Set(state.compositeUniques.joined()).subtracting(decoded.keys)
+                        decoded.merge(try decodeTargets(in: slots, of: state, from: container)) { own, _ in own }
+                        if let (holder, constraint) = try context.entering({
+                            try context.resolver.compositeHolder(
+                                for: object, in: state, targets: decoded.compactMapValues { $0 })
+                        }) {
+                            if context.policyInEffect.kind == .fail {
+                                throw UniqueResolver.compositeConflict(state, constraint)
+                            }
+                            context.entering { context.resolver.standIn(object, for: holder, in: state) }
+                            object = holder
                         }
-                        context.entering { context.resolver.standIn(object, for: holder, in: state) }
-                        object = holder
                     }
-                }
-                if !entity.relationships.isEmpty {
-                    let related = try discardingIfNew(object, madeFrom: firstNewID) {
-                        try decodeRelationships(
-                            of: object, in: state, from: container, tape: tape, decoded: decoded,
-                            ownKeysFirst: tape == nil && JSONDecoderKind.answersMissingKeysWithNull(decoder))
+                    if !entity.relationships.isEmpty {
+                        let related = try discardingIfNew(object, madeFrom: firstNewID) {
+                            try decodeRelationships(
+                                of: object, in: state, from: container, tape: tape, decoded: decoded,
+                                ownKeysFirst: tape == nil && JSONDecoderKind.answersMissingKeysWithNull(decoder))
+                        }
+                        present = present.union(related)
                     }
-                    present = present.union(related)
+                    // Made by this decode, and not found to stand for another: a new object.
+                    if object.state == .inserted, object.temporaryID >= firstNewID {
+                        context.entering { context.tracker.awaken(object) }
+                    }
+                    if let record = record { record.note(object, of: entity, setting: present) }
+                    if isNested { keepNested(captured, of: state, from: container, under: parent) }
+                    return object
                 }
-                // Made by this decode, and not found to stand for another: a new object.
-                if object.state == .inserted, object.temporaryID >= firstNewID {
-                    context.entering { context.tracker.awaken(object) }
-                }
-                if let record = record { record.note(object, of: entity, setting: present) }
-                if isNested { keepNested(captured, of: state, from: container, under: parent) }
-                return object
+            }
+        }
+    }
+
+    /// Opens a journal for a found object's update when none is open (the recipe's path, not
+    /// `context.decode`'s, which has its own around everything): its relationships are decoded
+    /// after its attributes are applied, and if they fail, the journal puts it back as it was.
+    /// Only for an entity with relationships: nothing fails after an object without any is
+    /// updated.
+    private func openUpdateJournal(in context: ManagedObjectContext) {
+        guard context.tracker.journal == nil else { return }
+        let journal = ChangeJournal(
+            unreconciled: context.graph.unreconciledLists.count, firstNewID: context.identity.nextTemporaryID)
+        context.tracker.journal = journal
+        updateJournal = journal
+    }
+
+    /// The journal the object just decoded opened (`openUpdateJournal`), taken by its
+    /// `decodeObject` so that an object decoded inside it does not take it.
+    private func takeUpdateJournal() -> ChangeJournal? {
+        defer { updateJournal = nil }
+        return updateJournal
+    }
+
+    /// Runs `body`; if it fails, undoes and closes the journal `opened` answers then, if any.
+    /// None is open when `decodeAttributes` throws (no journal opens before what can throw
+    /// there): this keeps a later change from leaving one open.
+    private func closing<Result>(onFailure opened: () -> ChangeJournal?, _ body: () throws -> Result) throws
+        -> Result
+    {
+        do {
+            return try body()
+        } catch {
+            if let journal = opened() { close(journal, undoing: true) }
+            throw error
+        }
+    }
+
+    /// Runs `body`, the rest of an object's decode, and closes `journal` after it: undone
+    /// first if `body` fails.
+    private func closing<Result>(_ journal: ChangeJournal?, _ body: () throws -> Result) throws -> Result {
+        guard let journal else { return try body() }
+        do {
+            let result = try body()
+            close(journal, undoing: false)
+            return result
+        } catch {
+            close(journal, undoing: true)
+            throw error
+        }
+    }
+
+    private func close(_ journal: ChangeJournal, undoing: Bool) {
+        withContext { context in
+            context.entering {
+                if undoing { journal.undo(in: context) }
+                context.tracker.journal = nil
             }
         }
     }
@@ -354,6 +420,8 @@ final class ObjectDecoder: ContextPart {
             } else {
                 changed = AttributeSet()
             }
+            // Adopted, the object is the context's: a journal puts it back if its relationships fail.
+            if !state.entity.relationships.isEmpty { openUpdateJournal(in: context) }
             context.resolver.adoptRow(
                 rowID, as: object, matchedBy: unique, key: key, at: matchedIndex, changing: changed, in: state)
             return (changed, values)
@@ -413,6 +481,7 @@ final class ObjectDecoder: ContextPart {
         var values = spareValues
         spareValues = []
         try presentValues(into: &values, of: state, from: container, tape: tape)
+        if !state.entity.relationships.isEmpty { openUpdateJournal(in: context) }
         let present = apply(uniqueValues, values, to: object, foundBy: foundBy, in: context)
         if capturing {
             capturedAttributes = DecodedAttributes(uniqueValues, keys, values)
