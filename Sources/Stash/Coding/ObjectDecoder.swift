@@ -29,9 +29,6 @@ final class ObjectDecoder: ContextPart {
     /// The array an object the context has gets its other decoded values in (`update`), kept
     /// in the same way.
     @exclusivity(unchecked) private var spareValues: [(AttributeDescription, Any)] = []
-    /// The journal `update` opened for the object it found (`openUpdateJournal`), until that
-    /// object's `decodeObject` takes it.
-    @exclusivity(unchecked) private var updateJournal: ChangeJournal?
     /// What `decodeAttributes` decoded, when asked to keep it (`capturing`).
     @exclusivity(unchecked) private var capturedAttributes: DecodedAttributes?
     /// Set by the reader's nested objects (`nestedTarget`) just before one is decoded: its
@@ -57,19 +54,19 @@ final class ObjectDecoder: ContextPart {
                 // A nested object on the reader's tape, whose values `nestedTarget` keeps.
                 let isNested = capturesNested && handedOverType == ObjectIdentifier(type)
                 if isNested { capturesNested = false }
-                // One container for the attributes and the relationships: making one reads the
-                // object's keys (a nested object's was made already, and handed over).
-                let (container, tape) = try attributeContainers(of: type, from: decoder)
-                let firstNewID = context.identity.nextTemporaryID
-                var (object, present) = try decodeAttributes(
-                    of: state, from: container, tape: tape, capturing: isNested)
-                // An object the context had, whose update opened a journal (`update`; nothing
-                // that throws runs after it opens, in `decodeAttributes`): closed once the
-                // object's relationships are decoded, undone if they fail. A `do` in place, not
-                // a closure: wrapping the rest of this method in one cost the recipe's graph
-                // import 1.0% (callgrind).
-                let journal = takeUpdateJournal()
+                // An object with relationships decodes them after its attributes were applied
+                // and it entered the context: if they fail, a journal of its own puts the
+                // context back as it was before this object (when none is open: the recipe's
+                // path; `context.decode` has one around everything). A `do` in place, not a
+                // closure: wrapping this method's body in one cost the recipe's graph import 1%.
+                let journal = entity.relationships.isEmpty ? nil : openJournal(in: context)
                 do {
+                    // One container for the attributes and the relationships: making one reads
+                    // the object's keys (a nested object's was made already, and handed over).
+                    let (container, tape) = try attributeContainers(of: type, from: decoder)
+                    let firstNewID = context.identity.nextTemporaryID
+                    var (object, present) = try decodeAttributes(
+                        of: state, from: container, tape: tape, capturing: isNested)
                     // Taken at once: a hook below (`awaken`) may decode other objects, which set it.
                     let captured = isNested ? capturedAttributes : nil
                     capturedAttributes = nil
@@ -93,11 +90,9 @@ final class ObjectDecoder: ContextPart {
                         }
                     }
                     if !entity.relationships.isEmpty {
-                        let related = try discardingIfNew(object, madeFrom: firstNewID) {
-                            try decodeRelationships(
-                                of: object, in: state, from: container, tape: tape, decoded: decoded,
-                                ownKeysFirst: tape == nil && JSONDecoderKind.answersMissingKeysWithNull(decoder))
-                        }
+                        let related = try decodeRelationships(
+                            of: object, in: state, from: container, tape: tape, decoded: decoded,
+                            ownKeysFirst: tape == nil && JSONDecoderKind.answersMissingKeysWithNull(decoder))
                         present = present.union(related)
                     }
                     // Made by this decode, and not found to stand for another: a new object.
@@ -116,69 +111,24 @@ final class ObjectDecoder: ContextPart {
         }
     }
 
-    /// Opens a journal for a found object's update when none is open (the recipe's path, not
-    /// `context.decode`'s, which has its own around everything): its relationships are decoded
-    /// after its attributes are applied, and if they fail, the journal puts it back as it was.
-    /// Only for an entity with relationships: nothing fails after an object without any is
-    /// updated.
-    private func openUpdateJournal(in context: ManagedObjectContext) {
-        guard context.tracker.journal == nil else { return }
-        let journal = ChangeJournal(
-            unreconciled: context.graph.unreconciledLists.count, firstNewID: context.identity.nextTemporaryID)
-        context.tracker.journal = journal
-        updateJournal = journal
+    /// Opens a journal for one object's decode, if none is open (see `decodeObject`).
+    private func openJournal(in context: ManagedObjectContext) -> ChangeJournal? {
+        context.entering {
+            guard context.tracker.journal == nil else { return nil }
+            let journal = ChangeJournal(
+                unreconciled: context.graph.unreconciledLists.count, firstNewID: context.identity.nextTemporaryID)
+            context.tracker.journal = journal
+            return journal
+        }
     }
 
-    /// The journal the object just decoded opened (`openUpdateJournal`), taken by its
-    /// `decodeObject` so that an object decoded inside it does not take it.
-    private func takeUpdateJournal() -> ChangeJournal? {
-        defer { updateJournal = nil }
-        return updateJournal
-    }
-
-    /// Closes the journal `update` opened for an object, undoing it first if its decode failed.
+    /// Closes the journal `openJournal` opened for an object, undoing it first if its decode failed.
     private func close(_ journal: ChangeJournal, undoing: Bool) {
         withContext { context in
             context.entering {
                 if undoing { journal.undo(in: context) }
                 context.tracker.journal = nil
             }
-        }
-    }
-
-    /// Runs `body`, which decodes `object`'s relationships. If it fails and the object is new,
-    /// made by this decode (from temporary id `firstNewID` on), the object leaves the context,
-    /// as one whose attributes fail never enters it: its relationships are emptied first, so
-    /// that no delete rule reaches what they named, then it is deleted, which drops a new
-    /// object. Inside `context.decode` (or StashREST) the decode's journal undoes everything
-    /// instead, so nothing is done here.
-    private func discardingIfNew<Result>(
-        _ object: ManagedObject, madeFrom firstNewID: UInt64, _ body: () throws -> Result
-    ) throws -> Result {
-        do {
-            return try body()
-        } catch {
-            discardUnfinished(object, madeFrom: firstNewID)
-            throw error
-        }
-    }
-
-    @inline(never)
-    private func discardUnfinished(_ object: ManagedObject, madeFrom firstNewID: UInt64) {
-        withContext { context in
-            let isNew = object.state == .inserted && object.temporaryID >= firstNewID
-            guard isNew, object.managedObjectContext === context, context.entering({ context.tracker.journal == nil })
-            else { return }
-            context.entering {
-                for relationship in object.entity.relationships {
-                    if relationship.isToMany {
-                        context.graph.setObjects([], of: relationship, in: object)
-                    } else {
-                        context.graph.setTarget(nil, of: relationship, in: object)
-                    }
-                }
-            }
-            context.delete(object)
         }
     }
 
@@ -399,8 +349,6 @@ final class ObjectDecoder: ContextPart {
             } else {
                 changed = AttributeSet()
             }
-            // Adopted, the object is the context's: a journal puts it back if its relationships fail.
-            if !state.entity.relationships.isEmpty { openUpdateJournal(in: context) }
             context.resolver.adoptRow(
                 rowID, as: object, matchedBy: unique, key: key, at: matchedIndex, changing: changed, in: state)
             return (changed, values)
@@ -460,7 +408,6 @@ final class ObjectDecoder: ContextPart {
         var values = spareValues
         spareValues = []
         try presentValues(into: &values, of: state, from: container, tape: tape)
-        if !state.entity.relationships.isEmpty { openUpdateJournal(in: context) }
         let present = apply(uniqueValues, values, to: object, foundBy: foundBy, in: context)
         if capturing {
             capturedAttributes = DecodedAttributes(uniqueValues, keys, values)
