@@ -116,20 +116,42 @@ extension ManagedObjectContext {
     /// `init(from:)`) shares its journal, and its failure fails the outer one, which undoes
     /// both.
     private func withJournal<Result>(_ body: () throws -> Result) throws -> Result {
-        let (journal, isOutermost) = try entering { () -> (ChangeJournal, Bool) in
-            if let active = tracker.journal { return (active, false) }
+        let journal = try entering { () -> ChangeJournal? in
+            guard tracker.journal == nil else { return nil }
             try throwPendingLoadError()
+            return openJournal()
+        }
+        guard let journal else { return try body() }
+        do {
+            let result = try body()
+            closeJournal(journal, undoing: false)
+            return result
+        } catch {
+            closeJournal(journal, undoing: true)
+            throw error
+        }
+    }
+
+    /// Opens a journal of changes to undo, if none is open: answers it, for the caller to
+    /// close (`closeJournal`), or `nil` when one is open already, whose opener closes it.
+    /// `context.decode` opens one around a whole decode, the recipe one around each object
+    /// with relationships (`ObjectDecoder.decodeObject`).
+    func openJournal() -> ChangeJournal? {
+        entering {
+            guard tracker.journal == nil else { return nil }
             let journal = ChangeJournal(
                 unreconciled: graph.unreconciledLists.count, firstNewID: identity.nextTemporaryID)
             tracker.journal = journal
-            return (journal, true)
+            return journal
         }
-        defer { if isOutermost { entering { tracker.journal = nil } } }
-        do {
-            return try body()
-        } catch {
-            if isOutermost { entering { journal.undo(in: self) } }
-            throw error
+    }
+
+    /// Closes the journal `openJournal` answered, undoing what it recorded first if the work it
+    /// covered failed.
+    func closeJournal(_ journal: ChangeJournal, undoing: Bool) {
+        entering {
+            if undoing { journal.undo(in: self) }
+            tracker.journal = nil
         }
     }
 }

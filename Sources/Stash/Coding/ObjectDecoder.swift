@@ -59,7 +59,7 @@ final class ObjectDecoder: ContextPart {
                 // context back as it was before this object (when none is open: the recipe's
                 // path; `context.decode` has one around everything). A `do` in place, not a
                 // closure: wrapping this method's body in one cost the recipe's graph import 1%.
-                let journal = entity.relationships.isEmpty ? nil : openJournal(in: context)
+                let journal = entity.relationships.isEmpty ? nil : context.openJournal()
                 do {
                     // One container for the attributes and the relationships: making one reads
                     // the object's keys (a nested object's was made already, and handed over).
@@ -101,33 +101,12 @@ final class ObjectDecoder: ContextPart {
                     }
                     if let record = record { record.note(object, of: entity, setting: present) }
                     if isNested { keepNested(captured, of: state, from: container, under: parent) }
-                    if let journal { close(journal, undoing: false) }
+                    if let journal { context.closeJournal(journal, undoing: false) }
                     return object
                 } catch {
-                    if let journal { close(journal, undoing: true) }
+                    if let journal { context.closeJournal(journal, undoing: true) }
                     throw error
                 }
-            }
-        }
-    }
-
-    /// Opens a journal for one object's decode, if none is open (see `decodeObject`).
-    private func openJournal(in context: ManagedObjectContext) -> ChangeJournal? {
-        context.entering {
-            guard context.tracker.journal == nil else { return nil }
-            let journal = ChangeJournal(
-                unreconciled: context.graph.unreconciledLists.count, firstNewID: context.identity.nextTemporaryID)
-            context.tracker.journal = journal
-            return journal
-        }
-    }
-
-    /// Closes the journal `openJournal` opened for an object, undoing it first if its decode failed.
-    private func close(_ journal: ChangeJournal, undoing: Bool) {
-        withContext { context in
-            context.entering {
-                if undoing { journal.undo(in: context) }
-                context.tracker.journal = nil
             }
         }
     }
