@@ -152,6 +152,9 @@ struct CrateLabel: Codable, Equatable {
 }
 
 @Suite struct NestedObjectDecodeTests {
+    /// The arrays an object's unique values are decoded into are kept between objects: one
+    /// nested decode must not leave its values in them for the next (the crate after would be
+    /// found by the one before's key), nor take the outer one's.
     @Test func anObjectDecodedInsideAnothersKeepsEachOnesUniqueValuesApart() throws {
         let directory = try TemporaryDirectory()
         let container = try PersistentContainer(for: Crate.self, storeURL: directory.file())
