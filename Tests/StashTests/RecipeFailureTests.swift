@@ -103,4 +103,51 @@ final class RecordLabel: ManagedObject, Decodable {
         try context.save()
         #expect(book.title == "New" && book.writer?.name == "Octavia E.")
     }
+
+    /// The journal a recipe object decodes under is kept for the next one (`spareJournal`):
+    /// what it recorded for the last object, which succeeded, must not be undone with the
+    /// next, which fails.
+    @Test func aFailureUndoesNothingOfTheObjectBeforeIt() throws {
+        let directory = try TemporaryDirectory()
+        let container = try graphContainer(at: directory.file())
+        let context = ManagedObjectContext(container)
+        let writer = try recipeDecoder(context).decode(Writer.self, from: json(#"{"id": 1, "name": "Ursula"}"#))
+        try context.save()
+        #expect(writer.books.isEmpty)
+        // The writer's list gains the book, and its name changes: both recorded.
+        let first = try recipeDecoder(context).decode(
+            Book.self, from: json(#"{"id": 20, "title": "Lathe", "writer": {"id": 1, "name": "Ursula K."}}"#))
+        #expect(throws: StashError.self) {
+            _ = try recipeDecoder(context).decode(
+                Book.self,
+                from: json(#"{"id": 21, "writer": {"id": 1, "name": "Ursula K."}, "publisher": {"id": "x"}}"#))
+        }
+        #expect(writer.books.map(\.id) == [20] && writer.name == "Ursula K.")
+        #expect(first.writer === writer && first.managedObjectContext === context)
+        try context.save()
+        let stored = try ManagedObjectContext(container).fetch(FetchDescriptor<Writer>())
+        #expect(stored.map { $0.books.map(\.id) } == [[20]] && stored.map(\.name) == ["Ursula K."])
+        #expect(try ManagedObjectContext(container).fetchCount(FetchDescriptor<Book>()) == 1)
+    }
+
+    /// Nor does it hold the objects it recorded once their decode is over: a new object the
+    /// context lets go of (a rollback) is freed.
+    @Test func theJournalKeptForTheNextObjectHoldsNoneOfTheLast() throws {
+        let directory = try TemporaryDirectory()
+        let container = try PersistentContainer(
+            for: Record.self, Song.self, RecordLabel.self, storeURL: directory.file())
+        let context = ManagedObjectContext(container)
+        weak var record: Record?
+        weak var label: RecordLabel?
+        do {
+            let decoded = try recipeDecoder(context).decode(
+                Record.self, from: json(#"{"id": 7, "songs": [], "labels": [{"id": 3, "name": "Blue"}]}"#))
+            record = decoded
+            label = decoded.labels.first
+        }
+        #expect(record != nil && label != nil)
+        context.rollback()
+        #expect(record == nil && label == nil)
+        #expect(!context.hasChanges)
+    }
 }

@@ -139,8 +139,15 @@ extension ManagedObjectContext {
     func openJournal() -> ChangeJournal? {
         entering {
             guard tracker.journal == nil else { return nil }
-            let journal = ChangeJournal(
-                unreconciled: graph.unreconciledLists.count, firstNewID: identity.nextTemporaryID)
+            let journal: ChangeJournal
+            if let spare = tracker.spareJournal {
+                tracker.spareJournal = nil
+                spare.begin(unreconciled: graph.unreconciledLists.count, firstNewID: identity.nextTemporaryID)
+                journal = spare
+            } else {
+                journal = ChangeJournal(
+                    unreconciled: graph.unreconciledLists.count, firstNewID: identity.nextTemporaryID)
+            }
             tracker.journal = journal
             return journal
         }
@@ -152,6 +159,9 @@ extension ManagedObjectContext {
         entering {
             if undoing { journal.undo(in: self) }
             tracker.journal = nil
+            // Emptied at once: what it recorded must not outlive the work it covered.
+            journal.reset()
+            tracker.spareJournal = journal
         }
     }
 }

@@ -2,20 +2,57 @@
 /// and no more: the objects it inserted, the stored rows it took objects for, and the values
 /// of the objects it changed as they were before.
 final class ChangeJournal {
+    // Unchecked, the two fields every journal of the recipe's objects touches: a journal is
+    // its context's, used from one isolation at a time (see `Confinement`), and the runtime's
+    // check cost 85 instructions an access (340 an essay of stash-bench's graph import).
     @exclusivity(unchecked) private var inserted: [ManagedObject] = []
+    /// Whether anything but an insert was recorded since the journal began: `reset` empties
+    /// the rest only then.
+    @exclusivity(unchecked) private var recordedMore = false
     private var registered: [ManagedObject] = []
     /// Objects deleted, and whether each was new.
     private var deleted: [(object: ManagedObject, wasInserted: Bool)] = []
     private var snapshots: [ObjectIdentifier: Snapshot] = [:]
     private var lists: [ListKey: ListSnapshot] = [:]
     /// How many lists were waiting to be reconciled (`ObjectGraph.unreconciledLists`).
-    private let unreconciled: Int
+    private var unreconciled: Int
     /// The first temporary ID of an object inserted since the journal began.
-    private let firstNewID: UInt64
+    private(set) var firstNewID: UInt64
 
     init(unreconciled: Int, firstNewID: UInt64) {
         self.unreconciled = unreconciled
         self.firstNewID = firstNewID
+    }
+
+    /// Begins again, emptied (`reset`), where the context stands now: the recipe opens a
+    /// journal for each object with relationships, and one kept for the next spares it
+    /// an allocation, its arrays' and their release (see `ChangeTracker.spareJournal`).
+    func begin(unreconciled: Int, firstNewID: UInt64) {
+        self.unreconciled = unreconciled
+        self.firstNewID = firstNewID
+    }
+
+    /// Lets go of everything recorded. A few inserts are emptied from the end, keeping their
+    /// room (`removeAll(keepingCapacity:)` costs more than that); more are let go with their
+    /// room, which a whole `context.decode` may have made large, and so is the rest.
+    func reset() {
+        if inserted.count > Self.keptRoom { inserted = [] } else { while !inserted.isEmpty { inserted.removeLast() } }
+        guard recordedMore else { return }
+        recordedMore = false
+        registered = []
+        deleted = []
+        snapshots = [:]
+        lists = [:]
+    }
+
+    /// The most inserts whose room `reset` keeps.
+    private static let keptRoom = 8
+
+    /// `true` if a change of `object` needs no record: it was inserted since the journal
+    /// began, and an undo takes it out of the context whatever it holds.
+    @inline(__always)
+    func coversAsNew(_ object: ManagedObject) -> Bool {
+        object.state == .inserted && object.temporaryID >= firstNewID
     }
 
     private struct ListKey: Hashable {
@@ -48,11 +85,13 @@ final class ChangeJournal {
 
     /// An object about to be deleted (a list that replaces dropped it: see `ListDecoding`).
     func recordDelete(_ object: ManagedObject) {
+        recordedMore = true
         deleted.append((object, object.state == .inserted))
     }
 
     /// An object the context took for a stored row (a fetch, or decoding a row's unique value).
     func recordRegistration(_ object: ManagedObject) {
+        recordedMore = true
         registered.append(object)
     }
 
@@ -61,9 +100,10 @@ final class ChangeJournal {
     /// no one was given it. (Each essay of a graph import took a copy of its values when its
     /// author was set: 1.6k instructions an essay, stash-bench under callgrind.)
     func recordChange(_ object: ManagedObject, in state: EntityState) {
-        if object.state == .inserted, object.temporaryID >= firstNewID { return }
+        if coversAsNew(object) { return }
         let id = ObjectIdentifier(object)
         guard snapshots[id] == nil else { return }
+        recordedMore = true
         snapshots[id] = Snapshot(
             object: object, values: object.values, changedAttributes: object.changedAttributes,
             restatedAttributes: object.restatedAttributes, unloaded: object.unloaded,
@@ -74,6 +114,7 @@ final class ChangeJournal {
     func recordList(_ owner: ManagedObject, _ index: Int, in context: ManagedObjectContext) {
         let key = ListKey(owner: ObjectIdentifier(owner), index: index)
         guard lists[key] == nil else { return }
+        recordedMore = true
         let list = owner.loadedList(index)
         lists[key] = ListSnapshot(
             owner: owner, index: index, objects: list?.objects, generation: list?.generation ?? 0,

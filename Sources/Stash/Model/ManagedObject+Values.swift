@@ -105,7 +105,10 @@ extension ManagedObject {
                 return restate(attribute, in: context)
             }
             // A saved object keeps each attribute's value as it is first changed (`SavedValues`).
-            if (state != .inserted && !changedAttributes.contains(index)) || context.tracker.journal != nil {
+            // A journal records a change unless this object is new since it began.
+            if (state != .inserted && !changedAttributes.contains(index))
+                || (context.tracker.journal.map { !$0.coversAsNew(self) } ?? false)
+            {
                 context.tracker.objectWillChange(self, atSlot: index)
             }
             observedChange(atSlot: index) { setValue(value, inSlot: index) }
