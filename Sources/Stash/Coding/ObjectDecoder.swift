@@ -59,7 +59,10 @@ final class ObjectDecoder: ContextPart {
                 // context back as it was before this object (when none is open: the recipe's
                 // path; `context.decode` has one around everything). A `do` in place, not a
                 // closure: wrapping this method's body in one cost the recipe's graph import 1%.
-                let journal = entity.relationships.isEmpty ? nil : context.openJournal()
+                // The open journal is looked at first: asked to open one, the context enters
+                // (170 instructions an essay of `context.decode`'s graph import).
+                let journal =
+                    entity.relationships.isEmpty || context.tracker.journal != nil ? nil : context.openJournal()
                 do {
                     // One container for the attributes and the relationships: making one reads
                     // the object's keys (a nested object's was made already, and handed over).
