@@ -173,9 +173,24 @@ extension ObjectDecoder {
         of relationship: RelationshipDescription, at index: Int, forKey key: AttributeKey, reference: Bool,
         in tape: TapeKeyedContainer<AttributeKey>
     ) throws -> ManagedObject? {
-        let decoder = tape.decoder(at: index, forKey: key)
-        if decoder.document.node(index).kind == .null { return nil }
-        return try target(of: relationship, onTape: decoder, reference: reference)
+        let document = tape.decoder.document
+        if document.node(index).kind == .null { return nil }
+        // A nested object the document holds an earlier copy of is applied again without a
+        // decoder of its own, made only for an error's coding path: the decoder and its path
+        // cost 1.2k instructions an essay of `context.decode`'s graph import (callgrind).
+        if !reference, document.keepsNestedObjects, document.node(index).kind == .object,
+            let attributes = document.nestedObjects.attributes(
+                of: ObjectIdentifier(relationship.targetType), at: index, in: document)
+        {
+            if let object = try replay(
+                attributes, as: relationship.targetType, codingPath: { tape.decoder(at: index, forKey: key).codingPath }
+            ) {
+                return object.resolved
+            }
+            let decoder = tape.decoder(at: index, forKey: key)
+            return try nestedTarget(of: relationship, from: decoder, replayed: true)
+        }
+        return try target(of: relationship, onTape: tape.decoder(at: index, forKey: key), reference: reference)
     }
 
     /// The object a to-one key names: nil for `null`, a nested object, or a reference.
@@ -235,13 +250,15 @@ extension ObjectDecoder {
     /// to kept for the next copy (`NestedObjectMemo`). An author nested in each of 20,000
     /// essays cost 20k instructions an essay decoded each time (stash-bench's graph import
     /// under callgrind).
-    private func nestedTarget(of relationship: RelationshipDescription, from tape: TapeDecoder) throws
-        -> ManagedObject
+    ///
+    /// `replayed`: the earlier copy was tried already, and named no object the context has.
+    private func nestedTarget(of relationship: RelationshipDescription, from tape: TapeDecoder, replayed: Bool = false)
+        throws -> ManagedObject
     {
         let type = ObjectIdentifier(relationship.targetType)
         let document = tape.document
-        if let attributes = document.nestedObjects.attributes(of: type, at: tape.index, in: document),
-            let object = try replay(attributes, as: relationship.targetType, decoder: tape)
+        if !replayed, let attributes = document.nestedObjects.attributes(of: type, at: tape.index, in: document),
+            let object = try replay(attributes, as: relationship.targetType, codingPath: { tape.codingPath })
         {
             return object.resolved
         }

@@ -143,14 +143,14 @@ final class ObjectDecoder: ContextPart {
     /// values name in the context is updated (`update`), or, under `.fail`, the conflict is
     /// thrown. `nil` if the context has no such object now (deleted, or moved to another
     /// value since): the caller decodes the JSON.
-    func replay(_ attributes: DecodedAttributes, as type: ManagedObject.Type, decoder: any Decoder) throws
-        -> ManagedObject?
-    {
+    func replay(
+        _ attributes: DecodedAttributes, as type: ManagedObject.Type, codingPath: () -> [any CodingKey]
+    ) throws -> ManagedObject? {
         try withContext { context in
             let state = try context.identity.state(forType: type)
             let entity = state.entity
             if let parent, parent.entity === entity { return nil }
-            return try withErrorContext(entity, decoder) {
+            return try withErrorContext(entity, codingPath: codingPath) {
                 try context.entering {
                     for (index, key) in attributes.keys {
                         guard let existing = state.lookup(index, key, in: context) else { continue }
@@ -615,11 +615,18 @@ final class ObjectDecoder: ContextPart {
     func withErrorContext<Result>(
         _ entity: EntityDescription, _ decoder: any Decoder, _ body: () throws -> Result
     ) throws -> Result {
+        try withErrorContext(entity, codingPath: { decoder.codingPath }, body)
+    }
+
+    /// The same, with the coding path asked for only if something fails.
+    func withErrorContext<Result>(
+        _ entity: EntityDescription, codingPath: () -> [any CodingKey], _ body: () throws -> Result
+    ) throws -> Result {
         do {
             return try body()
         } catch var error as StashError {
             error.entity = error.entity ?? entity.name
-            if error.codingPath.isEmpty { error.codingPath = CodingPathText.format(decoder.codingPath) }
+            if error.codingPath.isEmpty { error.codingPath = CodingPathText.format(codingPath()) }
             throw error
         } catch let error as DecodingError {
             var wrapped = StashError(decoding: error, attribute: nil)
