@@ -150,4 +150,40 @@ final class RecordLabel: ManagedObject, Decodable {
         #expect(record == nil && label == nil)
         #expect(!context.hasChanges)
     }
+
+    /// A new object from before the decode, deleted and inserted again by decoding code that
+    /// then fails: the undo keeps it in the context as it was, not as a new object of the
+    /// failed decode's.
+    @Test func aNewObjectDeletedAndInsertedAgainByAFailedDecodeStaysAsItWas() throws {
+        let directory = try TemporaryDirectory()
+        let container = try PersistentContainer(
+            for: Record.self, Song.self, RecordLabel.self, storeURL: directory.file())
+        let context = ManagedObjectContext(container)
+        let label = RecordLabel()
+        label.id = 3
+        label.name = "Blue"
+        context.insert(label)
+        let id = label.objectID
+        #expect(throws: DecodingError.self) {
+            _ = try context.decode(LabelReinsertedThenFailing.self, from: json("{}"))
+        }
+        #expect(label.managedObjectContext === context && label.objectID == id)
+        #expect(label.name == "Blue")
+        #expect(context.hasChanges)
+        try context.save()
+        let stored = try ManagedObjectContext(container).fetch(FetchDescriptor<RecordLabel>())
+        #expect(stored.map(\.name) == ["Blue"])
+    }
+}
+
+/// Deletes the context's one new label, inserts it again, changes it, and fails.
+private struct LabelReinsertedThenFailing: Decodable {
+    init(from decoder: any Decoder) throws {
+        let context = try #require(decoder.userInfo[.managedObjectContext] as? ManagedObjectContext)
+        let label = try #require(try context.fetch(FetchDescriptor<RecordLabel>()).first)
+        context.delete(label)
+        context.insert(label)
+        label.name = "Changed"
+        throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "planted failure"))
+    }
 }

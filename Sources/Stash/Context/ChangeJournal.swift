@@ -10,14 +10,15 @@ final class ChangeJournal {
     /// the rest only then.
     @exclusivity(unchecked) private var recordedMore = false
     private var registered: [ManagedObject] = []
-    /// Objects deleted, and whether each was new.
-    private var deleted: [(object: ManagedObject, wasInserted: Bool)] = []
+    /// Objects deleted, whether each was new, and its temporary ID then.
+    private var deleted: [(object: ManagedObject, wasInserted: Bool, temporaryID: UInt64)] = []
     private var snapshots: [ObjectIdentifier: Snapshot] = [:]
     private var lists: [ListKey: ListSnapshot] = [:]
     /// How many lists were waiting to be reconciled (`ObjectGraph.unreconciledLists`).
     private var unreconciled: Int
-    /// The first temporary ID of an object inserted since the journal began.
-    private(set) var firstNewID: UInt64
+    /// The first temporary ID of an object inserted since the journal began. Unchecked, as
+    /// `inserted` is: read at every change while the journal is open (`coversAsNew`).
+    @exclusivity(unchecked) private(set) var firstNewID: UInt64
 
     init(unreconciled: Int, firstNewID: UInt64) {
         self.unreconciled = unreconciled
@@ -28,6 +29,7 @@ final class ChangeJournal {
     /// journal for each object with relationships, and one kept for the next spares it
     /// an allocation, its arrays' and their release (see `ChangeTracker.spareJournal`).
     func begin(unreconciled: Int, firstNewID: UInt64) {
+        assert(inserted.isEmpty && !recordedMore, "a journal begun again before it was emptied")
         self.unreconciled = unreconciled
         self.firstNewID = firstNewID
     }
@@ -84,9 +86,12 @@ final class ChangeJournal {
     }
 
     /// An object about to be deleted (a list that replaces dropped it: see `ListDecoding`).
-    func recordDelete(_ object: ManagedObject) {
+    /// One the journal did not make keeps its values too: a new object deleted may be
+    /// inserted again (by a hook), and so made new again, whose changes are not recorded.
+    func recordDelete(_ object: ManagedObject, in state: EntityState) {
         recordedMore = true
-        deleted.append((object, object.state == .inserted))
+        deleted.append((object, object.state == .inserted, object.temporaryID))
+        if !coversAsNew(object) { recordChange(object, in: state) }
     }
 
     /// An object the context took for a stored row (a fetch, or decoding a row's unique value).
@@ -143,18 +148,28 @@ final class ChangeJournal {
             context.graph.unreconciledLists.removeLast(context.graph.unreconciledLists.count - unreconciled)
         }
         context.graph.generation &+= 1
-        for (object, wasInserted) in deleted.reversed() {
+        // New objects from before the journal, deleted and maybe inserted again since: they
+        // stay, as they were (their temporary ID included), where those the journal made go.
+        var revived = Set<ObjectIdentifier>()
+        for (object, wasInserted, temporaryID) in deleted.reversed() {
             let state = context.identity.state(for: object.entity)
             if wasInserted {
                 object.state = .inserted
                 object.managedObjectContext = context
+                if temporaryID < firstNewID {
+                    object.temporaryID = temporaryID
+                    revived.insert(ObjectIdentifier(object))
+                }
             } else if object.state == .deleted {
                 object.state = .persisted
                 state.deleted[ObjectIdentifier(object)] = nil
                 state.index(object, in: context)
             }
         }
-        for object in inserted where object.state == .inserted && object.managedObjectContext === context {
+        for object in inserted
+        where object.state == .inserted && object.managedObjectContext === context
+            && !revived.contains(ObjectIdentifier(object))
+        {
             object.state = .transient
             object.managedObjectContext = nil
         }

@@ -229,7 +229,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
             else { return }
             let state = self.identity.state(for: object.entity)
             let wasInserted = object.state == .inserted
-            tracker.journal?.recordDelete(object)
+            tracker.journal?.recordDelete(object, in: state)
             object.prepareForDeletion()
             guard object.state == .inserted || object.state == .persisted else { return }
             // Deleted first, so that a cascade that comes back to it stops here.
