@@ -148,7 +148,17 @@ struct JSONTape {
                     let special =
                         Self.zeroByte(word ^ 0x2222_2222_2222_2222) | Self.zeroByte(word ^ 0x5C5C_5C5C_5C5C_5C5C)
                         | ((word &- 0x2020_2020_2020_2020) & ~word & 0x8080_8080_8080_8080)
-                    if special != 0 { break }
+                    if special != 0 {
+                        // Straight to the first such byte: the lowest marked bit is exact (only
+                        // bytes above a marked one may be marked wrongly). The bytes before it
+                        // are plain, but may not be ASCII.
+                        let plain = special.trailingZeroBitCount / 8
+                        if word & ((1 << (8 * UInt64(plain))) &- 1) & 0x8080_8080_8080_8080 != 0 {
+                            flags |= Node.nonASCII
+                        }
+                        offset += plain
+                        break
+                    }
                     if word & 0x8080_8080_8080_8080 != 0 { flags |= Node.nonASCII }
                     offset += 8
                 }
