@@ -205,20 +205,21 @@ final class SavePlanner: ContextPart {
     private static func storedValue(
         of attribute: AttributeDescription, in object: ManagedObject, _ references: NewRowReferences
     ) throws -> StoredValue {
+        // A to-one read in its slot, not boxed and taken out again (600 instructions an essay
+        // of stash-bench's graph import under callgrind).
+        if attribute.isRelationship, object.layout.isToOne(atSlot: attribute.index) {
+            let target = RelationshipTarget(of: object, atSlot: attribute.index)
+            if case .object(let related) = target, related.resolved.rowID == nil || related.resolved.state == .inserted
+            {
+                return try newRowID(of: related.resolved, relatedTo: object, by: attribute, references)
+            }
+            return target.rowID.map(StoredValue.integer) ?? .null
+        }
         guard let value = object.value(of: attribute) else { return .null }
         if attribute.isRelationship, case .object(let target) = RelationshipTarget(slotValue: value),
             target.resolved.rowID == nil || target.resolved.state == .inserted
         {
-            let target = target.resolved
-            guard let (entity, row) = references.positions[ObjectIdentifier(target)] else {
-                throw StashError(
-                    .missingValue,
-                    "relates to a new \(target.entity.name) that is not in the context any more (deleted, or moved): "
-                        + "set the relationship again or to nil",
-                    entity: object.entity.name, attribute: attribute.name)
-            }
-            guard let rowID = references.rows.rowID(entity: entity, row: row) else { throw UnwrittenRow() }
-            return .integer(rowID)
+            return try newRowID(of: target.resolved, relatedTo: object, by: attribute, references)
         }
         do {
             return try attribute.codec.storedValue(for: value)
@@ -227,6 +228,22 @@ final class SavePlanner: ContextPart {
             error.attribute = error.attribute ?? attribute.name
             throw error
         }
+    }
+
+    /// The row id the store gave a new object a relationship of `object` names.
+    private static func newRowID(
+        of target: ManagedObject, relatedTo object: ManagedObject, by attribute: AttributeDescription,
+        _ references: NewRowReferences
+    ) throws -> StoredValue {
+        guard let (entity, row) = references.positions[ObjectIdentifier(target)] else {
+            throw StashError(
+                .missingValue,
+                "relates to a new \(target.entity.name) that is not in the context any more (deleted, or moved): "
+                    + "set the relationship again or to nil",
+                entity: object.entity.name, attribute: attribute.name)
+        }
+        guard let rowID = references.rows.rowID(entity: entity, row: row) else { throw UnwrittenRow() }
+        return .integer(rowID)
     }
 
     /// What the save changed, by row id, for the other contexts.
