@@ -26,12 +26,19 @@ final class RecordLabel: ManagedObject, Decodable {
 /// journal) leaves the context, as one whose attribute fails never enters it, and undoes
 /// what its relationships did to other objects.
 @Suite struct RecipeFailureTests {
-    @Test func aNewObjectWhoseNestedObjectFailsIsNotInserted() throws {
+    /// A store of the graph models with one writer, Ursula, decoded and saved.
+    private func storeWithAWriter() throws -> (TemporaryDirectory, PersistentContainer, ManagedObjectContext, Writer) {
         let directory = try TemporaryDirectory()
         let container = try graphContainer(at: directory.file())
         let context = ManagedObjectContext(container)
         let writer = try recipeDecoder(context).decode(Writer.self, from: json(#"{"id": 1, "name": "Ursula"}"#))
         try context.save()
+        return (directory, container, context, writer)
+    }
+
+    @Test func aNewObjectWhoseNestedObjectFailsIsNotInserted() throws {
+        let (directory, container, context, writer) = try storeWithAWriter()
+        defer { withExtendedLifetime(directory) {} }
         // The writer is set (its list of books gains the book), then the publisher fails.
         #expect(throws: StashError.self) {
             _ = try recipeDecoder(context).decode(
@@ -108,11 +115,8 @@ final class RecordLabel: ManagedObject, Decodable {
     /// what it recorded for the last object, which succeeded, must not be undone with the
     /// next, which fails.
     @Test func aFailureUndoesNothingOfTheObjectBeforeIt() throws {
-        let directory = try TemporaryDirectory()
-        let container = try graphContainer(at: directory.file())
-        let context = ManagedObjectContext(container)
-        let writer = try recipeDecoder(context).decode(Writer.self, from: json(#"{"id": 1, "name": "Ursula"}"#))
-        try context.save()
+        let (directory, container, context, writer) = try storeWithAWriter()
+        defer { withExtendedLifetime(directory) {} }
         #expect(writer.books.isEmpty)
         // The writer's list gains the book, and its name changes: both recorded.
         let first = try recipeDecoder(context).decode(
