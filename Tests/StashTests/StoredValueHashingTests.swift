@@ -45,10 +45,19 @@ import Testing
     }
 
     @Test func equalValuesHashAlikeUnderEverySeed() {
+        // Equal, and made apart: zero and negative zero, text in storage of its own.
+        var pairs: [(StoredValue, StoredValue)] = [(.real(0), .real(-0.0))]
         for value in Self.values(count: 50) {
-            let copy = value
+            switch value {
+            case .text(let text): pairs.append((value, .text(String(decoding: Array(text.utf8), as: UTF8.self))))
+            case .blob(let bytes): pairs.append((value, .blob(Array(bytes))))
+            default: pairs.append((value, value))
+            }
+        }
+        for (value, other) in pairs {
+            #expect(value == other)
             for seed in [0, 1, -1, 42, Int.max] {
-                #expect(value._rawHashValue(seed: seed) == copy._rawHashValue(seed: seed))
+                #expect(value._rawHashValue(seed: seed) == other._rawHashValue(seed: seed), "\(value)")
             }
         }
     }

@@ -178,17 +178,17 @@ extension ObjectDecoder {
         // A nested object the document holds an earlier copy of is applied again without a
         // decoder of its own, made only for an error's coding path: the decoder and its path
         // cost 1.2k instructions an essay of `context.decode`'s graph import (callgrind).
-        if !reference, document.keepsNestedObjects, document.node(index).kind == .object,
-            let attributes = document.nestedObjects.attributes(
-                of: ObjectIdentifier(relationship.targetType), at: index, in: document)
-        {
-            if let object = try replay(
-                attributes, as: relationship.targetType, codingPath: { tape.decoder(at: index, forKey: key).codingPath }
-            ) {
+        // Looked for once: a copy not found is decoded (`nestedTarget`) without looking again.
+        if !reference, document.keepsNestedObjects, document.node(index).kind == .object {
+            if let attributes = document.nestedObjects.attributes(
+                of: ObjectIdentifier(relationship.targetType), at: index, in: document),
+                let object = try replay(
+                    attributes, as: relationship.targetType,
+                    codingPath: { tape.decoder(at: index, forKey: key).codingPath })
+            {
                 return object.resolved
             }
-            let decoder = tape.decoder(at: index, forKey: key)
-            return try nestedTarget(of: relationship, from: decoder, replayed: true)
+            return try nestedTarget(of: relationship, from: tape.decoder(at: index, forKey: key), replayed: true)
         }
         return try target(of: relationship, onTape: tape.decoder(at: index, forKey: key), reference: reference)
     }
@@ -251,7 +251,8 @@ extension ObjectDecoder {
     /// essays cost 20k instructions an essay decoded each time (stash-bench's graph import
     /// under callgrind).
     ///
-    /// `replayed`: the earlier copy was tried already, and named no object the context has.
+    /// `replayed`: the earlier copy was looked for already (and was not there, or named no
+    /// object the context has).
     private func nestedTarget(of relationship: RelationshipDescription, from tape: TapeDecoder, replayed: Bool = false)
         throws -> ManagedObject
     {

@@ -230,8 +230,14 @@ final class EntityState {
     func setEntryIfFree(_ object: ManagedObject, _ index: Int, _ key: StoredValue) -> Bool {
         // Made before, and told inserted by the count: a default that recorded its own use
         // was a captured variable, checked at each access, and copied as an optional (600
-        // instructions a new object of stash-bench's graph import under callgrind).
-        let entry = entry(naming: object)
+        // instructions a new object of stash-bench's graph import under callgrind). Not an
+        // entry that holds the object weakly, made only once the key is known free: a weak
+        // reference gives the object a side table for good.
+        guard let entry = entry(naming: object, weakly: false) else {
+            guard uniqueIndexes[index][key] == nil else { return false }
+            setEntry(object, index, key)
+            return true
+        }
         let count = uniqueIndexes[index].count
         // The subscript with a default inserts it only where the key has no entry.
         Self.touch(&uniqueIndexes[index][key, default: entry])
@@ -253,11 +259,16 @@ final class EntityState {
     /// How an index names `object`: by its row once registered, as itself while it waits in
     /// the insert queue, weakly otherwise.
     private func entry(naming object: ManagedObject) -> UniqueEntry {
+        entry(naming: object, weakly: true)!
+    }
+
+    /// `entry(naming:)`, or `nil` where it would hold the object weakly and `weakly` is false.
+    private func entry(naming object: ManagedObject, weakly: Bool) -> UniqueEntry? {
         if let rowID = object.rowID, byRowID[rowID] === object { return .row(rowID) }
         // A live new object of this context is in the queue: `register` queues it, and
         // whatever makes it live again (an undone delete or merge) finds it still queued.
         if object.state == .inserted, object.managedObjectContext === context { return .queued(object) }
-        return .unsaved(.init(object: object))
+        return weakly ? .unsaved(.init(object: object)) : nil
     }
 
     /// Drops what the context kept for objects that have since been freed: unique index
