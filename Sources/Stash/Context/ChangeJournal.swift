@@ -86,12 +86,14 @@ final class ChangeJournal {
     }
 
     /// An object about to be deleted (a list that replaces dropped it: see `ListDecoding`).
-    /// One the journal did not make keeps its values too: a new object deleted may be
-    /// inserted again (by a hook), and so made new again, whose changes are not recorded.
+    /// A new object from before the journal keeps its values too: deleted, it may be inserted
+    /// again (by a hook), and so made new to the journal, whose changes it does not record. A
+    /// saved object's changes are recorded as they come (`recordChange`), deleted or not.
     func recordDelete(_ object: ManagedObject, in state: EntityState) {
         recordedMore = true
-        deleted.append((object, object.state == .inserted, object.temporaryID))
-        if !coversAsNew(object) { recordChange(object, in: state) }
+        let wasInserted = object.state == .inserted
+        deleted.append((object, wasInserted, object.temporaryID))
+        if wasInserted, !coversAsNew(object) { recordChange(object, in: state) }
     }
 
     /// An object the context took for a stored row (a fetch, or decoding a row's unique value).

@@ -205,9 +205,9 @@ final class SavePlanner: ContextPart {
     private static func storedValue(
         of attribute: AttributeDescription, in object: ManagedObject, _ references: NewRowReferences
     ) throws -> StoredValue {
-        // A to-one read in its slot, not boxed and taken out again (600 instructions an essay
-        // of stash-bench's graph import under callgrind).
-        if attribute.isRelationship, object.layout.isToOne(atSlot: attribute.index) {
+        // A to-one (a relationship's attribute is always one) read in its slot, not boxed and
+        // taken out again (600 instructions an essay of stash-bench's graph import, callgrind).
+        if attribute.isRelationship {
             let target = RelationshipTarget(of: object, atSlot: attribute.index)
             if case .object(let related) = target, related.resolved.rowID == nil || related.resolved.state == .inserted
             {
@@ -216,11 +216,6 @@ final class SavePlanner: ContextPart {
             return target.rowID.map(StoredValue.integer) ?? .null
         }
         guard let value = object.value(of: attribute) else { return .null }
-        if attribute.isRelationship, case .object(let target) = RelationshipTarget(slotValue: value),
-            target.resolved.rowID == nil || target.resolved.state == .inserted
-        {
-            return try newRowID(of: target.resolved, relatedTo: object, by: attribute, references)
-        }
         do {
             return try attribute.codec.storedValue(for: value)
         } catch var error as StashError {
