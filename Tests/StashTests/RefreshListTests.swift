@@ -131,6 +131,27 @@ final class Badge: ManagedObject, Decodable {
         #expect(try rows(file, "Whole") == "f|1|0\nf|2|0\n")
     }
 
+    /// A failed decode whose list dropped an entry the user changed (a read flag not saved
+    /// yet) leaves the entry and the change: the first feed's list drops entry 2 (deleted
+    /// when the save reconciles the list), the second feed fails, and the decode is undone
+    /// (with no undo, the next save deletes the entry).
+    @Test func aFailedDecodeLeavesAnUnsavedChangeToAnEntryItDropped() throws {
+        let directory = try TemporaryDirectory()
+        let file = directory.file()
+        let container = try testContainer(for: WholeFeed.self, WholeEntry.self, storeURL: file)
+        let context = ManagedObjectContext(container)
+        _ = try context.decode(WholeFeed.self, from: both)
+        try context.save()
+        let second = try context.fetch(FetchDescriptor<WholeEntry>(predicate: #Predicate { $0.guid == "2" }))[0]
+        second.read = true
+        let bad = json(#"[{"url": "f", "items": [{"guid": "1"}]}, {"url": 5}]"#)
+        #expect(throws: StashError.self) { _ = try context.decode([WholeFeed].self, from: bad) }
+        #expect(!second.isDeleted && second.read && second.feed?.url == "f")
+        #expect(context.hasChanges)
+        try context.save()
+        #expect(try rows(file, "Whole") == "f|1|0\nf|2|1\n")
+    }
+
     /// Children with identities of their own leave a replaced list but keep their rows and
     /// flags; listing them again brings them back, with no second row.
     @Test(.sqliteOnly("reads SQLite's typeless columns through the shell (coalesce of an integer with text)"))
