@@ -7,13 +7,14 @@ struct PostgresLaterWrites {
     private var writes: [(entity: Int, rowID: Int64, column: Int, value: () throws -> StoredValue)] = []
 
     /// The value, or NULL for now when it names a row not written yet.
-    mutating func value(entity: Int, rowID: Int64, column: Int, _ value: @escaping () throws -> StoredValue) throws
+    mutating func value(of rows: RowWrites, _ row: Int, entity: Int, rowID: Int64, column: Int) throws
         -> StoredValue
     {
         do {
-            return try value()
+            return try rows.value(row, column)
         } catch is UnwrittenRow {
-            writes.append((entity, rowID, column, value))
+            // Made only now: a closure made for every value copied `rows` into each.
+            writes.append((entity, rowID, column, { try rows.value(row, column) }))
             return .null
         }
     }

@@ -134,7 +134,7 @@ extension PostgresStore {
             let rowID = updates.rowIDs[row]
             let columns = columnSets[row].positions(below: width)
             let values = try columns.map { column in
-                try later.value(entity: position, rowID: rowID, column: column) { try updates.value(row, column) }
+                try later.value(of: updates, row, entity: position, rowID: rowID, column: column)
             }
             batch.update(changes.entity, rowID, columns, values)
         }
@@ -214,9 +214,7 @@ extension PostgresStore {
                 values.append(.integer(rowID))
                 for column in 0..<entity.columns.count {
                     values.append(
-                        try later.value(entity: position, rowID: rowID, column: column) {
-                            try inserts.value(row, column)
-                        })
+                        try later.value(of: inserts, row, entity: position, rowID: rowID, column: column))
                 }
                 for name in positionColumns {
                     values.append(try inserts.position?(row, name) ?? .null)
@@ -296,9 +294,7 @@ extension PostgresStore {
                     written.remove(unique)
                     let columns = written.positions(below: columnCount)
                     let values = try columns.map { column in
-                        try later.value(entity: position, rowID: rowID, column: column) {
-                            try inserts.value(row, column)
-                        }
+                        try later.value(of: inserts, row, entity: position, rowID: rowID, column: column)
                     }
                     updates.update(entity, rowID, columns, values)
                 }
