@@ -113,11 +113,15 @@ final class ChangeTracker: ContextPart {
                     object.restatedAttributes.removeAll()
                 }
                 let entityResult = position < result.entities.count ? result.entities[position] : EntitySaveResult()
+                // Rows read or kept are few, or none (an edit's save): their tables are looked in
+                // only when they hold something.
+                let readRows = !entityResult.storedRows.isEmpty
+                let keptRows = !entityResult.keptStored.isEmpty
                 for (offset, object) in plan.updated[position].enumerated() {
                     object.changedAttributes.removeAll()
                     object.restatedAttributes.removeAll()
                     // The row as the transaction read it: what the object had not loaded.
-                    if !object.unloaded.isEmpty, let stored = entityResult.storedRows[offset] {
+                    if readRows, !object.unloaded.isEmpty, let stored = entityResult.storedRows[offset] {
                         for attribute in state.entity.attributes where object.unloaded.contains(attribute.index) {
                             if let value = try? attribute.codec.value(from: stored[attribute.index]) {
                                 object.setPrimitiveValue(value, of: attribute)
@@ -126,7 +130,8 @@ final class ChangeTracker: ContextPart {
                         }
                     }
                     // Under .storedWins, what the store kept instead of this context's values.
-                    for (column, stored) in entityResult.keptStored[offset] ?? [:] {
+                    guard keptRows, let kept = entityResult.keptStored[offset] else { continue }
+                    for (column, stored) in kept {
                         let attribute = state.entity.attributes[column]
                         if let value = try? attribute.codec.value(from: stored) {
                             object.setPrimitiveValue(value, of: attribute)

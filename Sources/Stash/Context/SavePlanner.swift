@@ -70,22 +70,23 @@ final class SavePlanner: ContextPart {
             entityChanges.deletes = deleted.map { $0.rowID! }
             // Sorted by keys taken out first: comparing objects retains each of them, and a
             // registered object's retains take the runtime's slow path (its weak reference).
-            let updated = state.updated.values.compactMap { saved -> (Int64, ManagedObject)? in
+            // Each object's unverified attributes are taken with it: looked up again by object,
+            // they cost a hash look-up and a copy of its saved state each.
+            let updatedRows = state.updated.values.compactMap { saved -> (Int64, ManagedObject, AttributeSet)? in
                 let object = saved.object
                 guard object.state == .persisted, let rowID = object.rowID,
                     !object.changedAttributes.isEmpty || !object.restatedAttributes.isEmpty
                 else { return nil }
-                return (rowID, object)
+                return (rowID, object, saved.unverified)
             }
-            .sorted { $0.0 < $1.0 }.map(\.1)
+            .sorted { $0.0 < $1.0 }
+            let updated = updatedRows.map(\.1)
             entityChanges.updates.reserveCapacity(updated.count)
             let positionSlots = Self.slotsWithListPositions(of: entity)
-            for object in updated {
+            for (_, object, unverifiedSlots) in updatedRows {
                 // Compared with the row inside the transaction: values set to what the
                 // context last saw, or decoded for a row never loaded.
-                let unverified =
-                    state.updated[ObjectIdentifier(object)]?.unverified.intersection(object.changedAttributes)
-                    ?? AttributeSet()
+                let unverified = unverifiedSlots.intersection(object.changedAttributes)
                 var columns = object.changedAttributes.union(object.restatedAttributes)
                 var checked = unverified.union(object.restatedAttributes)
                 if policy.writesWholeObjects {
