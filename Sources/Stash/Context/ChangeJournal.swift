@@ -79,6 +79,9 @@ final class ChangeJournal {
         let restatedAttributes: AttributeSet
         let unloaded: AttributeSet
         let wasUpdated: Bool
+        /// A new object whose unique value is set to a taken one becomes a stand-in (see
+        /// `UniqueResolver.standIn`): undone, it is a new object of its own again.
+        let wasStandIn: Bool
     }
 
     func recordInsert(_ object: ManagedObject) {
@@ -114,7 +117,7 @@ final class ChangeJournal {
         snapshots[id] = Snapshot(
             object: object, values: object.values, changedAttributes: object.changedAttributes,
             restatedAttributes: object.restatedAttributes, unloaded: object.unloaded,
-            wasUpdated: state.updated[id] != nil)
+            wasUpdated: state.updated[id] != nil, wasStandIn: object.state == .standIn)
     }
 
     /// Keeps a to-many list as it was before its first change in this journal.
@@ -168,16 +171,23 @@ final class ChangeJournal {
                 state.index(object, in: context)
             }
         }
+        // A new object the journal made that became a stand-in goes too: kept by whoever its
+        // `init(from:)` handed it to, it would still write to the object it stood in for.
         for object in inserted
-        where object.state == .inserted && object.managedObjectContext === context
+        where (object.state == .inserted || object.state == .standIn) && object.managedObjectContext === context
             && !revived.contains(ObjectIdentifier(object))
         {
             object.state = .transient
+            object.standIn = nil
             object.managedObjectContext = nil
         }
         for snapshot in snapshots.values {
             let object = snapshot.object
             let state = context.identity.state(for: object.entity)
+            if object.state == .standIn, !snapshot.wasStandIn {
+                object.standIn = nil
+                object.state = .inserted
+            }
             object.values = snapshot.values
             object.changedAttributes = snapshot.changedAttributes
             object.restatedAttributes = snapshot.restatedAttributes

@@ -70,8 +70,12 @@ final class ChangeTracker: ContextPart {
             // After new objects left: they keep their lists, as objects in no context do.
             defer { context.graph.dropListsSetSinceSave() }
             for state in context.identity.states {
-                for object in state.inserted where state.isLive(object) {
+                // A stand-in made since the last save goes too: kept, it would go on writing to
+                // the object it stood in for, and the next save would write that.
+                for object in state.inserted
+                where state.isLive(object) || (object.state == .standIn && object.managedObjectContext === context) {
                     object.state = .transient
+                    object.standIn = nil
                     object.managedObjectContext = nil
                 }
                 state.clearInserted()

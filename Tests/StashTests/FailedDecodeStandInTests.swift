@@ -1,0 +1,115 @@
+import Foundation
+import Testing
+
+@testable import Stash
+
+/// The hand-written idiom, written carelessly: `init(from:)` hands `self` out (to a cache, a
+/// list of what was decoded) as soon as its `id` is set, before the rest of its keys are read.
+final class HandedOutNote: ManagedObject, Decodable {
+    @Attribute(.unique) var id: Int
+    @Attribute var text: String
+
+    enum CodingKeys: String, CodingKey {
+        case id, text
+    }
+
+    static let handouts = CodingUserInfoKey(rawValue: "handouts")!
+    /// Another object whose `id` the decode sets to each `id` it reads, as careless code might.
+    static let renamed = CodingUserInfoKey(rawValue: "renamed")!
+
+    required convenience init(from decoder: any Decoder) throws {
+        self.init(context: try contextOf(decoder))
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        id = try container.decode(Int.self, forKey: .id)
+        (decoder.userInfo[Self.handouts] as? Locked<[HandedOutNote]>)?.withLock { $0.append(self) }
+        (decoder.userInfo[Self.renamed] as? Locked<HandedOutNote>)?.withLock { $0.id = id }
+        text = try container.decode(String.self, forKey: .text)
+    }
+}
+
+/// A new object that a failed `context.decode` made a stand-in (its unique value was taken)
+/// leaves the context with the rest of what the decode did: a write through it, by whoever
+/// kept it, is no change of the object it stood in for.
+@Suite(.bothStores) struct FailedDecodeStandInTests {
+    @Test func aStandInMadeByAFailedDecodeNoLongerWritesThroughToItsHolder() throws {
+        let container = try testContainer(for: HandedOutNote.self, inMemory: true)
+        let context = ManagedObjectContext(container)
+        let decoder = JSONDecoder()
+        decoder.userInfo[.managedObjectContext] = context
+        let saved = try decoder.decode(HandedOutNote.self, from: json(#"{"id": 1, "text": "saved"}"#))
+        try context.save()
+
+        let handouts = Locked<[HandedOutNote]>([])
+        let failing = JSONDecoder()
+        failing.userInfo[HandedOutNote.handouts] = handouts
+        // The second note takes id 1 (a stand-in for the saved one), then its text fails.
+        #expect(throws: (any Error).self) {
+            _ = try context.decode(
+                [HandedOutNote].self,
+                from: json(#"[{"id": 2, "text": "new"}, {"id": 1, "text": 5}]"#), using: failing)
+        }
+        let handedOut = handouts.withLock { $0 }
+        #expect(handedOut.map(\.id) == [2, 1])
+        #expect(!context.hasChanges)
+        #expect(handedOut.allSatisfy { $0.managedObjectContext == nil })
+
+        let standIn = handedOut[1]
+        standIn.text = "through what the failed decode left"
+        #expect(saved.text == "saved")
+        #expect(!context.hasChanges)
+        try context.save()
+        let fresh = ManagedObjectContext(container)
+        #expect(try fresh.fetch(FetchDescriptor<HandedOutNote>()).map(\.text) == ["saved"])
+    }
+
+    /// A new object from before the decode that the failed decode made a stand-in (its code
+    /// set the object's `id` to a taken one) is a new object of its own again.
+    @Test func aNewObjectAFailedDecodeMadeAStandInIsItsOwnAgain() throws {
+        let container = try testContainer(for: HandedOutNote.self, inMemory: true)
+        let context = ManagedObjectContext(container)
+        let decoder = JSONDecoder()
+        decoder.userInfo[.managedObjectContext] = context
+        let saved = try decoder.decode(HandedOutNote.self, from: json(#"{"id": 1, "text": "saved"}"#))
+        try context.save()
+        let draft = HandedOutNote(context: context)
+        draft.id = 7
+        draft.text = "draft"
+
+        let failing = JSONDecoder()
+        failing.userInfo[HandedOutNote.renamed] = Locked(draft)
+        #expect(throws: (any Error).self) {
+            _ = try context.decode([HandedOutNote].self, from: json(#"[{"id": 1, "text": 5}]"#), using: failing)
+        }
+        #expect(draft.id == 7 && draft.text == "draft")
+        #expect(saved.id == 1 && saved.text == "saved")
+        draft.text = "edited draft"
+        #expect(saved.text == "saved")
+        try context.save()
+        let fresh = ManagedObjectContext(container)
+        let stored = try fresh.fetch(FetchDescriptor<HandedOutNote>(sortBy: [SortDescriptor(\.id)]))
+        #expect(stored.map(\.id) == [1, 7])
+        #expect(stored.map(\.text) == ["saved", "edited draft"])
+    }
+}
+
+/// `rollback()` takes new objects out of the context, stand-ins among them.
+@Suite(.bothStores) struct RollbackStandInTests {
+    @Test func aStandInLeavesWithTheNewObjectsOnRollback() throws {
+        let container = try testContainer(for: HandedOutNote.self, inMemory: true)
+        let context = ManagedObjectContext(container)
+        let saved = HandedOutNote(context: context)
+        saved.id = 1
+        saved.text = "saved"
+        try context.save()
+        let newcomer = HandedOutNote(context: context)
+        newcomer.id = 1
+        newcomer.text = "given"
+        #expect(saved.text == "given")
+        context.rollback()
+        #expect(saved.text == "saved")
+        #expect(newcomer.managedObjectContext == nil)
+        newcomer.text = "after the rollback"
+        #expect(saved.text == "saved")
+        #expect(!context.hasChanges)
+    }
+}
