@@ -11,6 +11,10 @@ final class EntityState {
     /// Every object of the entity that has a row, by `_pk`: one instance per row, while
     /// anyone holds it (see `RegisteredObjects`).
     let byRowID: RegisteredObjects
+    /// The context's stand-ins (`UniqueResolver.standIn`), by temporary ID, without keeping
+    /// them alive: one made before the last save is in no other table, and `reset()` must
+    /// still take it out of the context.
+    let standIns: RegisteredObjects
     /// For each unique attribute (in `entity.uniqueAttributes` order), the object that
     /// holds each value. Entries can go stale (a value changed, an object left); `lookup`
     /// checks an entry before trusting it, so nothing has to be removed eagerly.
@@ -60,6 +64,7 @@ final class EntityState {
     init(entity: EntityDescription, departures: DepartureSignal) {
         self.entity = entity
         byRowID = RegisteredObjects(departures: departures)
+        standIns = RegisteredObjects(departures: departures)
         // Resolved when the container was made, which would have failed on an error.
         compositeUniques = (try? entity.compositeUniques()) ?? []
         compositeIndexes = compositeUniques.map { _ in [:] }
@@ -278,6 +283,7 @@ final class EntityState {
     /// the app let go, it was about 17 MB (stash-bench's memory run).
     func releaseDeparted() {
         byRowID.compact()
+        standIns.compact()
         // The registered rows once, under one lock, not the lock once per entry.
         let live = byRowID.rowIDs
         for index in uniqueIndexes.indices where !uniqueIndexes[index].isEmpty {

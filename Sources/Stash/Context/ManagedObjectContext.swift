@@ -261,6 +261,21 @@ public final class ManagedObjectContext: @unchecked Sendable {
             graph.generation &+= 1
             rollback()
             for state in identity.states {
+                // A stand-in made before the last save (rollback took out the later ones) leaves
+                // as a copy of what its holder read, as the holder does: it no longer writes to
+                // the holder, and inserted again it is a new object, matched by its unique value.
+                for object in state.standIns.objects
+                where object.state == .standIn && object.managedObjectContext === self {
+                    let holder = object.resolved
+                    object.values = holder.values
+                    object.unloaded = holder.unloaded
+                    object.changedAttributes.removeAll()
+                    object.restatedAttributes.removeAll()
+                    object.standIn = nil
+                    object.state = .transient
+                    object.managedObjectContext = nil
+                }
+                state.standIns.removeAll()
                 for object in state.byRowID.objects {
                     object.managedObjectContext = nil
                     object.state = .transient

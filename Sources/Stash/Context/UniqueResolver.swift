@@ -43,6 +43,7 @@ final class UniqueResolver: ContextPart {
         // No longer a live object first, so that setting the holder's values cannot find it.
         object.state = .standIn
         object.standIn = holder
+        state.standIns[Int64(bitPattern: object.temporaryID)] = object
         if upsertsGivenValues(of: object) {
             // Defaults `awakeFromInsert()` set are for a new object, not a change of the holder.
             let given = object.changedAttributes.subtracting(context.tracker.defaultsFromAwake(of: object))
@@ -73,19 +74,14 @@ final class UniqueResolver: ContextPart {
         _ object: ManagedObject, for holder: ManagedObject, in state: EntityState, undo: inout [() -> Void]
     ) {
         let ownChanges = object.changedAttributes
-        let holderValues = holder.values
-        let holderChanges = holder.changedAttributes
-        let holderRestated = holder.restatedAttributes
-        let holderWasUpdated = state.updated[ObjectIdentifier(holder)] != nil
+        let before = HolderSnapshot(of: holder, in: state)
         standIn(object, for: holder, in: state)
         undo.append {
             object.state = .inserted
             object.standIn = nil
             object.changedAttributes = ownChanges
-            holder.values = holderValues
-            holder.changedAttributes = holderChanges
-            holder.restatedAttributes = holderRestated
-            if !holderWasUpdated { state.updated[ObjectIdentifier(holder)] = nil }
+            state.standIns.forget(object)
+            before.restore(in: state)
         }
     }
 
@@ -133,16 +129,10 @@ final class UniqueResolver: ContextPart {
         _ object: ManagedObject, into holder: ManagedObject, state: EntityState, attribute: AttributeDescription,
         key: StoredValue, undo: inout [() -> Void]
     ) throws {
-        let holderValues = holder.values
-        let holderChanges = holder.changedAttributes
-        let holderRestated = holder.restatedAttributes
-        let holderWasUpdated = state.updated[ObjectIdentifier(holder)] != nil
+        let before = HolderSnapshot(of: holder, in: state)
         let context = self.context!
         undo.append {
-            holder.values = holderValues
-            holder.changedAttributes = holderChanges
-            holder.restatedAttributes = holderRestated
-            if !holderWasUpdated { state.updated[ObjectIdentifier(holder)] = nil }
+            before.restore(in: state)
             object.state = .inserted
             object.managedObjectContext = context
         }

@@ -336,24 +336,31 @@ extension ManagedObjectContext {
     }
 
     /// A new, unsaved object turns out to have a stored row (same unique value): it becomes
-    /// that row's object, keeping the values it was given under `.incomingWins`.
+    /// that row's object, keeping the values it was given as a stand-in would
+    /// (`UniqueResolver.standIn`): as its own `UniqueMatch` says, else under `.incomingWins`,
+    /// and never the defaults `awakeFromInsert()` set. Deciding by the policy alone, a fetch
+    /// that met the row first wrote an `.adopt` object's placeholders over it.
     private func adopt(
         _ row: StoredRow, as object: ManagedObject, state: EntityState, unique: AttributeDescription, key: StoredValue
     ) throws {
-        let policy = mergePolicy.kind
-        if policy == .fail { throw UniqueResolver.conflict(state.entity, unique, key) }
+        if object.uniqueMatch == nil, mergePolicy.kind == .fail {
+            throw UniqueResolver.conflict(state.entity, unique, key)
+        }
+        let given =
+            resolver.upsertsGivenValues(of: object)
+            ? object.changedAttributes.subtracting(tracker.defaultsFromAwake(of: object)) : AttributeSet()
         // The row's value is kept for the slots where the object keeps its own; the others
         // hold the row's value, which is then their saved value as it is.
         var saved = SavedValues()
         for attribute in state.entity.attributes {
             let stored = try row.value(of: attribute, in: state.entity)
-            if policy == .storedWins || !object.changedAttributes.contains(attribute.index) {
-                object.setPrimitiveValue(stored, of: attribute)
-            } else {
+            if given.contains(attribute.index) {
                 saved.set(stored, atSlot: attribute.index)
+            } else {
+                object.setPrimitiveValue(stored, of: attribute)
             }
         }
-        if policy == .storedWins { object.changedAttributes.removeAll() }
+        object.changedAttributes = given
         registerPersisted(object, rowID: row.rowID, in: state)
         if !object.changedAttributes.isEmpty {
             state.updated[ObjectIdentifier(object)] = SavedState(

@@ -113,3 +113,31 @@ final class HandedOutNote: ManagedObject, Decodable {
         #expect(!context.hasChanges)
     }
 }
+
+/// `reset()` forgets every object: a stand-in made before the last save included.
+@Suite(.bothStores) struct ResetStandInTests {
+    @Test func aStandInSavedBeforeAResetBelongsToNoContext() throws {
+        let container = try testContainer(for: HandedOutNote.self, inMemory: true)
+        let context = ManagedObjectContext(container)
+        let saved = HandedOutNote(context: context)
+        saved.id = 1
+        saved.text = "saved"
+        try context.save()
+        let newcomer = HandedOutNote(context: context)
+        newcomer.id = 1
+        newcomer.text = "given"
+        try context.save()
+
+        context.reset()
+        #expect(saved.managedObjectContext == nil)
+        #expect(newcomer.managedObjectContext == nil)
+        #expect(newcomer.text == "given")
+        // Held after the reset, as the documentation allows: inserted again, it is saved.
+        newcomer.text = "after the reset"
+        context.insert(newcomer)
+        #expect(context.hasChanges)
+        try context.save()
+        let fresh = ManagedObjectContext(container)
+        #expect(try fresh.fetch(FetchDescriptor<HandedOutNote>()).map(\.text) == ["after the reset"])
+    }
+}
