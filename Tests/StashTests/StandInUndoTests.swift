@@ -54,6 +54,9 @@ final class HandedOutNote: ManagedObject, Decodable {
         #expect(handedOut.allSatisfy { $0.managedObjectContext == nil })
 
         let standIn = handedOut[1]
+        // Its text was never set (the decode failed on it): it reads its holder's, as it did.
+        #expect(standIn.id == 1 && standIn.text == "saved")
+        #expect(handedOut[0].text == "new")
         standIn.text = "through what the failed decode left"
         #expect(saved.text == "saved")
         #expect(!context.hasChanges)
@@ -90,6 +93,43 @@ final class HandedOutNote: ManagedObject, Decodable {
         #expect(stored.map(\.id) == [1, 7])
         #expect(stored.map(\.text) == ["saved", "edited draft"])
     }
+
+    /// A new object from before the decode that the decode's code deletes, then inserts
+    /// again after another object took its unique value (so it stands in for that one): the
+    /// undo brings it back as its own object, not as a stand-in for one that left.
+    @Test func aNewObjectRevivedByTheUndoIsNoLongerAStandIn() throws {
+        let container = try testContainer(for: Record.self, Song.self, RecordLabel.self, inMemory: true)
+        let context = ManagedObjectContext(container)
+        let label = RecordLabel()
+        label.id = 3
+        label.name = "Blue"
+        context.insert(label)
+        #expect(throws: DecodingError.self) {
+            _ = try context.decode(LabelTakenWhileDeleted.self, from: json("{}"))
+        }
+        #expect(label.managedObjectContext === context && label.isInserted)
+        #expect(label.name == "Blue")
+        label.name = "Blue, edited"
+        try context.save()
+        let stored = try ManagedObjectContext(container).fetch(FetchDescriptor<RecordLabel>())
+        #expect(stored.map(\.id) == [3])
+        #expect(stored.map(\.name) == ["Blue, edited"])
+    }
+}
+
+/// Deletes the context's one new label, gives its id to a new label, inserts the first again
+/// (a stand-in for the second now), and fails.
+private struct LabelTakenWhileDeleted: Decodable {
+    init(from decoder: any Decoder) throws {
+        let context = try #require(decoder.userInfo[.managedObjectContext] as? ManagedObjectContext)
+        let label = try #require(try context.fetch(FetchDescriptor<RecordLabel>()).first)
+        context.delete(label)
+        let taker = RecordLabel(context: context)
+        taker.id = label.id
+        taker.name = "Taker"
+        context.insert(label)
+        throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "planted failure"))
+    }
 }
 
 /// `rollback()` takes new objects out of the context, stand-ins among them.
@@ -108,6 +148,8 @@ final class HandedOutNote: ManagedObject, Decodable {
         context.rollback()
         #expect(saved.text == "saved")
         #expect(newcomer.managedObjectContext == nil)
+        // It reads what it read through its holder: its text was only ever written there.
+        #expect(newcomer.id == 1 && newcomer.text == "given")
         newcomer.text = "after the rollback"
         #expect(saved.text == "saved")
         #expect(!context.hasChanges)

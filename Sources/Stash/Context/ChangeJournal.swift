@@ -174,19 +174,22 @@ final class ChangeJournal {
         // A new object the journal made that became a stand-in goes too: kept by whoever its
         // `init(from:)` handed it to, it would still write to the object it stood in for.
         for object in inserted
-        where (object.state == .inserted || object.state == .standIn) && object.managedObjectContext === context
-            && !revived.contains(ObjectIdentifier(object))
-        {
-            object.state = .transient
-            object.standIn = nil
-            object.managedObjectContext = nil
+        where object.managedObjectContext === context && !revived.contains(ObjectIdentifier(object)) {
+            if object.state == .inserted {
+                object.state = .transient
+                object.managedObjectContext = nil
+            } else if object.state == .standIn {
+                context.resolver.detach(standIn: object, in: context.identity.state(for: object.entity))
+            }
         }
         for snapshot in snapshots.values {
             let object = snapshot.object
             let state = context.identity.state(for: object.entity)
-            if object.state == .standIn, !snapshot.wasStandIn {
+            // Made a stand-in since (revived objects are `.inserted` already): its own again.
+            if object.standIn != nil, !snapshot.wasStandIn {
                 object.standIn = nil
                 object.state = .inserted
+                state.standIns.forget(object)
             }
             object.values = snapshot.values
             object.changedAttributes = snapshot.changedAttributes

@@ -72,11 +72,13 @@ final class ChangeTracker: ContextPart {
             for state in context.identity.states {
                 // A stand-in made since the last save goes too: kept, it would go on writing to
                 // the object it stood in for, and the next save would write that.
-                for object in state.inserted
-                where state.isLive(object) || (object.state == .standIn && object.managedObjectContext === context) {
-                    object.state = .transient
-                    object.standIn = nil
-                    object.managedObjectContext = nil
+                for object in state.inserted {
+                    if state.isLive(object) {
+                        object.state = .transient
+                        object.managedObjectContext = nil
+                    } else if object.state == .standIn, object.managedObjectContext === context {
+                        context.resolver.detach(standIn: object, in: state)
+                    }
                 }
                 state.clearInserted()
                 for saved in state.updated.values {

@@ -266,14 +266,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
                 // the holder, and inserted again it is a new object, matched by its unique value.
                 for object in state.standIns.objects
                 where object.state == .standIn && object.managedObjectContext === self {
-                    let holder = object.resolved
-                    object.values = holder.values
-                    object.unloaded = holder.unloaded
-                    object.changedAttributes.removeAll()
-                    object.restatedAttributes.removeAll()
-                    object.standIn = nil
-                    object.state = .transient
-                    object.managedObjectContext = nil
+                    resolver.detach(standIn: object, in: state)
                 }
                 state.standIns.removeAll()
                 for object in state.byRowID.objects {

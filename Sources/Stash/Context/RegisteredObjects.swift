@@ -90,7 +90,8 @@ final class RegisteredObjects: @unchecked Sendable {
             return true
         }
         if thinned { departures.raise() }
-        if clearing { object.registration = nil }
+        // Only if it is still this table's: an object that moved on may be another's by now.
+        if clearing, object.registration === self { object.registration = nil }
     }
 
     /// Whether an object is registered for `rowID`, alive or being freed.

@@ -59,6 +59,22 @@ final class UniqueResolver: ContextPart {
         object.changedAttributes.removeAll()
     }
 
+    /// Takes a stand-in out of the context (its insert undone, the context reset), as an
+    /// object of its own that reads what it read through its holder: every write through it
+    /// went to the holder, and its own slots hold only what was set before it stood in (a
+    /// required attribute never set there would trap when read).
+    func detach(standIn object: ManagedObject, in state: EntityState) {
+        let holder = object.resolved
+        object.values = holder.values
+        object.unloaded = holder.unloaded
+        object.changedAttributes.removeAll()
+        object.restatedAttributes.removeAll()
+        object.standIn = nil
+        object.state = .transient
+        object.managedObjectContext = nil
+        state.standIns.forget(object)
+    }
+
     /// Whether the values a new object was given go to the object it turns out to stand in
     /// for: its own `UniqueMatch`, or else the merge policy's answer.
     func upsertsGivenValues(of object: ManagedObject) -> Bool {
