@@ -358,7 +358,12 @@ final class ObjectGraph: ContextPart {
             guard let target else { continue }
             switch try? relationship.inverse() {
             case let inverse? where inverse.isToMany:
-                if case .toMany(let index) = inverse.kind { editor.list(of: target, index)?.remove(object) }
+                // Kept by a decode's journal first, as every list change is: the undo brings the
+                // deleted object back, and the list it was in must hold it again.
+                if case .toMany(let index) = inverse.kind, let list = editor.list(of: target, index) {
+                    editor.journal(target, index)
+                    list.remove(object)
+                }
             case let inverse?:
                 if editor.registered(RelationshipTarget(of: target, atSlot: inverse.slot!), of: inverse)
                     === object,
@@ -381,7 +386,11 @@ final class ObjectGraph: ContextPart {
                 for target in related where target.state != .deleted { context.delete(target) }
             case .nullify:
                 if let inverse = try? relationship.inverse(), case .toMany(let inverseIndex) = inverse.kind {
-                    for target in related { target.loadedList(inverseIndex)?.remove(object) }
+                    for target in related {
+                        guard let list = target.loadedList(inverseIndex) else { continue }
+                        editor.journal(target, inverseIndex)
+                        list.remove(object)
+                    }
                 }
             case .deny, .noAction:
                 break

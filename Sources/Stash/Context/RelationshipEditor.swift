@@ -114,13 +114,17 @@ struct RelationshipEditor {
                 // The owning side's list must be loaded to change; the other side's only if it is.
                 let list: ToManyList?
                 if !join.isOwner, let context {
+                    // Kept before it is loaded and marked: kept after, an undo put it back as a
+                    // changed list of objects the undo took out, and the next save deleted their
+                    // join rows.
+                    journal(target, inverseIndex)
                     _ = context.graph.relatedObjects(of: target, toMany: inverseIndex)
                     list = target.loadedList(inverseIndex)
                     context.graph.markListChanged(target, inverseIndex)
                 } else {
                     list = self.list(of: target, inverseIndex)
+                    if list != nil { journal(target, inverseIndex) }
                 }
-                if list != nil { journal(target, inverseIndex) }
                 if joining { list?.append(object) } else { list?.remove(object) }
                 if let list { context?.graph.dropAfterSave(list, of: target, at: inverseIndex) }
             }
@@ -157,7 +161,7 @@ struct RelationshipEditor {
     }
 
     /// Before a list of `owner` changes: a decode that fails puts it back (`ChangeJournal`).
-    private func journal(_ owner: ManagedObject, _ index: Int) {
+    func journal(_ owner: ManagedObject, _ index: Int) {
         guard let context, let journal = context.tracker.journal else { return }
         journal.recordList(owner, index, in: context)
     }
