@@ -183,3 +183,45 @@ private struct LabelTakenWhileDeleted: Decodable {
         #expect(try fresh.fetch(FetchDescriptor<HandedOutNote>()).map(\.text) == ["after the reset"])
     }
 }
+
+/// A new object that a failed decode's fetch made the object of a row another context saved
+/// after the insert (`materialize` → `adopt`): the undo makes it the new object it was, in the
+/// context with its values, not an object the decode had registered and so takes out.
+@Suite(.bothStores) struct FailedDecodeAdoptionTests {
+    @Test func aDraftAFailedDecodeAdoptedStaysInTheContext() throws {
+        let container = try graphContainer()
+        let context = ManagedObjectContext(container)
+        let draft = Book()
+        draft.id = 20
+        draft.title = "my draft"
+        context.insert(draft)
+
+        let other = ManagedObjectContext(container)
+        let theirs = Book(context: other)
+        theirs.id = 20
+        theirs.title = "theirs"
+        try other.save()
+
+        #expect(throws: DecodingError.self) {
+            _ = try context.decode(BookLookedUpThenFailing.self, from: json("{}"))
+        }
+        #expect(draft.managedObjectContext === context)
+        #expect(draft.isInserted)
+        #expect(draft.title == "my draft")
+        #expect(context.hasChanges)
+        try context.save()
+        let stored = try ManagedObjectContext(container).fetch(FetchDescriptor<Book>())
+        #expect(stored.map(\.id) == [20])
+        #expect(stored.map(\.title) == ["my draft"])
+    }
+}
+
+/// Looks book 20 up, as a hand-written `init(from:)` finding a related object might, and fails.
+private struct BookLookedUpThenFailing: Decodable {
+    init(from decoder: any Decoder) throws {
+        let context = try #require(decoder.userInfo[.managedObjectContext] as? ManagedObjectContext)
+        let found = try context.fetch(Book.self, unique: \.id, 20)
+        #expect(found?.title == "my draft")
+        throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "planted failure"))
+    }
+}

@@ -82,6 +82,9 @@ final class ChangeJournal {
         /// A new object whose unique value is set to a taken one becomes a stand-in (see
         /// `UniqueResolver.standIn`): undone, it is a new object of its own again.
         let wasStandIn: Bool
+        /// A new object a fetch made a stored row's (`ManagedObjectContext.adopt`): undone,
+        /// it is the new object it was, not a registered one that leaves with the others.
+        let wasInserted: Bool
     }
 
     func recordInsert(_ object: ManagedObject) {
@@ -117,7 +120,8 @@ final class ChangeJournal {
         snapshots[id] = Snapshot(
             object: object, values: object.values, changedAttributes: object.changedAttributes,
             restatedAttributes: object.restatedAttributes, unloaded: object.unloaded,
-            wasUpdated: state.updated[id] != nil, wasStandIn: object.state == .standIn)
+            wasUpdated: state.updated[id] != nil, wasStandIn: object.state == .standIn,
+            wasInserted: object.state == .inserted)
     }
 
     /// Keeps a to-many list as it was before its first change in this journal.
@@ -185,6 +189,11 @@ final class ChangeJournal {
         for snapshot in snapshots.values {
             let object = snapshot.object
             let state = context.identity.state(for: object.entity)
+            if snapshot.wasInserted, object.state == .persisted, let rowID = object.rowID {
+                if state.byRowID[rowID] === object { state.byRowID[rowID] = nil }
+                object.rowID = nil
+                object.state = .inserted
+            }
             // Made a stand-in since (revived objects are `.inserted` already): its own again.
             if object.standIn != nil, !snapshot.wasStandIn {
                 object.standIn = nil
@@ -198,7 +207,8 @@ final class ChangeJournal {
             if !snapshot.wasUpdated { state.updated[ObjectIdentifier(object)] = nil }
             state.index(object, in: context)
         }
-        for object in registered where object.managedObjectContext === context {
+        // Not a new object a fetch had made a row's: it is new again (above).
+        for object in registered where object.managedObjectContext === context && object.state != .inserted {
             let state = context.identity.state(for: object.entity)
             let id = ObjectIdentifier(object)
             if let rowID = object.rowID, state.byRowID[rowID] === object { state.byRowID[rowID] = nil }

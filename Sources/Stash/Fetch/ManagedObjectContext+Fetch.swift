@@ -346,6 +346,8 @@ extension ManagedObjectContext {
         if object.uniqueMatch == nil, mergePolicy.kind == .fail {
             throw UniqueResolver.conflict(state.entity, unique, key)
         }
+        // A decode that fails after this makes it the new object it was (`ChangeJournal`).
+        tracker.journal?.recordChange(object, in: state)
         let given =
             resolver.upsertsGivenValues(of: object)
             ? object.changedAttributes.subtracting(tracker.defaultsFromAwake(of: object)) : AttributeSet()
