@@ -84,10 +84,15 @@ final class ChangeTracker: ContextPart {
                 for saved in state.updated.values {
                     let object = saved.object
                     saved.values.restore(into: object)
+                    // Unset, so that they are read from the row (see `SavedState.movedUnder`).
+                    for slot in saved.movedUnder.positions(below: object.layout.count) {
+                        object.setValue(nil as Any?, inSlot: slot)
+                    }
                     object.changedAttributes.removeAll()
                     object.restatedAttributes.removeAll()
-                    if !saved.unloaded.isEmpty {
-                        object.unloaded = object.unloaded.union(saved.unloaded)
+                    let unloaded = saved.unloaded.union(saved.movedUnder)
+                    if !unloaded.isEmpty {
+                        object.unloaded = object.unloaded.union(unloaded)
                         if let rowID = object.rowID { state.partial.append(rowID) }
                     }
                 }

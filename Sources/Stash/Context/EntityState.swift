@@ -354,6 +354,10 @@ struct SavedState {
     /// row: the save compares them with the row inside its transaction and writes those that
     /// differ (`RowWrites.checkedSets`), as it does restated ones.
     var unverified = AttributeSet()
+    /// Changed attributes whose row another save changed while `.fail` kept this context's
+    /// value (and the value it saw, for the save's check): a rollback makes them not loaded,
+    /// so they read what the row holds now, not the value from before that save.
+    var movedUnder = AttributeSet()
 
     /// The row was seen to hold `value` at `slot` (a merge, a fault): for a slot this context
     /// changed, what a rollback puts back and a save expects, no longer to be compared with

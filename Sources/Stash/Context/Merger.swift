@@ -102,6 +102,14 @@ final class Merger: ContextPart {
     }
 
     /// Gives `object` the values of its row, as `refresh` says.
+    /// Whether two values of `attribute` are the same as the store keeps them.
+    private static func same(_ first: Any, _ second: Any, as attribute: AttributeDescription) -> Bool {
+        guard let first = try? attribute.codec.storedValue(for: first),
+            let second = try? attribute.codec.storedValue(for: second)
+        else { return false }
+        return first == second
+    }
+
     func take(_ row: any StoreRow, into object: ManagedObject, in state: EntityState, keepingChanges: Bool)
         throws
     {
@@ -140,8 +148,17 @@ final class Merger: ContextPart {
                         }
                         continue
                     case .fail:
+                        if !state.updated.isEmpty { state.updated[id]?.movedUnder.insert(index) }
                         continue
                     case .storedWins:
+                        // The stored value wins where the other side changed it: where the row no
+                        // longer holds what this context saw. A change to an attribute it did not
+                        // touch stays (the row's note names the row, not its columns).
+                        if let seen = state.updated[id]?.values.keptValue(atSlot: index), let seen,
+                            Self.same(seen, stored, as: attribute)
+                        {
+                            continue
+                        }
                         object.changedAttributes.remove(index)
                     }
                 }

@@ -235,11 +235,11 @@ final class ObjectGraph: ContextPart {
                 {
                     // An object set to another target while its own stored one was unknown (see
                     // `RelationshipEditor.setTarget`) may still be listed: it leaves now; so does
-                    // a deleted one.
+                    // a deleted one, here or by another context's save (its row is gone).
                     if let inverseSlot = try? relationship.inverse()?.slot {
                         list.objects.removeAll { !Self.mayPoint($0, inverseSlot, at: object) }
                     }
-                    list.objects.removeAll { $0.state == .deleted }
+                    list.objects.removeAll { $0.state == .deleted || $0.rowIsGone }
                     return list.objects
                 }
                 do {

@@ -18,6 +18,12 @@ struct SavedValues {
         return object.value(atSlot: slot)
     }
 
+    /// The value kept for `slot`, if one is: `.some(nil)` for a slot that was not loaded.
+    func keptValue(atSlot slot: Int) -> Any?? {
+        for entry in kept where entry.slot == slot { return .some(entry.value) }
+        return .none
+    }
+
     /// Keeps what `object` holds at `slot` now, unless a value is kept for it already.
     mutating func keepValue(atSlot slot: Int, of object: ManagedObject) {
         guard !kept.contains(where: { $0.slot == slot }) else { return }
