@@ -48,6 +48,11 @@ public struct FetchOptions: Sendable {
             case .none, .linkHeader, .nextURL, .cursor: false
             }
         }
+
+        /// Whether the next page is named by the answer's `Link` header, which a 304 may send.
+        var isLinkHeader: Bool {
+            if case .linkHeader = self { true } else { false }
+        }
     }
 
     /// When the import saves.

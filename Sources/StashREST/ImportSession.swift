@@ -173,12 +173,17 @@ struct ImportSession<T: ManagedObject & Decodable> {
                 // Only a sync asks what the pages kept.
                 if scope != nil { notModifiedObjects.formUnion(objects) }
                 options.progress?.yield(.page(number: report.pages, objects: decoded.count))
-                // A 304 goes where the last full answer of this page led; the same body again
-                // goes where this answer leads (its `Link` header may have moved on).
-                next =
-                    response.statusCode == 304
-                    ? stored.next.flatMap { URL(string: $0) }
-                    : nextURL(after: url, response, data, itemsOnPage: objects.count)
+                // The same body again goes where this answer leads (its `Link` header may have
+                // moved on); so does a 304 that sends a `Link` header, which is not part of the
+                // body its validator stands for (a list that grew past the page, a cursor
+                // replaced). A 304 without one goes where the last full answer of this page led.
+                if response.statusCode == 304,
+                    !(options.pagination.isLinkHeader && response.value(forHTTPHeaderField: "Link") != nil)
+                {
+                    next = stored.next.flatMap { URL(string: $0) }
+                } else {
+                    next = nextURL(after: url, response, data, itemsOnPage: objects.count)
+                }
             } else {
                 report.pages += 1
                 report.bytes += data.count
