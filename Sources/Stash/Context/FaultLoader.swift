@@ -63,6 +63,9 @@ final class FaultLoader: ContextPart {
             if object.unloaded.contains(attribute.index) {
                 object.setPrimitiveValue(stored, of: attribute)
                 object.unloaded.remove(attribute.index)
+                // Loaded now: a rollback leaves it as it reads. Marked unloaded again, a later
+                // fill took the row's value for it alone, beside values from before another save.
+                saved?.unloaded.remove(attribute.index)
             }
             if saved?.unverified.contains(attribute.index) == true {
                 saved?.rowHolds(stored, atSlot: attribute.index, changedHere: true)

@@ -154,10 +154,10 @@ final class Merger: ContextPart {
                         // The stored value wins where the other side changed it: where the row no
                         // longer holds what this context saw. A change to an attribute it did not
                         // touch stays (the row's note names the row, not its columns).
-                        if let seen = state.updated[id]?.values.keptValue(atSlot: index), let seen,
-                            Self.same(seen, stored, as: attribute)
-                        {
-                            continue
+                        // One never loaded here: nothing says the other side changed it.
+                        if let kept = state.updated[id]?.values.keptValue(atSlot: index) {
+                            guard let seen = kept else { continue }
+                            if Self.same(seen, stored, as: attribute) { continue }
                         }
                         object.changedAttributes.remove(index)
                     }
