@@ -121,7 +121,7 @@ final class HandedOutNote: ManagedObject, Decodable {
 /// (a stand-in for the second now), and fails.
 private struct LabelTakenWhileDeleted: Decodable {
     init(from decoder: any Decoder) throws {
-        let context = try #require(decoder.userInfo[.managedObjectContext] as? ManagedObjectContext)
+        let context = try contextOf(decoder)
         let label = try #require(try context.fetch(FetchDescriptor<RecordLabel>()).first)
         context.delete(label)
         let taker = RecordLabel(context: context)
@@ -219,7 +219,7 @@ private struct LabelTakenWhileDeleted: Decodable {
 /// Looks book 20 up, as a hand-written `init(from:)` finding a related object might, and fails.
 private struct BookLookedUpThenFailing: Decodable {
     init(from decoder: any Decoder) throws {
-        let context = try #require(decoder.userInfo[.managedObjectContext] as? ManagedObjectContext)
+        let context = try contextOf(decoder)
         let found = try context.fetch(Book.self, unique: \.id, 20)
         #expect(found?.title == "my draft")
         throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "planted failure"))
