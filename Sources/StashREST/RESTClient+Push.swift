@@ -170,7 +170,10 @@ extension RESTClient {
                     report.sent += 1
                     return ""
                 }
-                if status == 412 || status == 409, conflict == nil {
+                // A new object the server has not named yet has no version there to read back:
+                // its refused POST stays, as another refusal does (read back from `<path>/`, it
+                // was dropped, and the object was never sent).
+                if status == 412 || status == 409, conflict == nil, !name.isEmpty {
                     var found = PushConflict(
                         objectID: operation.objectID, method: method, status: status, localValues: body,
                         serverMessage: error.message, resolution: .serverWins)

@@ -175,7 +175,12 @@ extension ManagedObjectContext {
         try container.store.fetch(query) { row in
             objectIDs.append(ObjectID(entityName: entity.name, rowID: row.rowID))
         }
-        return objectIDs
+        guard !objectIDs.isEmpty else { return [] }
+        // A row with operations of its own waiting is the user's (deleted, then made again with
+        // the same unique value before the push), not a copy a fetch brought back: deleted
+        // here, its POST found no row and was dropped in silence.
+        let waiting = Set(try container.outboxOperations().map(\.objectID))
+        return objectIDs.filter { !waiting.contains($0) }
     }
 
     /// The row's `remoteKey` (or first unique value) as text, or `nil` while the server has
