@@ -118,7 +118,10 @@ extension RESTClient {
         learning keys: inout [ObjectID: String]
     ) async throws -> String? {
         let method = operation.method.rawValue
-        var body = operation.body
+        // A refused operation applied nothing and goes as a new request: its body is made again
+        // from the row, which holds any fix saved since, even one saved while it was in flight
+        // (which could not merge into it then). Resent as it was, it was refused on every push.
+        var body = operation.failure == nil ? operation.body : nil
         if operation.method != .delete, body == nil {
             let makeEncoder = configuration.makeEncoder
             body = try await container.performBackgroundTask { context in

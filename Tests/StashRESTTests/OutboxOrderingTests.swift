@@ -67,6 +67,34 @@ import Testing
         #expect(try container.pendingChangeCount() == 0)
     }
 
+    /// A POST refused (422) while the user, during the request, fixed the value it refused: the
+    /// fix became an operation of its own (the POST was in flight). Every later push resent the
+    /// POST's old body, so the object never reached the server; it is made again from the row.
+    @Test func aFixMadeWhileTheRefusedPostWasInFlightGoesThrough() async throws {
+        let bad = bookmark("not a url", "bad")
+        try context.save()
+        try await server.get("api/_fault?kind=slow&delay=1.5&method=POST")
+        let container = self.container
+        let server = self.server
+        async let pushing = testClient(server) { $0.retry = .none }.push(container)
+        try await waitForWrites(1)
+        bad.url = "https://b.example"
+        try context.save()
+        let refused = try await pushing
+        #expect(refused.failed.map(\.status) == [422])
+
+        let report = try await testClient(server).push(container)
+        #expect(report.failed.isEmpty)
+        #expect(try await server.bookmarks()[key(bad)]?["url"] as? String == "https://b.example")
+        #expect(try container.pendingChangeCount() == 0)
+        // Editing again does not free it either: the edit merges into the waiting PATCH.
+        bad.title = "fixed, really"
+        try context.save()
+        let again = try await testClient(server).push(container)
+        #expect(again.failed.isEmpty)
+        #expect(try await server.bookmarks()[key(bad)]?["title"] as? String == "fixed, really")
+    }
+
     /// A new link whose POST meets a 409: the server has no version of an object it never
     /// named to read back (read from `links/`, the POST was dropped and the link never sent).
     /// It stays in the outbox, refused, and goes with a later push.
