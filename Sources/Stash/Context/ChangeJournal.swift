@@ -195,11 +195,7 @@ final class ChangeJournal {
                 object.state = .inserted
             }
             // Made a stand-in since (revived objects are `.inserted` already): its own again.
-            if object.standIn != nil, !snapshot.wasStandIn {
-                object.standIn = nil
-                object.state = .inserted
-                state.standIns.forget(object)
-            }
+            if object.standIn != nil, !snapshot.wasStandIn { context.resolver.reinstate(object, in: state) }
             object.values = snapshot.values
             object.changedAttributes = snapshot.changedAttributes
             object.restatedAttributes = snapshot.restatedAttributes

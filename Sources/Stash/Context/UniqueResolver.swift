@@ -69,9 +69,16 @@ final class UniqueResolver: ContextPart {
         object.unloaded = holder.unloaded
         object.changedAttributes.removeAll()
         object.restatedAttributes.removeAll()
-        object.standIn = nil
+        reinstate(object, in: state)
         object.state = .transient
         object.managedObjectContext = nil
+    }
+
+    /// Undoes `standIn(_:for:in:)` for `object`: a new object of its own again, out of the
+    /// stand-ins' table (a failed save's undo, a failed decode's journal).
+    func reinstate(_ object: ManagedObject, in state: EntityState) {
+        object.standIn = nil
+        object.state = .inserted
         state.standIns.forget(object)
     }
 
@@ -92,11 +99,9 @@ final class UniqueResolver: ContextPart {
         let ownChanges = object.changedAttributes
         let before = HolderSnapshot(of: holder, in: state)
         standIn(object, for: holder, in: state)
-        undo.append {
-            object.state = .inserted
-            object.standIn = nil
+        undo.append { [self] in
+            reinstate(object, in: state)
             object.changedAttributes = ownChanges
-            state.standIns.forget(object)
             before.restore(in: state)
         }
     }
