@@ -58,6 +58,13 @@ struct ImportSession<T: ManagedObject & Decodable> {
     /// A `RemoteModel` object's ETag, fetched alone: what the push sends as `If-Match`.
     private var itemETag: String?
 
+    /// The container's save generation after this import's last save (before its first
+    /// decode, until it saves): while each of its saves follows the last, only its own saves
+    /// wrote the rows since it began decoding, and their digests are what the server sent.
+    private var ownGeneration: UInt64?
+    /// Another context committed between the first decode and the pages' records.
+    private var committedMeanwhile = false
+
     enum Part {
         case stored([ObjectID])
         case decoded(Int)
@@ -200,6 +207,10 @@ struct ImportSession<T: ManagedObject & Decodable> {
                     ahead = try await askAhead(known, after: url, visited: visited, inFull: inFull, keeps: keeps)
                 }
                 let decoding = ContinuousClock.now
+                if keeps, ownGeneration == nil {
+                    let container = self.container
+                    ownGeneration = await background.perform { container.saveGeneration }
+                }
                 let count = try await decode(data, from: response.url ?? url, recording: record)
                 report.phases.add(\.decoding, since: decoding)
                 options.progress?.yield(.page(number: report.pages, objects: decoded.count))
@@ -460,6 +471,8 @@ struct ImportSession<T: ManagedObject & Decodable> {
             let entity = String(describing: T.self)
             let parentKey = parent?.key
             let itemsKey = self.itemsKey
+            let ownGeneration = self.ownGeneration
+            let committedMeanwhile = self.committedMeanwhile
             await background.perform {
                 let pendingIDs = decoded.pendingIDs().map { HandedOver(id: $0, object: nil) }
                 var ids = (earlier + Self.splice(parts, pendingIDs).map(\.id))[...]
@@ -483,10 +496,14 @@ struct ImportSession<T: ManagedObject & Decodable> {
                     (try? container.pageDigests(
                         identities: recorded.map(\.rows), coverages: recorded.map { $0.fresh.coverage ?? [] }))
                     ?? (none, none)
+                // Another context's commit since the first decode (up to this read) would be
+                // taken for the server's, and a 304 would keep it: no record, the next fetch is full.
+                let untouched = !committedMeanwhile && ownGeneration == container.saveGeneration
                 // The pages recorded with the digests of the rows as just read.
                 var verified: [(page: String, identity: UInt64, values: UInt64)] = []
                 for (index, (fresh, rows)) in recorded.enumerated() {
-                    guard let identity = identities[index], let covered = fresh.coverage, let digest = digests[index]
+                    guard untouched, let identity = identities[index], let covered = fresh.coverage,
+                        let digest = digests[index]
                     else {
                         values[fresh.url] = String?.none
                         continue
@@ -521,7 +538,8 @@ struct ImportSession<T: ManagedObject & Decodable> {
                 guard let id = decoded.pendingIDs().first, let rowID = id.rowID,
                     let waiting = try? container.outboxOperations(), !waiting.contains(where: { $0.objectID == id })
                 else { return }
-                try? container.updateOutbox(etags: [OutboxETag(entityName: id.entityName, rowID: rowID, value: etag)])
+                _ = try? container.updateOutbox(
+                    etags: [OutboxETag(entityName: id.entityName, rowID: rowID, value: etag)])
             }
         }
         report.phases.add(\.recording, since: recording)
@@ -541,9 +559,14 @@ struct ImportSession<T: ManagedObject & Decodable> {
         let background = self.background
         let decoded = self.decoded
         let entity = String(describing: T.self)
-        let (changes, distinct) = try await background.perform {
+        let (changes, distinct, saved) = try await background.perform {
             let changes = try background.saveChanges()
-            return (changes, decoded.distinctUnsaved())
+            return (changes, decoded.distinctUnsaved(), background.lastSave.map { ($0.before, $0.after) })
+        }
+        if let expected = ownGeneration, let saved, saved.1 != expected {
+            // Another save came between: rows saved before may hold its values.
+            if saved.0 != expected { committedMeanwhile = true }
+            ownGeneration = saved.1
         }
         let rows = changes.rows(ofEntityNamed: entity)
         report.inserted += rows.inserted.count

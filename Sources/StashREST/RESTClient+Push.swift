@@ -136,10 +136,17 @@ extension RESTClient {
         // Refused before, so applied nothing: sent again as a new request (a parent refused
         // then has gone through since, or the server changed its mind).
         var key = operation.failure == nil ? operation.idempotencyKey : UUID().uuidString.lowercased()
-        try container.updateOutbox(
-            attempted: OutboxAttempt(
-                sequence: operation.sequence, body: body,
-                idempotencyKey: key == operation.idempotencyKey ? nil : key))
+        let attempt = OutboxAttempt(
+            sequence: operation.sequence, body: body, idempotencyKey: key == operation.idempotencyKey ? nil : key,
+            merged: operation.merged)
+        guard try container.updateOutbox(attempted: attempt) else {
+            // An edit merged into it since it was read, which `body` may miss: read it again
+            // (gone: a new object deleted since, nothing to send).
+            guard let again = try container.outboxOperations().first(where: { $0.sequence == operation.sequence })
+            else { return "" }
+            return try await push(
+                again, named: name, type, container, etag: etag, policy, &report, learning: &keys)
+        }
         let url = try remoteURL(type, named: operation.method == .post ? nil : name)
         var ifMatch = operation.method == .post ? nil : etag
         var conflict: PushConflict?

@@ -15,15 +15,19 @@ extension PersistentContainer {
     }
 
     /// Notes that an operation is being sent, or that the server refused it, or removes
-    /// acknowledged ones and keeps ETags: each call a transaction of its own.
+    /// acknowledged ones and keeps ETags: each call a transaction of its own. Answers `false`
+    /// when `attempted` was not recorded, an edit having merged into the operation since it
+    /// was read (`OutboxAttempt.merged`).
+    @discardableResult
     package func updateOutbox(
         attempted: OutboxAttempt? = nil, failed: (Int64, String?)? = nil, acknowledged: [Int64] = [],
         etags: [OutboxETag] = [], keys: [OutboxKey] = []
-    ) throws {
-        guard let store = store as? any OutboxStore else { return }
-        try store.updateOutbox(
+    ) throws -> Bool {
+        guard let store = store as? any OutboxStore else { return true }
+        let recorded = try store.updateOutbox(
             attempted: attempted, failed: failed, acknowledged: acknowledged, etags: etags, keys: keys)
         noteOutboxWrite()
+        return recorded
     }
 
     /// The ETag last seen for each of these rows, if any.

@@ -178,7 +178,7 @@ public final class PersistentContainer: Sendable {
         }
     }
 
-    var saveGeneration: UInt64 { saves.load(ordering: .acquiring) }
+    package var saveGeneration: UInt64 { saves.load(ordering: .acquiring) }
 
     /// `mainContext`, once made.
     let mainContextStorage = Locked<ManagedObjectContext?>(nil)

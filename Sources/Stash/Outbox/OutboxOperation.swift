@@ -43,10 +43,14 @@ package struct OutboxAttempt: Sendable {
     package let sequence: Int64
     package let body: Data?
     package let idempotencyKey: String?
+    /// The operation's `merged` count as the push read it: when an edit merged into it since
+    /// (so the body may miss that edit), the attempt is not recorded. `nil`: not checked.
+    package let merged: Int?
 
-    package init(sequence: Int64, body: Data?, idempotencyKey: String? = nil) {
+    package init(sequence: Int64, body: Data?, idempotencyKey: String? = nil, merged: Int? = nil) {
         self.sequence = sequence
         self.body = body
         self.idempotencyKey = idempotencyKey
+        self.merged = merged
     }
 }

@@ -16,6 +16,8 @@ extension SQLiteStore: OutboxStore {
     /// before a save that does not record edits wrote anything, by table and row.
     struct PendingEdits {
         var rows: [(schema: EntitySchema, rowID: Int64, columns: AttributeSet, values: [Int: StoredValue])] = []
+        /// By entity name, the rows whose `POST` or `PATCH` waits: such a save does not delete them.
+        var waiting: [String: Set<Int64>] = [:]
     }
 
     private func createOutbox(_ connection: SQLiteConnection) throws {
@@ -62,6 +64,7 @@ extension SQLiteStore: OutboxStore {
                 }
                 columnsByRow[row.int64(0)] = columns
             }
+            if !columnsByRow.isEmpty { pending.waiting[schema.name] = Set(columnsByRow.keys) }
             let sql = entitySQL(schema)
             for (rowID, columns) in columnsByRow.sorted(by: { $0.key < $1.key }) {
                 let read = columns.positions(below: schema.columns.count)
@@ -232,19 +235,25 @@ extension SQLiteStore: OutboxStore {
     func updateOutbox(
         attempted: OutboxAttempt?, failed: (Int64, String?)?, acknowledged: [Int64], etags: [OutboxETag],
         keys: [OutboxKey]
-    ) throws {
+    ) throws -> Bool {
         try refuseInsideTransaction("updating the outbox")
-        try withConnection { connection in
+        return try withConnection { connection in
+            var recorded = true
             try connection.transaction {
                 try createOutbox(connection)
                 if let attempted {
+                    // Not once an edit merged into it (or removed it) since the push read it:
+                    // marked sent, it would be acknowledged with a body that misses the edit.
                     try connection.statement(
-                        "UPDATE \"_stash_outbox\" SET \"attempts\" = \"attempts\" + 1, \"body\" = ?, "
-                            + "\"idempotency_key\" = coalesce(?, \"idempotency_key\") WHERE \"sequence\" = ?"
+                        "UPDATE \"_stash_outbox\" SET \"attempts\" = \"attempts\" + 1, \"body\" = ?1, "
+                            + "\"idempotency_key\" = coalesce(?2, \"idempotency_key\") WHERE \"sequence\" = ?3 "
+                            + "AND (?4 IS NULL OR \"merged\" = ?4)"
                     ).run([
                         attempted.body.map { .blob([UInt8]($0)) } ?? .null,
                         attempted.idempotencyKey.map(StoredValue.text) ?? .null, .integer(attempted.sequence),
+                        attempted.merged.map { .integer(Int64($0)) } ?? .null,
                     ])
+                    recorded = connection.changes > 0
                 }
                 if let (sequence, message) = failed {
                     try connection.statement("UPDATE \"_stash_outbox\" SET \"failure\" = ? WHERE \"sequence\" = ?")
@@ -257,6 +266,7 @@ extension SQLiteStore: OutboxStore {
                 _ = try beginOutbox(write, connection)
                 try finishOutbox(write, PendingEdits(), SaveResult(), connection)
             }
+            return recorded
         }
     }
 }

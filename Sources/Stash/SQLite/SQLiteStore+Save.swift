@@ -23,7 +23,14 @@ extension SQLiteStore {
 
     /// The change set's rows, join rows and outbox entries, inside the caller's transaction.
     func write(_ changes: StoreChangeSet, _ connection: SQLiteConnection) throws -> SaveResult {
+        var changes = changes
         let pendingEdits = try beginOutbox(changes.outbox, connection)
+        // A save that records no edits (a sync) keeps the rows whose edits wait, as this
+        // transaction finds them: it chose what to delete before, and an edit may be newer.
+        for position in changes.entities.indices where !changes.entities[position].deletes.isEmpty {
+            guard let waiting = pendingEdits.waiting[changes.entities[position].entity.name] else { continue }
+            changes.entities[position].deletes.removeAll { waiting.contains($0) }
+        }
         let result = try changes.write(with: SQLiteChangeWriter(store: self, connection: connection))
         try finishOutbox(changes.outbox, pendingEdits, result, connection)
         return result

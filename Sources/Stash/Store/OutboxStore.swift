@@ -7,9 +7,10 @@ protocol OutboxStore: Store {
 
     /// In one transaction: notes that an operation is being sent, or that the server refused
     /// it, removes acknowledged ones, sets the rows' ETags and gives waiting operations the
-    /// server-set keys learnt.
+    /// server-set keys learnt. Answers `false` when `attempted` was not recorded: an edit
+    /// merged into the operation since the push read it (see `OutboxAttempt.merged`).
     func updateOutbox(
         attempted: OutboxAttempt?, failed: (Int64, String?)?, acknowledged: [Int64], etags: [OutboxETag],
         keys: [OutboxKey]
-    ) throws
+    ) throws -> Bool
 }

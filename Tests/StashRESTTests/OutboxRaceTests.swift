@@ -1,0 +1,265 @@
+import Foundation
+import PushModels
+import Stash
+import StashREST
+import Synchronization
+import Testing
+
+/// Races between a push or a fetch and a save of another context, each made to happen at
+/// its worst moment through a hook the app controls (its encoder, its decoder, `willSave`).
+@Suite struct OutboxRaceTests {
+    let server: TestServer
+    let store: TemporaryStore
+    let container: PersistentContainer
+    let context: ManagedObjectContext
+
+    init() async throws {
+        server = try await TestServer.start()
+        store = try TemporaryStore()
+        container = try PersistentContainer(
+            for: Bookmark.self, PushFolder.self, SyncedNote.self, storeURL: store.file)
+        context = ManagedObjectContext(container)
+    }
+
+    func bookmark(_ url: String, _ title: String = "") -> Bookmark {
+        let bookmark = Bookmark(context: context)
+        bookmark.url = url
+        bookmark.title = title
+        return bookmark
+    }
+
+    /// Waits until the API has received `count` writes (the last one may still be unanswered).
+    func waitForWrites(_ count: Int) async throws {
+        for _ in 0..<500 {
+            if try await server.writes().count >= count { return }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        Testing.Issue.record("the API never received \(count) writes")
+    }
+
+    /// An edit saved, by another context, between the push reading a `PATCH`'s body from the
+    /// row and marking it sent: the edit merged into the operation (not sent yet), the push
+    /// then marked it sent with the body made before, and its acknowledgement removed it. The
+    /// server kept the old title, and the answer put it back into the row: "C" was lost.
+    @Test func anEditSavedWhileThePatchBodyIsMadeIsSent() async throws {
+        let mark = bookmark("https://a.example", "A")
+        try context.save()
+        #expect(try await testClient(server).push(container).sent == 1)
+        mark.title = "B"
+        try context.save()
+
+        let container = self.container
+        let once = Once()
+        let api = testClient(server) { configuration in
+            configuration.makeEncoder = {
+                HookedEncoder {
+                    once.run { edit(container, url: "https://a.example") { $0.title = "C" } }
+                }
+            }
+        }
+        let report = try await api.push(container)
+        #expect(report.failed.isEmpty)
+        _ = try await testClient(server).push(container)
+        #expect(try await server.bookmarks()[mark.id.uuidString]?["title"] as? String == "C")
+        #expect(try store.sqlite("SELECT title FROM Bookmark") == "C")
+        #expect(try container.pendingChangeCount() == 0)
+    }
+
+    /// The push reads every operation first, then sends them one by one. An attribute edited
+    /// while an earlier operation was in flight merged into a later `PATCH` (never sent), but
+    /// the push sent that `PATCH` with the attributes it had read, then dropped it: the new
+    /// URL never reached the server, and the answer put the old one back into the row.
+    @Test func anAttributeEditedWhileAnEarlierOperationIsInFlightIsSent() async throws {
+        let first = bookmark("https://a.example", "A")
+        let second = bookmark("https://b.example", "B")
+        try context.save()
+        #expect(try await testClient(server).push(container).sent == 2)
+        first.title = "A2"
+        second.title = "B2"
+        try context.save()
+        try await server.get("api/_fault?kind=slow&delay=1.5&method=PATCH")
+        let container = self.container
+        let server = self.server
+        async let pushing = testClient(server).push(container)
+        try await waitForWrites(3)
+        second.url = "https://b2.example"
+        try context.save()
+        let report = try await pushing
+        #expect(report.failed.isEmpty)
+        _ = try await testClient(server).push(container)
+        let held = try await server.bookmarks()[second.id.uuidString]
+        #expect(held?["title"] as? String == "B2")
+        #expect(held?["url"] as? String == "https://b2.example")
+        #expect(
+            try store.sqlite("SELECT url FROM Bookmark ORDER BY url") == "https://a.example\nhttps://b2.example")
+        #expect(try container.pendingChangeCount() == 0)
+    }
+
+    /// A sync read the outbox, deleted the notes the server no longer lists but whose edits
+    /// did not wait, then saved. An edit saved in between (here from the sync's own
+    /// `willSave`) was deleted with its row, and the push then dropped its `PATCH` in silence
+    /// ("the row is gone"): the user never heard of it.
+    @Test func aSyncKeepsANoteEditedWhileItSaves() async throws {
+        let seed = ManagedObjectContext(container)
+        seed.recordsEdits = false
+        let note = SyncedNote(context: seed)
+        note.id = "gone"
+        note.text = "as fetched"
+        try seed.save()
+        #expect(try container.pendingChangeCount() == 0)
+
+        let container = self.container
+        let once = Once()
+        SyncedNote.willSaveDeleted.withLock {
+            $0 = { id in
+                once.run {
+                    let other = ManagedObjectContext(container)
+                    let row = try! other.fetch(FetchDescriptor<SyncedNote>()).first { $0.id == id }!
+                    row.text = "mine"
+                    try! other.save()
+                }
+            }
+        }
+        defer { SyncedNote.willSaveDeleted.withLock { $0 = nil } }
+        let synced = try await testClient(server).fetchReporting(
+            [SyncedNote].self, from: "api/syncnotes", into: context, deletingMissing: .all)
+        #expect(synced.value.isEmpty)
+        // The edit waits, so the note stays, with it.
+        #expect(try store.sqlite("SELECT id, text FROM SyncedNote") == "gone|mine")
+        #expect(try container.pendingChangeCount() == 1)
+        // The server has no such note: the push says so, rather than dropping the edit.
+        let report = try await testClient(server).push(container)
+        #expect(report.failed.map(\.status) == [404])
+    }
+
+    /// A list fetched before a push, decoded after the push was acknowledged: the server
+    /// answered the old title, the push then sent the new one and its operation left the
+    /// outbox, so nothing kept the fetch from writing the old title over the pushed one.
+    @Test func aFetchAnsweredBeforeAPushDoesNotUndoItOnceAcknowledged() async throws {
+        let mark = bookmark("https://a.example", "A")
+        try context.save()
+        #expect(try await testClient(server).push(container).sent == 1)
+        mark.title = "B"
+        try context.save()
+        let container = self.container
+        let server = self.server
+        let once = Once()
+        let api = testClient(server) { configuration in
+            configuration.makeDecoder = {
+                // The list is in hand (title A); the push goes through before it decodes.
+                once.run {
+                    let done = DispatchSemaphore(value: 0)
+                    Task {
+                        _ = try? await testClient(server).push(container)
+                        done.signal()
+                    }
+                    done.wait()
+                }
+                return RESTConfiguration.defaultDecoder()
+            }
+        }
+        _ = try await api.fetch([Bookmark].self, from: "api/bookmarks", into: context)
+        #expect(try await server.bookmarks()[mark.id.uuidString]?["title"] as? String == "B")
+        // Not fixed yet: the row keeps the server's older "A" until the next full fetch.
+        let title = try store.sqlite("SELECT title FROM Bookmark")
+        withKnownIssue("a fetch answered before an acknowledged push writes its older values") {
+            #expect(title == "B")
+        }
+    }
+
+    /// Page 1 saved, then (while page 2 decoded) another context edited an item of page 1,
+    /// then page 2 saved and the validators were written: page 1's record took the local
+    /// edit for what the server sent. The next fetch's 304 stood for it, and the edit, which
+    /// a full answer undoes, stayed.
+    @Test func anEditCommittedBetweenAPagesSaveAndItsRecordIsUndoneByTheNextFetch() async throws {
+        let (server, store, context) = try await serverAndEmptyStore()
+        let container = context.container
+        let calls = Counter()
+        let api = testClient(server) { configuration in
+            configuration.makeDecoder = {
+                // Page 2's decoder: page 1 is saved, its record not written yet.
+                if calls.next() == 2 {
+                    let other = ManagedObjectContext(container)
+                    try! other.fetch(FetchDescriptor<Item>(predicate: #Predicate { $0.id == 1 }))[0].title = "mine"
+                    try! other.save()
+                }
+                return RESTConfiguration.defaultDecoder()
+            }
+        }
+        var options = FetchOptions()
+        options.saving = .perPage
+        let path = "paged/a?pages=2&per_page=2"
+        let first = try await api.fetchReporting([Item].self, from: path, into: context, options: options)
+        #expect(first.report.inserted == 4)
+        #expect(try store.sqlite("SELECT title FROM Item WHERE id = 1") == "mine")
+
+        _ = try await testClient(server).fetchReporting([Item].self, from: path, into: context, options: options)
+        #expect(try store.sqlite("SELECT title FROM Item WHERE id = 1") == "Item 1")
+    }
+}
+
+/// A note of the test API (`api/syncnotes`), with a hook run when a save deletes one.
+final class SyncedNote: ManagedObject, Codable, RemoteModel {
+    static let remotePath = "api/syncnotes"
+    static let willSaveDeleted = Mutex<(@Sendable (String) -> Void)?>(nil)
+    @Attribute(.unique) var id: String = ""
+    @Attribute var text: String = ""
+
+    override func willSave() {
+        guard isDeleted, let hook = Self.willSaveDeleted.withLock({ $0 }) else { return }
+        hook(id)
+    }
+}
+
+/// Edits the bookmark at `url` in a context of its own and saves it.
+private func edit(_ container: PersistentContainer, url: String, _ change: (Bookmark) -> Void) {
+    let other = ManagedObjectContext(container)
+    let row = try! other.fetch(FetchDescriptor<Bookmark>()).first { $0.url == url }!
+    change(row)
+    try! other.save()
+}
+
+/// The client's encoder, which runs `hook` once it has encoded a body.
+private final class HookedEncoder: JSONEncoder, @unchecked Sendable {
+    let hook: @Sendable () -> Void
+
+    init(_ hook: @escaping @Sendable () -> Void) {
+        self.hook = hook
+        super.init()
+        let made = RESTConfiguration.defaultEncoder()
+        dateEncodingStrategy = made.dateEncodingStrategy
+    }
+
+    override func encode<T: Encodable>(_ value: T) throws -> Data {
+        let data = try super.encode(value)
+        hook()
+        return data
+    }
+}
+
+/// Runs a body the first time only.
+private final class Once: Sendable {
+    private let done = Mutex(false)
+
+    func run(_ body: () -> Void) {
+        guard
+            done.withLock({ done in
+                defer { done = true }
+                return !done
+            })
+        else { return }
+        body()
+    }
+}
+
+/// Counts calls, from any thread.
+private final class Counter: Sendable {
+    private let count = Mutex(0)
+
+    func next() -> Int {
+        count.withLock {
+            $0 += 1
+            return $0
+        }
+    }
+}
