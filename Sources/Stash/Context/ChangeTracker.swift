@@ -164,6 +164,17 @@ final class ChangeTracker: ContextPart {
                             }
                         }
                     }
+                    // The row already has an object here: the unique value the store matched
+                    // moved onto this new object's after it was inserted (another context's save
+                    // merged in, an edit here, a save not merged). It stands in for that object,
+                    // as a new object inserted after the move would, so the context keeps one
+                    // object per row (a second one wrote its stale values back over the row).
+                    if let reported = match, let holder = state.byRowID[rowID], holder !== object,
+                        holder.state == .persisted
+                    {
+                        context.resolver.standIn(object, savedOnto: holder, reported: reported, in: state)
+                        continue
+                    }
                     object.rowID = rowID
                     object.state = .persisted
                     object.changedAttributes.removeAll()

@@ -81,7 +81,8 @@ extension ManagedObjectContext {
             let deleted = plan.deleted.map { $0.compactMap(\.rowID) }
             let inserted = states.indices.map { position in
                 states[position].storedKeys.contains(where: \.holdsWholeColumn)
-                    ? plan.inserted[position].compactMap(\.rowID) : []
+                    // `resolved`: an insert saved onto a row with an object here stands in for it.
+                    ? plan.inserted[position].compactMap(\.resolved.rowID) : []
             }
             return WrittenChanges(
                 note: note,

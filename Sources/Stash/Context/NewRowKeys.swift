@@ -44,7 +44,8 @@ struct NewRowKeys {
     func rows(at position: Int, unique index: Int) -> [(StoredValue, Int64)] {
         guard index < keys[position].count else { return [] }
         return zip(keys[position][index], objects[position]).compactMap { key, object in
-            guard let key, let rowID = object.rowID else { return nil }
+            // `resolved`: one saved onto a row with an object already stands in for that object.
+            guard let key, let rowID = object.resolved.rowID else { return nil }
             return (key, rowID)
         }
     }

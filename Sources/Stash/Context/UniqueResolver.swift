@@ -59,6 +59,37 @@ final class UniqueResolver: ContextPart {
         object.changedAttributes.removeAll()
     }
 
+    /// After a committed save that matched new `object` to `holder`'s row
+    /// (`ChangeTracker.apply`): `object` stands in for `holder`, which takes the values the
+    /// save wrote from `object` (the columns `reported` has no value for) and, for attributes
+    /// it never loaded, the row's, as the store reported them. No change is left: the save
+    /// wrote them. Its other values stay: `reported` may be older than a write of the same
+    /// save to the row (another new object that matched it by another unique attribute).
+    func standIn(
+        _ object: ManagedObject, savedOnto holder: ManagedObject, reported: [StoredValue?], in state: EntityState
+    ) {
+        withContext { context in
+            for attribute in state.entity.attributes {
+                let index = attribute.index
+                let written = reported.isEmpty || reported[index] == nil
+                guard written || holder.unloaded.contains(index), let value = object.value(of: attribute) else {
+                    continue
+                }
+                if !holder.unloaded.contains(index), holder.holds(value, for: attribute) { continue }
+                holder.observedChange(atSlot: index) { holder.setPrimitiveValue(value, of: attribute) }
+                holder.unloaded.remove(index)
+            }
+            object.changedAttributes.removeAll()
+            object.restatedAttributes.removeAll()
+            object.state = .standIn
+            object.standIn = holder
+            state.standIns[Int64(bitPattern: object.temporaryID)] = object
+            state.index(holder, in: context)
+            // Lists that held the new object are read again: they hold its holder.
+            context.graph.generation &+= 1
+        }
+    }
+
     /// Takes a stand-in out of the context (its insert undone, the context reset), as an
     /// object of its own that reads what it read through its holder: every write through it
     /// went to the holder, and its own slots hold only what was set before it stood in (a
