@@ -20,7 +20,7 @@ import Testing
     }
 
     @Test(arguments: [
-        "dense", "strided", "negative", "huge",
+        "dense", "strided", "negative", "huge", "two ranges",
     ])
     func itAgreesWithADictionary(keys kind: String) throws {
         let keys: [Int64] =
@@ -28,6 +28,8 @@ import Testing
             case "dense": Array(1...3_000)
             case "strided": (0..<3_000).map { Int64($0) * 1_024 }
             case "negative": (0..<3_000).map { -Int64($0) * 7 }
+            // Two dense runs whose low bits meet: each id's home lies in the other run.
+            case "two ranges": Array(1...1_500) + Array((1 << 20)...((1 << 20) + 1_500))
             default: (0..<3_000).map { Int64.max - Int64($0) * 65_536 }
             }
         var table = RowTable()
@@ -64,6 +66,27 @@ import Testing
         check(table, model, probing: keys)
         table.removeAll()
         check(table, [:], probing: keys)
+    }
+
+    /// Dense ids keep their low bits as homes (neighbours in memory); ids that pile onto one
+    /// run make the table spread them, and it still answers for every one.
+    @Test func itSpreadsIDsOnlyWhenAProbeRunsLong() {
+        var dense = RowTable()
+        for rowID in Int64(1)...5_000 { dense.set(address(Int(rowID)), for: rowID) }
+        for rowID in Int64(1)...2_500 { dense.remove(rowID) }
+        for rowID in Int64(5_001)...9_000 { dense.set(address(Int(rowID)), for: rowID) }
+        #expect(!dense.spreadsIDs)
+        #expect(dense.count == 6_500)
+        #expect(dense[2_500] == nil)
+        #expect(dense[2_501] == address(2_501))
+
+        var strided = RowTable()
+        let stride = Int64(1) << 32
+        for step in Int64(0)..<100 { strided.set(address(Int(step)), for: step * stride) }
+        #expect(strided.spreadsIDs)
+        #expect(strided.count == 100)
+        for step in Int64(0)..<100 { #expect(strided[step * stride] == address(Int(step))) }
+        #expect(strided[stride / 2] == nil)
     }
 
     @Test func itStaysAtMostHalfFullAndShrinksToWhatItHolds() {
