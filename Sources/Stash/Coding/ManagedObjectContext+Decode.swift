@@ -124,6 +124,7 @@ extension ManagedObjectContext {
         guard let journal else { return try body() }
         do {
             let result = try body()
+            if let call = journal.refusedCall { throw ChangeJournal.refusal(of: call, in: self) }
             closeJournal(journal, undoing: false)
             return result
         } catch {

@@ -104,7 +104,10 @@ final class ObjectDecoder: ContextPart {
                     }
                     if let record = record { record.note(object, of: entity, setting: present) }
                     if isNested { keepNested(captured, of: state, from: container, under: parent) }
-                    if let journal { context.closeJournal(journal, undoing: false) }
+                    if let journal {
+                        if let call = journal.refusedCall { throw ChangeJournal.refusal(of: call, in: context) }
+                        context.closeJournal(journal, undoing: false)
+                    }
                     return object
                 } catch {
                     if let journal { context.closeJournal(journal, undoing: true) }

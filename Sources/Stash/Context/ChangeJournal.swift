@@ -19,6 +19,10 @@ final class ChangeJournal {
     /// The first temporary ID of an object inserted since the journal began. Unchecked, as
     /// `inserted` is: read at every change while the journal is open (`coversAsNew`).
     @exclusivity(unchecked) private(set) var firstNewID: UInt64
+    /// A `rollback()` or `reset()` called while the journal was open (from an `init(from:)` or
+    /// a hook the decode ran): not done, since the decode's undo could no longer be exact, and
+    /// thrown as the decode ends (`refusal`), which undoes the decode.
+    var refusedCall: String?
 
     init(unreconciled: Int, firstNewID: UInt64) {
         self.unreconciled = unreconciled
@@ -38,6 +42,7 @@ final class ChangeJournal {
     /// room (`removeAll(keepingCapacity:)` costs more than that); more are let go with their
     /// room, which a whole `context.decode` may have made large, and so is the rest.
     func reset() {
+        refusedCall = nil
         if inserted.count > Self.keptRoom { inserted = [] } else { while !inserted.isEmpty { inserted.removeLast() } }
         guard recordedMore else { return }
         recordedMore = false
@@ -45,6 +50,15 @@ final class ChangeJournal {
         deleted = []
         snapshots = [:]
         lists = [:]
+    }
+
+    /// The error for a call a decode may not make part way (`save()`, `rollback()`, `reset()`).
+    static func refusal(of call: String, in context: ManagedObjectContext) -> StashError {
+        StashError(
+            .invalidModel,
+            "\(call) was called on \(context.name) while it decoded (from an init(from:) or a hook the decode "
+                + "ran): a decode is all or nothing, and what it did so far could then not be undone; the decode "
+                + "was undone instead. Call \(call) after the decode returns.")
     }
 
     /// The most inserts whose room `reset` keeps.

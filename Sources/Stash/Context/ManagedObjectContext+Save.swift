@@ -16,6 +16,8 @@ extension ManagedObjectContext {
     @discardableResult
     public func saveChanges() throws -> ChangeSet {
         try entering {
+            // A save part way through a decode could not be undone by the decode's failure.
+            if tracker.journal != nil { throw ChangeJournal.refusal(of: "save()", in: self) }
             guard let written = try writeChanges() else { return ChangeSet() }
             container.broadcast(written.note, from: self)
             notifyObservers(of: [written.note])

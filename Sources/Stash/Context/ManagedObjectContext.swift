@@ -246,8 +246,15 @@ public final class ManagedObjectContext: @unchecked Sendable {
 
     /// Drops every unsaved change: new objects leave the context, changed objects get
     /// their saved values back, deleted objects come back.
+    ///
+    /// Called while the context decodes (from an `init(from:)` or a hook), it does nothing and
+    /// the decode fails with `.invalidModel` as it ends, undone: a decode is all or nothing.
     public func rollback() {
         entering {
+            if let journal = tracker.journal {
+                journal.refusedCall = journal.refusedCall ?? "rollback()"
+                return
+            }
             tracker.rollback()
         }
     }
@@ -255,9 +262,14 @@ public final class ManagedObjectContext: @unchecked Sendable {
     /// Forgets every object: unsaved changes are dropped and objects fetched later are
     /// new instances. Frees the memory a long-lived context gathers, related objects
     /// included: an object still held afterwards belongs to no context, and its
-    /// relationships read as empty (or as the object it was last set to).
+    /// relationships read as empty (or as the object it was last set to). Called while the
+    /// context decodes, it does nothing and the decode fails, undone, as `rollback()` does.
     public func reset() {
         entering {
+            if let journal = tracker.journal {
+                journal.refusedCall = journal.refusedCall ?? "reset()"
+                return
+            }
             graph.generation &+= 1
             rollback()
             for state in identity.states {
