@@ -58,6 +58,13 @@ struct ImportSession<T: ManagedObject & Decodable> {
     /// A `RemoteModel` object's ETag, fetched alone: what the push sends as `If-Match`.
     private var itemETag: String?
 
+    /// Held while the call runs: the operations a push acknowledges meanwhile are noted
+    /// (`OutboxWatch`), `nil` for a store without an outbox.
+    private var outboxWatch: OutboxWatch?
+    /// Taken before the first request was sent: the answers may be older than what a push
+    /// acknowledged since, and the saves keep that (`ManagedObjectContext.saveChanges(fetchedAt:)`).
+    private var requestedAt: OutboxMark?
+
     /// The container's save generation after this import's last save (before its first
     /// decode, until it saves): while each of its saves follows the last, only its own saves
     /// wrote the rows since it began decoding, and their digests are what the server sent.
@@ -90,6 +97,11 @@ struct ImportSession<T: ManagedObject & Decodable> {
     }
 
     mutating func run() async throws {
+        // One mark for the call, before any request: a page answered after an acknowledgement
+        // holds what the push wrote, so keeping the stored values of its columns loses nothing
+        // but a server change made after it, until the next fetch.
+        outboxWatch = container.watchOutbox()
+        requestedAt = outboxWatch?.mark()
         let keeps = keepsValidators
         var url = firstURL
         var visited: Set<URL> = []
@@ -530,16 +542,16 @@ struct ImportSession<T: ManagedObject & Decodable> {
                 }
             }
         }
-        if let etag = itemETag {
+        if let etag = itemETag, let requestedAt {
             let container = self.container
             await background.perform {
                 // Not for a row whose local edits wait: its ETag stays the one they were made
-                // against, so that a change made on the server since is a conflict.
-                guard let id = decoded.pendingIDs().first, let rowID = id.rowID,
-                    let waiting = try? container.outboxOperations(), !waiting.contains(where: { $0.objectID == id })
-                else { return }
+                // against, so that a change made on the server since is a conflict. Nor for one
+                // a push wrote after the request: its answer's ETag is newer, and this one would
+                // make the next edit a conflict. The store checks both in the write's transaction.
+                guard let id = decoded.pendingIDs().first, let rowID = id.rowID else { return }
                 _ = try? container.updateOutbox(
-                    etags: [OutboxETag(entityName: id.entityName, rowID: rowID, value: etag)])
+                    etags: [OutboxETag(entityName: id.entityName, rowID: rowID, value: etag)], fetchedAt: requestedAt)
             }
         }
         report.phases.add(\.recording, since: recording)
@@ -559,8 +571,9 @@ struct ImportSession<T: ManagedObject & Decodable> {
         let background = self.background
         let decoded = self.decoded
         let entity = String(describing: T.self)
+        let requestedAt = self.requestedAt
         let (changes, distinct, saved) = try await background.perform {
-            let changes = try background.saveChanges()
+            let changes = try background.saveChanges(fetchedAt: requestedAt)
             return (changes, decoded.distinctUnsaved(), background.lastSave.map { ($0.before, $0.after) })
         }
         if let expected = ownGeneration, let saved, saved.1 != expected {

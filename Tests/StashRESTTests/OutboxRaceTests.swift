@@ -132,21 +132,14 @@ import Testing
         #expect(report.failed.map(\.status) == [404])
     }
 
-    /// A list fetched before a push, decoded after the push was acknowledged: the server
-    /// answered the old title, the push then sent the new one and its operation left the
-    /// outbox, so nothing kept the fetch from writing the old title over the pushed one.
-    @Test func aFetchAnsweredBeforeAPushDoesNotUndoItOnceAcknowledged() async throws {
-        let mark = bookmark("https://a.example", "A")
-        try context.save()
-        #expect(try await testClient(server).push(container).sent == 1)
-        mark.title = "B"
-        try context.save()
+    /// A client whose first decode waits for a full push of the container: the answer is in
+    /// hand, and the push goes through (to its acknowledgement) before it is decoded and saved.
+    func pushingBeforeItsDecode() -> RESTClient {
         let container = self.container
         let server = self.server
         let once = Once()
-        let api = testClient(server) { configuration in
+        return testClient(server) { configuration in
             configuration.makeDecoder = {
-                // The list is in hand (title A); the push goes through before it decodes.
                 once.run {
                     let done = DispatchSemaphore(value: 0)
                     Task {
@@ -158,13 +151,67 @@ import Testing
                 return RESTConfiguration.defaultDecoder()
             }
         }
-        _ = try await api.fetch([Bookmark].self, from: "api/bookmarks", into: context)
+    }
+
+    /// A list fetched before a push, decoded after the push was acknowledged: the server
+    /// answered the old title, the push then sent the new one and its operation left the
+    /// outbox, so nothing kept the fetch from writing the old title over the pushed one.
+    @Test func aFetchAnsweredBeforeAPushDoesNotUndoItOnceAcknowledged() async throws {
+        let mark = bookmark("https://a.example", "A")
+        try context.save()
+        #expect(try await testClient(server).push(container).sent == 1)
+        mark.title = "B"
+        try context.save()
+        _ = try await pushingBeforeItsDecode().fetch([Bookmark].self, from: "api/bookmarks", into: context)
         #expect(try await server.bookmarks()[mark.id.uuidString]?["title"] as? String == "B")
-        // Not fixed yet: the row keeps the server's older "A" until the next full fetch.
-        let title = try store.sqlite("SELECT title FROM Bookmark")
-        withKnownIssue("a fetch answered before an acknowledged push writes its older values") {
-            #expect(title == "B")
-        }
+        #expect(try container.pendingChangeCount() == 0)
+        #expect(try store.sqlite("SELECT title FROM Bookmark") == "B")
+        // A fetch answered after the push brings what the server holds, as ever.
+        try await server.get("api/_edit?collection=bookmarks&id=\(mark.id.uuidString)&key=title&value=theirs")
+        _ = try await testClient(server).fetch([Bookmark].self, from: "api/bookmarks", into: context)
+        #expect(try store.sqlite("SELECT title FROM Bookmark") == "theirs")
+    }
+
+    /// The object fetched alone, answered at the version before the push: its save kept the
+    /// answer's ETag over the push's, and the next edit's `PATCH` carried it: 412, a conflict
+    /// the server won, and the edit was lost.
+    @Test func anObjectFetchedBeforeAPushKeepsThePushsETag() async throws {
+        let mark = bookmark("https://a.example", "A")
+        try context.save()
+        #expect(try await testClient(server).push(container).sent == 1)
+        mark.title = "B"
+        try context.save()
+        let key = mark.id.uuidString
+        _ = try await pushingBeforeItsDecode().fetch(Bookmark.self, from: "api/bookmarks/\(key)", into: context)
+        #expect(try store.sqlite("SELECT title FROM Bookmark") == "B")
+
+        let other = ManagedObjectContext(container)
+        try other.fetch(FetchDescriptor<Bookmark>())[0].title = "C"
+        try other.save()
+        let report = try await testClient(server).push(container)
+        #expect(report.sent == 1 && report.conflicts.isEmpty && report.failed.isEmpty)
+        let writes = try await server.writes()
+        #expect(writes.map(\.ifMatch) == [nil, "\"1\"", "\"2\""])
+        #expect(writes.map(\.status) == ["201", "200", "200"])
+        #expect(try await server.bookmarks()[key]?["title"] as? String == "C")
+        #expect(try store.sqlite("SELECT title FROM Bookmark") == "C")
+    }
+
+    /// A sync whose list was answered before a new object's `POST`: the list does not hold
+    /// it, and once acknowledged nothing waited for it, so the sync deleted it here.
+    @Test func aSyncAnsweredBeforeAPostKeepsTheNewObject() async throws {
+        let mark = bookmark("https://a.example", "A")
+        try context.save()
+        let synced = try await pushingBeforeItsDecode().fetchReporting(
+            [Bookmark].self, from: "api/bookmarks", into: context, deletingMissing: .all)
+        #expect(synced.value.isEmpty)
+        #expect(try await server.bookmarks()[mark.id.uuidString]?["title"] as? String == "A")
+        #expect(try container.pendingChangeCount() == 0)
+        #expect(try store.sqlite("SELECT url, title FROM Bookmark") == "https://a.example|A")
+        // The next sync, answered after the push, lists it.
+        let next = try await testClient(server).fetchReporting(
+            [Bookmark].self, from: "api/bookmarks", into: context, deletingMissing: .all)
+        #expect(next.value.map(\.url) == ["https://a.example"])
     }
 
     /// Page 1 saved, then (while page 2 decoded) another context edited an item of page 1,

@@ -147,6 +147,18 @@ extension ManagedObjectContext {
         }
     }
 
+    /// `saveChanges()` for a fetch whose first request was sent at `mark` (taken from an
+    /// `OutboxWatch` held since): the columns of operations a push acknowledged after it keep
+    /// what the push wrote, as those of waiting operations do, and their rows are not deleted.
+    package func saveChanges(fetchedAt mark: OutboxMark?) throws -> ChangeSet {
+        try entering {
+            outboxHandOff.fetchedAt = mark
+            // Taken by the save's `outboxWrite`; not left for a later save if it failed before.
+            defer { outboxHandOff.fetchedAt = nil }
+            return try saveChanges()
+        }
+    }
+
     /// The `remoteKey` (or first unique value) of the operation's row as text, or `nil` while
     /// the server has not set it: what names the object when an operation is sent. A
     /// `DELETE`'s row is gone: a copy a fetch brought back (found by the unique value it

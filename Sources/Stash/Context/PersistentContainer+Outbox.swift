@@ -17,17 +17,29 @@ extension PersistentContainer {
     /// Notes that an operation is being sent, or that the server refused it, or removes
     /// acknowledged ones and keeps ETags: each call a transaction of its own. Answers `false`
     /// when `attempted` was not recorded, an edit having merged into the operation since it
-    /// was read (`OutboxAttempt.merged`).
+    /// was read (`OutboxAttempt.merged`). With `fetchedAt`, the ETags are a fetch's, not kept
+    /// for rows whose operations wait or were acknowledged since (`OutboxWrite.fetchedAt`).
     @discardableResult
     package func updateOutbox(
         attempted: OutboxAttempt? = nil, failed: (Int64, String?)? = nil, acknowledged: [Int64] = [],
-        etags: [OutboxETag] = [], keys: [OutboxKey] = []
+        etags: [OutboxETag] = [], keys: [OutboxKey] = [], fetchedAt: OutboxMark? = nil
     ) throws -> Bool {
         guard let store = store as? any OutboxStore else { return true }
         let recorded = try store.updateOutbox(
-            attempted: attempted, failed: failed, acknowledged: acknowledged, etags: etags, keys: keys)
+            attempted: attempted, failed: failed, acknowledged: acknowledged, etags: etags, keys: keys,
+            fetchedAt: fetchedAt)
         noteOutboxWrite()
         return recorded
+    }
+
+    /// A watch for a fetch about to send its requests: the operations a push acknowledges
+    /// while it is held are noted, so that the fetch's save does not write its older answer
+    /// over them (`OutboxAcknowledgements`). `nil` when the store keeps no outbox or the model
+    /// has no `RemoteModel`.
+    package func watchOutbox() -> OutboxWatch? {
+        guard let store = store as? any OutboxStore, entities.contains(where: { $0.type is any RemoteModel.Type })
+        else { return nil }
+        return store.acknowledgements.watch()
     }
 
     /// The ETag last seen for each of these rows, if any.

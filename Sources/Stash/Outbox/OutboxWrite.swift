@@ -30,6 +30,12 @@ package struct OutboxWrite {
     var etags: [OutboxETag] = []
     /// Server-set keys learnt from `POST` answers, given to the objects' waiting operations.
     var keys: [OutboxKey] = []
+    /// A fetch's save, with the mark taken before its first request was sent: the columns of
+    /// operations acknowledged since (`OutboxAcknowledgements`) are kept as stored too, and
+    /// their rows are not deleted, since the answer is older than what the push wrote. Its
+    /// `etags` are not kept for rows whose operations wait (they keep the ETag they were made
+    /// against) or were acknowledged since (the push's answer's is newer).
+    var fetchedAt: OutboxMark?
 
     package var isEmpty: Bool { records.isEmpty && acknowledged.isEmpty && etags.isEmpty && keys.isEmpty }
 }

@@ -49,20 +49,31 @@ extension SQLiteStore: OutboxStore {
         } else if try !outboxExists(connection) {
             return pending
         }
+        if !write.acknowledged.isEmpty, acknowledgements.isWatched {
+            try noteAcknowledged(write.acknowledged, connection)
+        }
         let delete = try connection.statement("DELETE FROM \"_stash_outbox\" WHERE \"sequence\" = ?")
         for sequence in write.acknowledged { try delete.run([.integer(sequence)]) }
+        // A fetch's answer is older than the operations acknowledged since its request: their
+        // columns are kept as the waiting ones' are.
+        let acknowledgedSince = write.fetchedAt.map { acknowledgements.entries(since: $0) } ?? []
         for schema in write.protectedEntities {
             var columnsByRow: [Int64: AttributeSet] = [:]
+            func protect(_ rowID: Int64, _ names: [String]) {
+                var columns = columnsByRow[rowID, default: AttributeSet()]
+                for name in names {
+                    if let column = schema.columns.firstIndex(where: { $0.name == name }) { columns.insert(column) }
+                }
+                columnsByRow[rowID] = columns
+            }
             try connection.forEachRow(
                 "SELECT \"row\", \"method\", \"attributes\" FROM \"_stash_outbox\" WHERE \"entity\" = ? "
                     + "AND \"method\" <> 'DELETE'", [.text(schema.name)]
             ) { row in
-                var columns = columnsByRow[row.int64(0), default: AttributeSet()]
-                let names = row.text(1) == "POST" ? schema.columns.map(\.name) : Self.names(row.text(2))
-                for name in names {
-                    if let column = schema.columns.firstIndex(where: { $0.name == name }) { columns.insert(column) }
-                }
-                columnsByRow[row.int64(0)] = columns
+                protect(row.int64(0), row.text(1) == "POST" ? schema.columns.map(\.name) : Self.names(row.text(2)))
+            }
+            for entry in acknowledgedSince where entry.entity == schema.name {
+                protect(entry.rowID, entry.columns ?? schema.columns.map(\.name))
             }
             if !columnsByRow.isEmpty { pending.waiting[schema.name] = Set(columnsByRow.keys) }
             let sql = entitySQL(schema)
@@ -77,6 +88,27 @@ extension SQLiteStore: OutboxStore {
             }
         }
         return pending
+    }
+
+    /// Notes the operations about to be removed as acknowledged, for the fetches in flight: a
+    /// `POST`'s row with all its columns, a `PATCH`'s with the attributes it sent (a `DELETE`'s
+    /// row is gone).
+    private func noteAcknowledged(_ sequences: [Int64], _ connection: SQLiteConnection) throws {
+        var noted: [(entity: String, rowID: Int64, columns: [String]?)] = []
+        let read = try connection.statement(
+            "SELECT \"entity\", \"row\", \"method\", \"attributes\" FROM \"_stash_outbox\" WHERE \"sequence\" = ?")
+        for sequence in sequences {
+            read.reset()
+            try read.bind(.integer(sequence), at: 1)
+            guard try read.step() else { continue }
+            switch read.text(2) {
+            case "POST": noted.append((read.text(0), read.int64(1), nil))
+            case "PATCH": noted.append((read.text(0), read.int64(1), Self.names(read.text(3))))
+            default: break
+            }
+        }
+        read.reset()
+        acknowledgements.note(noted)
     }
 
     /// After the save's writes: puts back the pending edits' columns that the save changed,
@@ -121,12 +153,28 @@ extension SQLiteStore: OutboxStore {
                 "UPDATE \"_stash_outbox\" SET \"key\" = ? WHERE \"entity\" = ? AND \"row\" = ? AND \"key\" = ''")
             for key in write.keys { try name.run([.text(key.value), .text(key.entityName), .integer(key.rowID)]) }
         }
-        if !write.etags.isEmpty {
+        var etags = write.etags
+        if let mark = write.fetchedAt, !etags.isEmpty {
+            // A fetch's ETag is not kept for a row whose operations wait, nor over a push's
+            // acknowledged since its request: the next write would be refused (412) for it.
+            let acknowledged = Set(acknowledgements.entries(since: mark).map { "\($0.entity)/\($0.rowID)" })
+            let waits = try connection.statement(
+                "SELECT 1 FROM \"_stash_outbox\" WHERE \"entity\" = ? AND \"row\" = ? LIMIT 1")
+            etags = try etags.filter { etag in
+                guard !acknowledged.contains("\(etag.entityName)/\(etag.rowID)") else { return false }
+                waits.reset()
+                defer { waits.reset() }
+                try waits.bind(.text(etag.entityName), at: 1)
+                try waits.bind(.integer(etag.rowID), at: 2)
+                return try !waits.step()
+            }
+        }
+        if !etags.isEmpty {
             let upsert = try connection.statement(
                 "INSERT INTO \"_stash_row_etags\" (\"key\", \"value\") VALUES (?, ?) "
                     + "ON CONFLICT (\"key\") DO UPDATE SET \"value\" = excluded.\"value\"")
             let delete = try connection.statement("DELETE FROM \"_stash_row_etags\" WHERE \"key\" = ?")
-            for etag in write.etags {
+            for etag in etags {
                 let key = StoredValue.text("\(etag.entityName)/\(etag.rowID)")
                 if let value = etag.value { try upsert.run([key, .text(value)]) } else { try delete.run([key]) }
             }
@@ -234,7 +282,7 @@ extension SQLiteStore: OutboxStore {
     /// the server refused it (`failure`), or removes acknowledged ones, sets ETags and keys.
     func updateOutbox(
         attempted: OutboxAttempt?, failed: (Int64, String?)?, acknowledged: [Int64], etags: [OutboxETag],
-        keys: [OutboxKey]
+        keys: [OutboxKey], fetchedAt: OutboxMark?
     ) throws -> Bool {
         try refuseInsideTransaction("updating the outbox")
         return try withConnection { connection in
@@ -263,6 +311,7 @@ extension SQLiteStore: OutboxStore {
                 write.acknowledged = acknowledged
                 write.etags = etags
                 write.keys = keys
+                write.fetchedAt = fetchedAt
                 _ = try beginOutbox(write, connection)
                 try finishOutbox(write, PendingEdits(), SaveResult(), connection)
             }

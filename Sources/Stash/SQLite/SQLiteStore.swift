@@ -28,6 +28,8 @@ final class SQLiteStore: Store, @unchecked Sendable {
     let sql: [String: EntitySQL]
     /// UPDATE SQL by entity and changed columns, so each is built once.
     private var updateSQL: [UpdateKey: String] = [:]
+    /// The operations acknowledged while fetches are in flight (see `OutboxAcknowledgements`).
+    let acknowledgements = OutboxAcknowledgements()
 
     /// Opens (or creates) the store at `path`, `nil` for memory, for these entities, whose
     /// model is at `schemaVersion` (see `SchemaMigrator`). A file Stash did not make, or one a

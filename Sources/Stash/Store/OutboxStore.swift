@@ -9,8 +9,12 @@ protocol OutboxStore: Store {
     /// it, removes acknowledged ones, sets the rows' ETags and gives waiting operations the
     /// server-set keys learnt. Answers `false` when `attempted` was not recorded: an edit
     /// merged into the operation since the push read it (see `OutboxAttempt.merged`).
+    /// With `fetchedAt`, the ETags are a fetch's (see `OutboxWrite.fetchedAt`).
     func updateOutbox(
         attempted: OutboxAttempt?, failed: (Int64, String?)?, acknowledged: [Int64], etags: [OutboxETag],
-        keys: [OutboxKey]
+        keys: [OutboxKey], fetchedAt: OutboxMark?
     ) throws -> Bool
+
+    /// The operations acknowledged while fetches are in flight.
+    var acknowledgements: OutboxAcknowledgements { get }
 }
