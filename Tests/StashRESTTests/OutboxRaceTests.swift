@@ -7,7 +7,8 @@ import Testing
 
 /// Races between a push or a fetch and a save of another context, each made to happen at
 /// its worst moment through a hook the app controls (its encoder, its decoder, `willSave`).
-@Suite struct OutboxRaceTests {
+// Serialized: two tests set `SyncedNote.willSaveDeleted`, a static hook.
+@Suite(.serialized) struct OutboxRaceTests {
     let server: TestServer
     let store: TemporaryStore
     let container: PersistentContainer
@@ -242,6 +243,75 @@ import Testing
 
         _ = try await testClient(server).fetchReporting([Item].self, from: path, into: context, options: options)
         #expect(try store.sqlite("SELECT title FROM Item WHERE id = 1") == "Item 1")
+    }
+}
+
+// MARK: Review: deletes a save that records no edits drops
+
+extension OutboxRaceTests {
+    /// A context that records no edits (`recordsEdits = false`, public) deletes a note whose
+    /// POST waits. The store keeps the row (3845102), yet the save succeeds and reports the
+    /// deletion: the deleting context lets go of the object and every merging context marks
+    /// its object's row gone, so the user's next edit of the note (row still there) fails
+    /// with `rowMissing`.
+    @Test func aDeleteTheStoreKeepsIsNotReportedAsDone() async throws {
+        let note = SyncedNote(context: context)
+        note.id = "n"
+        note.text = "mine"
+        try context.save()
+        #expect(try container.pendingChangeCount() == 1)
+
+        let other = ManagedObjectContext(container)
+        other.recordsEdits = false
+        let copy = try other.fetch(FetchDescriptor<SyncedNote>())[0]
+        other.delete(copy)
+        try other.save()
+
+        let kept = try store.sqlite("SELECT count(*) FROM SyncedNote") == "1"
+        // A delete the store did: nothing more to check. One it kept must not pass for done.
+        guard kept else { return }
+        #expect(copy.managedObjectContext === other && !copy.isDeleted)
+        #expect(try other.fetch(FetchDescriptor<SyncedNote>()).first === copy)
+        note.text = "mine again"
+        #expect(throws: Never.self) { try context.save() }
+        #expect(try store.sqlite("SELECT text FROM SyncedNote") == "mine again")
+    }
+
+    /// The race of `aSyncKeepsANoteEditedWhileItSaves`, seen from the context the user
+    /// edits in: the sync's save kept the note but its change notification said deleted, and
+    /// the user's context marked its note's row gone.
+    @Test func aNoteASyncKeptStaysInTheUsersContext() async throws {
+        let seed = ManagedObjectContext(container)
+        seed.recordsEdits = false
+        let fetched = SyncedNote(context: seed)
+        fetched.id = "gone"
+        fetched.text = "as fetched"
+        try seed.save()
+        let user = ManagedObjectContext(container)
+        let held = try user.fetch(FetchDescriptor<SyncedNote>())[0]
+
+        let container = self.container
+        let once = Once()
+        SyncedNote.willSaveDeleted.withLock {
+            $0 = { id in
+                once.run {
+                    let other = ManagedObjectContext(container)
+                    let row = try! other.fetch(FetchDescriptor<SyncedNote>()).first { $0.id == id }!
+                    row.text = "mine"
+                    try! other.save()
+                }
+            }
+        }
+        defer { SyncedNote.willSaveDeleted.withLock { $0 = nil } }
+        let synced = try await testClient(server).fetchReporting(
+            [SyncedNote].self, from: "api/syncnotes", into: context, deletingMissing: .all)
+        #expect(try store.sqlite("SELECT id, text FROM SyncedNote") == "gone|mine")
+        #expect(synced.report.deleted == 0)
+        #expect(try user.fetch(FetchDescriptor<SyncedNote>()).first === held)
+        #expect(held.text == "mine")
+        held.text = "mine, later"
+        #expect(throws: Never.self) { try user.save() }
+        #expect(try store.sqlite("SELECT text FROM SyncedNote") == "mine, later")
     }
 }
 

@@ -270,4 +270,31 @@ final class MovedKeyEntry: ManagedObject, Decodable, CompositeUniqueModel {
         let after = try ManagedObjectContext(container).fetch(FetchDescriptor<TwoKeyFeed>())
         #expect(after.map(\.note) == ["through first"])
     }
+
+    // MARK: Review
+
+    /// X's folder read (none) before the save, and Y set into a folder: the upsert wrote
+    /// Y's folder into X's row, but `standIn(_:savedOnto:…)` moves only attributes, so X
+    /// (the row's one object) went on saying "no folder" while the row and Y named it.
+    @Test func aToOneReadBeforeTheSaveFollowsTheUpsert() throws {
+        let scene = try scene(in: try TemporaryDirectory(), moveRow: false)
+        let context = scene.context
+        let seed = ManagedObjectContext(scene.container)
+        MovedKeyFolder(context: seed).name = "f"
+        try seed.save()
+        let folder = try context.fetch(FetchDescriptor<MovedKeyFolder>())[0]
+        #expect(scene.x.folder == nil)
+        scene.y.folder = folder
+        let other = ManagedObjectContext(scene.container)
+        try other.fetch(FetchDescriptor<MovedKeyFeed>())[0].url = "b"
+        try other.save()
+
+        try context.save()
+        let stored = try ManagedObjectContext(scene.container).fetch(FetchDescriptor<MovedKeyFeed>())
+        #expect(stored.map { $0.folder?.name } == ["f"])
+        #expect(scene.y.resolved === scene.x)
+        #expect(scene.x.folder === folder)
+        #expect(scene.y.folder === folder)
+        #expect(folder.feeds.count == 1 && folder.feeds.first === scene.x)
+    }
 }

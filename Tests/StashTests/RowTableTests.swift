@@ -100,4 +100,100 @@ import Testing
         for rowID in Int64(991)...1_000 { #expect(table[rowID] == address(Int(rowID))) }
         #expect(table[5] == nil)
     }
+
+    // MARK: Review: property tests over more key patterns, and a churn that stays O(n)
+
+    /// Keys for `kind`, as many as `count`.
+    private func keys(_ kind: String, _ count: Int, _ generator: inout SplitMix64) -> [Int64] {
+        switch kind {
+        case "dense": return (0..<Int64(count)).map { $0 }
+        // Across a multiple of every table size the run grows through: wraps at the end.
+        case "wrapping": return (0..<Int64(count)).map { (1 << 13) - Int64(count / 2) + $0 }
+        // Around zero: -1's home is the table's last place.
+        case "around zero": return (0..<Int64(count)).map { $0 - Int64(count / 2) }
+        case "strided": return (0..<Int64(count)).map { $0 << Int64(1 + $0 % 40) }
+        case "colliding ranges":
+            return (0..<Int64(count / 2)).map { $0 } + (0..<Int64(count / 2)).map { (1 << 16) + $0 }
+        case "extremes":
+            return (0..<Int64(count / 2)).map { Int64.min + $0 } + (0..<Int64(count / 2)).map { Int64.max - $0 }
+        // Few homes, many ids each: probes pass 32 places with displaced entries carried.
+        case "piled": return (0..<Int64(count)).map { ($0 % 16) + ($0 / 16) * 8_192 }
+        default: return (0..<count).map { _ in Int64(bitPattern: generator.next()) }
+        }
+    }
+
+    @Test(arguments: ["dense", "wrapping", "around zero", "strided", "colliding ranges", "extremes", "piled", "random"])
+    func itAgreesWithADictionaryOverManySeeds(keys kind: String) throws {
+        for seed in UInt64(0)..<12 {
+            var generator = SplitMix64(seed: 0xB0B0_0000 &+ seed &* 7_919 &+ UInt64(kind.utf8.count))
+            let count = [40, 200, 3_000][Int(seed % 3)]
+            let keys = keys(kind, count, &generator).shuffled(using: &generator)
+            var table = RowTable()
+            if seed % 2 == 0 { table.reserveCapacity(4_096) }
+            var model: [Int64: UnsafeMutableRawPointer] = [:]
+            // First fill in a shuffled order (spreading may turn on during any insert)...
+            for (round, key) in keys.enumerated() {
+                let wasSpread = table.spreadsIDs
+                table.set(address(round), for: key)
+                model[key] = address(round)
+                if !wasSpread && table.spreadsIDs {
+                    // The moment spreading turned on: every entry still found.
+                    for (held, value) in model { try #require(table[held] == value, "seed \(seed) key \(held)") }
+                }
+            }
+            check(table, model, probing: keys)
+            // ...then churn, looking up absent ids too.
+            for round in 0..<(count * 4) {
+                let key = keys.randomElement(using: &generator)!
+                switch generator.next() % 8 {
+                case 0..<3:
+                    table.set(address(round + count), for: key)
+                    model[key] = address(round + count)
+                case 3..<6:
+                    try #require(table.remove(key) == model.removeValue(forKey: key), "seed \(seed) round \(round)")
+                case 6:
+                    let absent = key &+ 1
+                    try #require(table[absent] == model[absent], "seed \(seed) round \(round)")
+                default:
+                    table.shrink()
+                }
+                try #require(table.count == model.count, "seed \(seed) round \(round)")
+            }
+            check(table, model, probing: keys + keys.map { $0 &+ 1 })
+            for key in model.keys { table.remove(key) }
+            #expect(table.count == 0)
+            table.shrink()
+            #expect(table.capacity == 4)
+            table.removeAll()
+            #expect(!table.spreadsIDs)
+        }
+    }
+
+    /// A context holds a dense run of rows (a big fetch), and rows whose ids alias into it
+    /// (`id & mask` inside the run) come and go one at a time (fetched, used, freed: each
+    /// deinit removes its entry). Each such insert shifted the rest of the run one place on
+    /// (every entry of it one place from home: a probe of 1, never 32, so the table never
+    /// spreads), and each removal shifted it back: O(run) per operation, quadratic in all.
+    @Test func anAliasComingAndGoingInADenseRunIsNotLinearPerOperation() {
+        // Below the table's capacity (65,536 in 131,072 places) with the alias in too.
+        let run = 60_000
+        var table = RowTable()
+        let building = ContinuousClock().measure {
+            for rowID in Int64(0)..<Int64(run) { table.set(address(Int(rowID)), for: rowID) }
+        }
+        // The table has 131,072 places: this id's home is place 1, the run's second entry.
+        let alias = Int64(131_072 + 1)
+        let churning = ContinuousClock().measure {
+            for round in 0..<2_000 {
+                table.set(address(run + round), for: alias)
+                table.remove(alias)
+            }
+        }
+        #expect(table.capacity == 65_536)
+        #expect(table.count == run)
+        #expect(table[alias] == nil && table[1] == address(1))
+        // 4,000 operations on one id cost about as much as 65,536 inserts when each is cheap;
+        // shifting the run, each costs about as much as them all.
+        #expect(churning < building * 20, "churn \(churning), build \(building)")
+    }
 }

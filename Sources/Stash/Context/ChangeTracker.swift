@@ -116,7 +116,16 @@ final class ChangeTracker: ContextPart {
             context.graph.forgetChangedLists()
             awokenDefaults.removeAll()
             for (position, state) in context.identity.states.enumerated() {
+                let keptDeletes = position < result.entities.count ? result.entities[position].keptDeletes : []
                 for object in plan.deleted[position] {
+                    // The store kept the row (an edit waits for it): the object stays its row's.
+                    if let rowID = object.rowID, keptDeletes.contains(rowID) {
+                        object.state = .persisted
+                        object.changedAttributes.removeAll()
+                        object.restatedAttributes.removeAll()
+                        state.index(object, in: context)
+                        continue
+                    }
                     if let rowID = object.rowID { state.byRowID[rowID] = nil }
                     object.state = .transient
                     object.managedObjectContext = nil

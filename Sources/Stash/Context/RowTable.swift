@@ -121,6 +121,12 @@ struct RowTable {
         var carried = entry
         var index = homes.of(carried.rowID)
         var passed = 0
+        // Places walked in all. An entry displaced carries on at its own distance, which may
+        // stay at 1 along a whole run (an id whose home is inside a dense run shifts all of
+        // it on, and its removal all of it back): bounding the walk, not only the distance,
+        // keeps every insert (and so, amortized, every removal's shift) within
+        // `longestProbe` places before the table spreads.
+        var walked = 0
         while true {
             let resident = places[index]
             guard resident.address != nil else {
@@ -135,7 +141,8 @@ struct RowTable {
             }
             index = (index &+ 1) & homes.mask
             passed &+= 1
-            if passed > longestProbe && !homes.spreads { return carried }
+            walked &+= 1
+            if walked > longestProbe && !homes.spreads { return carried }
         }
     }
 

@@ -247,11 +247,15 @@ final class SavePlanner: ContextPart {
         var note = SaveNote(entities: [])
         for position in context.identity.states.indices {
             var entity = SaveNote.Entity()
-            entity.deleted = plan.deleted[position].compactMap(\.rowID)
+            let keptDeletes = position < result.entities.count ? result.entities[position].keptDeletes : []
+            // A deletion the store kept (an edit waits for the row) is none; the row may hold
+            // that edit, so merging contexts read it again.
+            entity.deleted = plan.deleted[position].compactMap(\.rowID).filter { !keptDeletes.contains($0) }
             let unwritten = position < result.entities.count ? result.entities[position].unwrittenUpdates : []
             entity.updated = plan.updated[position].enumerated().compactMap { offset, object in
                 unwritten.contains(offset) ? nil : object.rowID
             }
+            entity.updated += keptDeletes
             // An object whose many-to-many list changed: its relationships changed.
             for owner in context.graph.listOwners.values
             where owner.state == .persisted && owner.entity === context.identity.states[position].entity {

@@ -27,11 +27,19 @@ extension SQLiteStore {
         let pendingEdits = try beginOutbox(changes.outbox, connection)
         // A save that records no edits (a sync) keeps the rows whose edits wait, as this
         // transaction finds them: it chose what to delete before, and an edit may be newer.
+        // The result says so: the context keeps their objects and reports no deletion.
+        var kept: [Int: Set<Int64>] = [:]
         for position in changes.entities.indices where !changes.entities[position].deletes.isEmpty {
             guard let waiting = pendingEdits.waiting[changes.entities[position].entity.name] else { continue }
+            let keeping = changes.entities[position].deletes.filter { waiting.contains($0) }
+            guard !keeping.isEmpty else { continue }
+            kept[position] = Set(keeping)
             changes.entities[position].deletes.removeAll { waiting.contains($0) }
         }
-        let result = try changes.write(with: SQLiteChangeWriter(store: self, connection: connection))
+        var result = try changes.write(with: SQLiteChangeWriter(store: self, connection: connection))
+        for (position, rows) in kept where position < result.entities.count {
+            result.entities[position].keptDeletes = rows
+        }
         try finishOutbox(changes.outbox, pendingEdits, result, connection)
         return result
     }

@@ -35,6 +35,9 @@ package struct EntitySaveResult {
     /// By update position: the whole stored row (every column, in entity order) as the
     /// transaction read it before writing, for updates with checked columns.
     package var storedRows: [Int: [StoredValue]] = [:]
+    /// Rows the change set deleted that the store kept: a save that records no edits keeps
+    /// rows whose `POST` or `PATCH` waits (`SQLiteStore.write`). Their objects stay.
+    package var keptDeletes = Set<Int64>()
 
     package init() {}
 }
