@@ -20,10 +20,7 @@ import Testing
     }
 
     func bookmark(_ url: String, _ title: String = "") -> Bookmark {
-        let bookmark = Bookmark(context: context)
-        bookmark.url = url
-        bookmark.title = title
-        return bookmark
+        Bookmark.new(in: context, url, title)
     }
 
     func link(_ url: String, _ title: String = "") -> PushLink {
@@ -34,15 +31,6 @@ import Testing
     }
 
     func key(_ bookmark: Bookmark) -> String { bookmark.id.uuidString }
-
-    /// Waits until the API has received `count` writes (the last one may still be unanswered).
-    func waitForWrites(_ count: Int) async throws {
-        for _ in 0..<500 {
-            if try await server.writes().count >= count { return }
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        Testing.Issue.record("the API never received \(count) writes")
-    }
 
     /// A link deleted, then added again with the same URL (its unique value) before the push:
     /// the DELETE's acknowledgement deletes the copies a fetch brought back by that URL, and
@@ -77,7 +65,7 @@ import Testing
         let container = self.container
         let server = self.server
         async let pushing = testClient(server) { $0.retry = .none }.push(container)
-        try await waitForWrites(1)
+        try await server.waitForWrites(1)
         bad.url = "https://b.example"
         try context.save()
         let refused = try await pushing
@@ -119,7 +107,7 @@ import Testing
         let container = self.container
         let server = self.server
         async let pushing = testClient(server).push(container)
-        try await waitForWrites(1)
+        try await server.waitForWrites(1)
         first.title = "B"
         try context.save()
         #expect(try await pushing.sent == 1)

@@ -23,19 +23,27 @@ import Testing
     }
 
     func bookmark(_ url: String, _ title: String = "") -> Bookmark {
-        let bookmark = Bookmark(context: context)
-        bookmark.url = url
-        bookmark.title = title
-        return bookmark
+        Bookmark.new(in: context, url, title)
     }
 
-    /// Waits until the API has received `count` writes (the last one may still be unanswered).
-    func waitForWrites(_ count: Int) async throws {
-        for _ in 0..<500 {
-            if try await server.writes().count >= count { return }
-            try await Task.sleep(for: .milliseconds(20))
+    /// Syncs `api/syncnotes` (which lists no note) while another context saves "mine" into
+    /// the note the sync deletes, from that note's `willSave`: inside the sync's own save.
+    func syncEditingTheNoteItDeletes() async throws -> FetchResult<[SyncedNote]> {
+        let container = self.container
+        let once = Once()
+        SyncedNote.willSaveDeleted.withLock {
+            $0 = { id in
+                once.run {
+                    let other = ManagedObjectContext(container)
+                    let row = try! other.fetch(FetchDescriptor<SyncedNote>()).first { $0.id == id }!
+                    row.text = "mine"
+                    try! other.save()
+                }
+            }
         }
-        Testing.Issue.record("the API never received \(count) writes")
+        defer { SyncedNote.willSaveDeleted.withLock { $0 = nil } }
+        return try await testClient(server).fetchReporting(
+            [SyncedNote].self, from: "api/syncnotes", into: context, deletingMissing: .all)
     }
 
     /// An edit saved, by another context, between the push reading a `PATCH`'s body from the
@@ -82,7 +90,7 @@ import Testing
         let container = self.container
         let server = self.server
         async let pushing = testClient(server).push(container)
-        try await waitForWrites(3)
+        try await server.waitForWrites(3)
         second.url = "https://b2.example"
         try context.save()
         let report = try await pushing
@@ -109,21 +117,7 @@ import Testing
         try seed.save()
         #expect(try container.pendingChangeCount() == 0)
 
-        let container = self.container
-        let once = Once()
-        SyncedNote.willSaveDeleted.withLock {
-            $0 = { id in
-                once.run {
-                    let other = ManagedObjectContext(container)
-                    let row = try! other.fetch(FetchDescriptor<SyncedNote>()).first { $0.id == id }!
-                    row.text = "mine"
-                    try! other.save()
-                }
-            }
-        }
-        defer { SyncedNote.willSaveDeleted.withLock { $0 = nil } }
-        let synced = try await testClient(server).fetchReporting(
-            [SyncedNote].self, from: "api/syncnotes", into: context, deletingMissing: .all)
+        let synced = try await syncEditingTheNoteItDeletes()
         #expect(synced.value.isEmpty)
         // The edit waits, so the note stays, with it.
         #expect(try store.sqlite("SELECT id, text FROM SyncedNote") == "gone|mine")
@@ -290,21 +284,7 @@ extension OutboxRaceTests {
         let user = ManagedObjectContext(container)
         let held = try user.fetch(FetchDescriptor<SyncedNote>())[0]
 
-        let container = self.container
-        let once = Once()
-        SyncedNote.willSaveDeleted.withLock {
-            $0 = { id in
-                once.run {
-                    let other = ManagedObjectContext(container)
-                    let row = try! other.fetch(FetchDescriptor<SyncedNote>()).first { $0.id == id }!
-                    row.text = "mine"
-                    try! other.save()
-                }
-            }
-        }
-        defer { SyncedNote.willSaveDeleted.withLock { $0 = nil } }
-        let synced = try await testClient(server).fetchReporting(
-            [SyncedNote].self, from: "api/syncnotes", into: context, deletingMissing: .all)
+        let synced = try await syncEditingTheNoteItDeletes()
         #expect(try store.sqlite("SELECT id, text FROM SyncedNote") == "gone|mine")
         #expect(synced.report.deleted == 0)
         #expect(try user.fetch(FetchDescriptor<SyncedNote>()).first === held)

@@ -21,10 +21,7 @@ import Testing
     }
 
     func bookmark(_ url: String, _ title: String = "") -> Bookmark {
-        let bookmark = Bookmark(context: context)
-        bookmark.url = url
-        bookmark.title = title
-        return bookmark
+        Bookmark.new(in: context, url, title)
     }
 
     func key(_ bookmark: Bookmark) -> String { bookmark.id.uuidString }

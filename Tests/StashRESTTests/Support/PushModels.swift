@@ -2,6 +2,7 @@ import Foundation
 import PushModels
 import Stash
 import StashREST
+import Testing
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -51,6 +52,27 @@ extension TestServer {
     /// Makes the API's next `times` writes of `method` fail as `kind` says (see rest_api.py).
     func fault(_ kind: String, status: Int = 500, times: Int = 1, method: String) async throws {
         try await get("api/_fault?kind=\(kind)&status=\(status)&times=\(times)&method=\(method)")
+    }
+}
+
+extension TestServer {
+    /// Waits until the API has received `count` writes (the last one may still be unanswered).
+    func waitForWrites(_ count: Int) async throws {
+        for _ in 0..<500 {
+            if try await writes().count >= count { return }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        Testing.Issue.record("the API never received \(count) writes")
+    }
+}
+
+extension Bookmark {
+    /// A new bookmark of `context` with `url` and `title`.
+    static func new(in context: ManagedObjectContext, _ url: String, _ title: String = "") -> Bookmark {
+        let bookmark = Bookmark(context: context)
+        bookmark.url = url
+        bookmark.title = title
+        return bookmark
     }
 }
 
