@@ -65,12 +65,15 @@ struct ImportSession<T: ManagedObject & Decodable> {
     /// acknowledged since, and the saves keep that (`ManagedObjectContext.saveChanges(fetchedAt:)`).
     private var requestedAt: OutboxMark?
 
-    /// The container's save generation after this import's last save (before its first
-    /// decode, until it saves): while each of its saves follows the last, only its own saves
-    /// wrote the rows since it began decoding, and their digests are what the server sent.
-    private var ownGeneration: UInt64?
-    /// Another context committed between the first decode and the pages' records.
-    private var committedMeanwhile = false
+    /// The container's counts of saves that changed each entity's rows
+    /// (`PersistentContainer.noteRowsChanged`) after this import's last save (before its first
+    /// decode, until it saves): while an entity's count moves only by the import's own saves,
+    /// no other context changed its rows since the import began decoding, and the digests of
+    /// the pages' rows are what the server sent.
+    private var ownRowChangeCounts: [UInt64]?
+    /// Positions of the entities whose rows another context changed between the first decode
+    /// and the import's last save.
+    private var changedMeanwhile = Set<Int>()
 
     enum Part {
         case stored([ObjectID])
@@ -219,9 +222,9 @@ struct ImportSession<T: ManagedObject & Decodable> {
                     ahead = try await askAhead(known, after: url, visited: visited, inFull: inFull, keeps: keeps)
                 }
                 let decoding = ContinuousClock.now
-                if keeps, ownGeneration == nil {
+                if keeps, ownRowChangeCounts == nil {
                     let container = self.container
-                    ownGeneration = await background.perform { container.saveGeneration }
+                    ownRowChangeCounts = await background.perform { container.rowChangeCountsNow }
                 }
                 let count = try await decode(data, from: response.url ?? url, recording: record)
                 report.phases.add(\.decoding, since: decoding)
@@ -483,8 +486,8 @@ struct ImportSession<T: ManagedObject & Decodable> {
             let entity = String(describing: T.self)
             let parentKey = parent?.key
             let itemsKey = self.itemsKey
-            let ownGeneration = self.ownGeneration
-            let committedMeanwhile = self.committedMeanwhile
+            let ownRowChangeCounts = self.ownRowChangeCounts
+            let changedMeanwhile = self.changedMeanwhile
             await background.perform {
                 let pendingIDs = decoded.pendingIDs().map { HandedOver(id: $0, object: nil) }
                 var ids = (earlier + Self.splice(parts, pendingIDs).map(\.id))[...]
@@ -508,9 +511,17 @@ struct ImportSession<T: ManagedObject & Decodable> {
                     (try? container.pageDigests(
                         identities: recorded.map(\.rows), coverages: recorded.map { $0.fresh.coverage ?? [] }))
                     ?? (none, none)
-                // Another context's commit since the first decode (up to this read) would be
-                // taken for the server's, and a 304 would keep it: no record, the next fetch is full.
-                let untouched = !committedMeanwhile && ownGeneration == container.saveGeneration
+                // Another context's change to the rows of an entity the pages cover, since the
+                // first decode (up to this read), would be taken for the server's, and a 304
+                // would keep it: no record, the next fetch is full. Saves of other entities
+                // (another collection synced beside this one) change nothing here.
+                let covered = Set(
+                    recorded.flatMap { $0.rows.map(\.entityName) + ($0.fresh.coverage ?? []).map(\.entity) })
+                let now = container.rowChangeCountsNow
+                let untouched = covered.allSatisfy { name in
+                    guard let position = container.entityPosition(named: name) else { return true }
+                    return !changedMeanwhile.contains(position) && ownRowChangeCounts?[position] == now[position]
+                }
                 // The pages recorded with the digests of the rows as just read.
                 var verified: [(page: String, identity: UInt64, values: UInt64)] = []
                 for (index, (fresh, rows)) in recorded.enumerated() {
@@ -574,12 +585,14 @@ struct ImportSession<T: ManagedObject & Decodable> {
         let requestedAt = self.requestedAt
         let (changes, distinct, saved) = try await background.perform {
             let changes = try background.saveChanges(fetchedAt: requestedAt)
-            return (changes, decoded.distinctUnsaved(), background.lastSave.map { ($0.before, $0.after) })
+            return (changes, decoded.distinctUnsaved(), background.lastRowChangeCounts)
         }
-        if let expected = ownGeneration, let saved, saved.1 != expected {
-            // Another save came between: rows saved before may hold its values.
-            if saved.0 != expected { committedMeanwhile = true }
-            ownGeneration = saved.1
+        if let expected = ownRowChangeCounts, let saved, saved.after != expected {
+            // Another save changed an entity's rows between: rows saved before may hold its values.
+            for position in expected.indices where saved.before[position] != expected[position] {
+                changedMeanwhile.insert(position)
+            }
+            ownRowChangeCounts = saved.after
         }
         let rows = changes.rows(ofEntityNamed: entity)
         report.inserted += rows.inserted.count

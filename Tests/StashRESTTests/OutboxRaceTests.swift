@@ -360,3 +360,43 @@ private final class Counter: Sendable {
         }
     }
 }
+
+extension OutboxRaceTests {
+    /// Another context's save of another entity while the items decode, a new row or a change
+    /// to a stored one, touches no row of the fetched pages: the import keeps its validators,
+    /// and the next fetch of the same URL is a 304. (Any save of any entity dropped them once,
+    /// so two collections synced side by side never got a 304.)
+    @Test(arguments: ["insert", "update"])
+    func aSaveOfAnotherEntityDuringAnImportKeepsItsValidators(_ kind: String) async throws {
+        let (server, store, context) = try await serverAndEmptyStore()
+        let container = context.container
+        let seed = ManagedObjectContext(container)
+        let stored = HandNote(context: seed)
+        stored.id = 7
+        stored.title = "stored"
+        try seed.save()
+        let calls = Counter()
+        let api = testClient(server) { configuration in
+            configuration.makeDecoder = {
+                if calls.next() == 1 {
+                    let other = ManagedObjectContext(container)
+                    if kind == "insert" {
+                        let note = HandNote(context: other)
+                        note.id = 1
+                        note.title = "unrelated"
+                    } else {
+                        try! other.fetch(FetchDescriptor<HandNote>())[0].title = "changed"
+                    }
+                    try! other.save()
+                }
+                return RESTConfiguration.defaultDecoder()
+            }
+        }
+        let first = try await api.fetchReporting([Item].self, from: "items?count=3&etag=1", into: context)
+        #expect(first.report.inserted == 3)
+        let second = try await api.fetchReporting([Item].self, from: "items?count=3&etag=1", into: context)
+        #expect(second.report.notModified)
+        let notes = kind == "insert" ? "1|unrelated\n7|stored" : "7|changed"
+        #expect(try store.sqlite("SELECT id, title FROM HandNote ORDER BY id") == notes)
+    }
+}

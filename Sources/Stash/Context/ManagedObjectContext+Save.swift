@@ -33,6 +33,8 @@ extension ManagedObjectContext {
     /// committed, and calls `didSave` with the token its unique indexes are true for.
     func writeChanges(inBatch batch: BatchWrite? = nil) throws -> WrittenChanges? {
         try throwPendingLoadError()
+        // Set again once this save commits: one that writes nothing leaves no counts.
+        lastRowChangeCounts = nil
         guard !graph.listOwners.isEmpty || identity.states.contains(where: \.hasPendingWrites) else {
             return nil
         }
@@ -71,6 +73,7 @@ extension ManagedObjectContext {
             let result = try batch?.writes.write(changes) ?? container.store.save(changes)
             let generation = container.noteSave()
             let note = planner.note(for: result, plan)
+            lastRowChangeCounts = container.noteRowsChanged(note)
             // Before `apply` forgets which attributes changed.
             let movedKeys = identity.states.indices.map { position in
                 identity.states[position].entity.uniqueAttributes.map { unique in

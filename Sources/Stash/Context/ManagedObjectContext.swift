@@ -106,6 +106,9 @@ public final class ManagedObjectContext: @unchecked Sendable {
     /// `token` stay (`DetachedObject`); two saves in a row with none between have the first's
     /// `after` as the second's `before`.
     package internal(set) var lastSave: (before: UInt64, after: UInt64, token: Int64)?
+    /// The container's counts of saves that changed each entity's rows, before and after this
+    /// context's last save (`PersistentContainer.noteRowsChanged`).
+    package internal(set) var lastRowChangeCounts: (before: [UInt64], after: [UInt64])?
     /// Whether a save records the edits of `RemoteModel` objects in the outbox, for StashREST's
     /// `push` (see `ManagedObjectContext+Outbox`). Contexts that write what a server sent
     /// (StashREST's fetches, a push's answers) do not.

@@ -30,6 +30,10 @@ public final class PersistentContainer: Sendable {
     /// Counts the saves of all contexts of the container, so that a context's caches of
     /// stored facts can tell whether another context wrote since they learned them.
     private let saves = Atomic<UInt64>(0)
+    /// Per entity, by position: how many saves changed or deleted its stored rows
+    /// (`noteRowsChanged`). StashREST's fetch compares them around its own saves: another
+    /// context's change to the rows of its pages would pass for the server's in its validators.
+    private let rowChangeCounts: Locked<[UInt64]>
     /// StashREST's pages last found as their records say, and when (see `VerifiedPages`).
     let verifiedPages = Locked(VerifiedPages())
     /// How many times `pageDigests` read rows: what a check that `verifiedPages` spares does not.
@@ -126,6 +130,7 @@ public final class PersistentContainer: Sendable {
         if checksCodingKeys { try CodingKeysCheck.check(entities, models: types) }
         self.storeURL = storeURL
         self.entities = entities
+        rowChangeCounts = Locked(Array(repeating: 0, count: entities.count))
         self.positionsByType = EntityDescription.positionsByType(entities)
         var incoming: [ObjectIdentifier: [RelationshipDescription]] = [:]
         for entity in entities {
@@ -229,6 +234,33 @@ public final class PersistentContainer: Sendable {
 
     /// How many commits by anyone else the container knew of at its last look.
     var externalCommitsCounted: UInt64 { externalCommits.withLock { $0.count } }
+
+    /// Counts a committed save's changed and deleted rows, per entity (every entity for `nil`:
+    /// an import in batches); answers the counts before and after, taken at once.
+    func noteRowsChanged(_ note: SaveNote?) -> (before: [UInt64], after: [UInt64]) {
+        rowChangeCounts.withLock { counts in
+            let before = counts
+            for position in counts.indices {
+                let changed =
+                    note.map { note in
+                        note.unlisted.contains(position)
+                            || (position < note.entities.count
+                                && (!note.entities[position].updated.isEmpty
+                                    || !note.entities[position].deleted.isEmpty))
+                    } ?? true
+                if changed { counts[position] &+= 1 }
+            }
+            return (before, counts)
+        }
+    }
+
+    /// `noteRowsChanged`'s counts now, by entity position.
+    package var rowChangeCountsNow: [UInt64] { rowChangeCounts.withLock { $0 } }
+
+    /// The position of the entity named `name`, if the container stores it.
+    package func entityPosition(named name: String) -> Int? {
+        entities.firstIndex { $0.name == name }
+    }
 
     /// Records a committed save; returns the generation before and after it.
     func noteSave() -> (before: UInt64, after: UInt64) {
