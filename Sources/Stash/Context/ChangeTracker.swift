@@ -116,7 +116,7 @@ final class ChangeTracker: ContextPart {
             context.graph.forgetChangedLists()
             awokenDefaults.removeAll()
             for (position, state) in context.identity.states.enumerated() {
-                let keptDeletes = position < result.entities.count ? result.entities[position].keptDeletes : []
+                let keptDeletes = result.entity(at: position).keptDeletes
                 for object in plan.deleted[position] {
                     // The store kept the row (an edit waits for it): the object stays its row's.
                     if let rowID = object.rowID, keptDeletes.contains(rowID) {
@@ -132,7 +132,7 @@ final class ChangeTracker: ContextPart {
                     object.changedAttributes.removeAll()
                     object.restatedAttributes.removeAll()
                 }
-                let entityResult = position < result.entities.count ? result.entities[position] : EntitySaveResult()
+                let entityResult = result.entity(at: position)
                 // Rows read or kept are few, or none (an edit's save): their tables are looked in
                 // only when they hold something.
                 let readRows = !entityResult.storedRows.isEmpty

@@ -83,10 +83,8 @@ extension ManagedObjectContext {
             tracker.apply(result, plan)
             graph.noteJoinWrites(plan.joinLists, revised: result.revisedJoins)
             let states = identity.states
-            let deleted = plan.deleted.indices.map { position in
-                let kept = position < result.entities.count ? result.entities[position].keptDeletes : []
-                return plan.deleted[position].compactMap(\.rowID).filter { !kept.contains($0) }
-            }
+            // The rows deleted, as the note says (without those the store kept).
+            let deleted = note.entities.map(\.deleted)
             let inserted = states.indices.map { position in
                 states[position].storedKeys.contains(where: \.holdsWholeColumn)
                     // `resolved`: an insert saved onto a row with an object here stands in for it.

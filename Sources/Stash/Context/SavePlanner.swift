@@ -247,11 +247,12 @@ final class SavePlanner: ContextPart {
         var note = SaveNote(entities: [])
         for position in context.identity.states.indices {
             var entity = SaveNote.Entity()
-            let keptDeletes = position < result.entities.count ? result.entities[position].keptDeletes : []
+            let stored = result.entity(at: position)
+            let keptDeletes = stored.keptDeletes
             // A deletion the store kept (an edit waits for the row) is none; the row may hold
             // that edit, so merging contexts read it again.
             entity.deleted = plan.deleted[position].compactMap(\.rowID).filter { !keptDeletes.contains($0) }
-            let unwritten = position < result.entities.count ? result.entities[position].unwrittenUpdates : []
+            let unwritten = stored.unwrittenUpdates
             entity.updated = plan.updated[position].enumerated().compactMap { offset, object in
                 unwritten.contains(offset) ? nil : object.rowID
             }
@@ -261,14 +262,11 @@ final class SavePlanner: ContextPart {
             where owner.state == .persisted && owner.entity === context.identity.states[position].entity {
                 if let rowID = owner.rowID { entity.updated.append(rowID) }
             }
-            if position < result.entities.count {
-                let inserted = result.entities[position]
-                for (offset, rowID) in inserted.insertedRowIDs.enumerated() {
-                    if inserted.matches[offset] == nil {
-                        entity.inserted.append(rowID)
-                    } else {
-                        entity.updated.append(rowID)
-                    }
+            for (offset, rowID) in stored.insertedRowIDs.enumerated() {
+                if stored.matches[offset] == nil {
+                    entity.inserted.append(rowID)
+                } else {
+                    entity.updated.append(rowID)
                 }
             }
             // Each row once: a list owner may be an updated object too, and two new objects

@@ -31,10 +31,10 @@ extension SQLiteStore {
         var kept: [Int: Set<Int64>] = [:]
         for position in changes.entities.indices where !changes.entities[position].deletes.isEmpty {
             guard let waiting = pendingEdits.waiting[changes.entities[position].entity.name] else { continue }
-            let keeping = changes.entities[position].deletes.filter { waiting.contains($0) }
+            let keeping = waiting.intersection(changes.entities[position].deletes)
             guard !keeping.isEmpty else { continue }
-            kept[position] = Set(keeping)
-            changes.entities[position].deletes.removeAll { waiting.contains($0) }
+            kept[position] = keeping
+            changes.entities[position].deletes.removeAll(where: keeping.contains)
         }
         var result = try changes.write(with: SQLiteChangeWriter(store: self, connection: connection))
         for (position, rows) in kept where position < result.entities.count {

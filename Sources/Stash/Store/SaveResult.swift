@@ -14,6 +14,12 @@ package struct SaveResult {
     package var revisedJoins = Set<Int>()
 
     package init() {}
+
+    /// The result for the change set's `position`th entity: empty where the store had nothing
+    /// to say (an entity the change set did not reach).
+    func entity(at position: Int) -> EntitySaveResult {
+        position < entities.count ? entities[position] : EntitySaveResult()
+    }
 }
 
 package struct EntitySaveResult {
