@@ -26,6 +26,16 @@ import Testing
         Bookmark.new(in: context, url, title)
     }
 
+    /// Saves a note "gone" as a fetch would (no edit recorded): the server lists it no more.
+    func saveAsFetched() throws {
+        let seed = ManagedObjectContext(container)
+        seed.recordsEdits = false
+        let note = SyncedNote(context: seed)
+        note.id = "gone"
+        note.text = "as fetched"
+        try seed.save()
+    }
+
     /// Syncs `api/syncnotes` (which lists no note) while another context saves "mine" into
     /// the note the sync deletes, from that note's `willSave`: inside the sync's own save.
     func syncEditingTheNoteItDeletes() async throws -> FetchResult<[SyncedNote]> {
@@ -109,12 +119,7 @@ import Testing
     /// `willSave`) was deleted with its row, and the push then dropped its `PATCH` in silence
     /// ("the row is gone"): the user never heard of it.
     @Test func aSyncKeepsANoteEditedWhileItSaves() async throws {
-        let seed = ManagedObjectContext(container)
-        seed.recordsEdits = false
-        let note = SyncedNote(context: seed)
-        note.id = "gone"
-        note.text = "as fetched"
-        try seed.save()
+        try saveAsFetched()
         #expect(try container.pendingChangeCount() == 0)
 
         let synced = try await syncEditingTheNoteItDeletes()
@@ -261,9 +266,8 @@ extension OutboxRaceTests {
         other.delete(copy)
         try other.save()
 
-        let kept = try store.sqlite("SELECT count(*) FROM SyncedNote") == "1"
-        // A delete the store did: nothing more to check. One it kept must not pass for done.
-        guard kept else { return }
+        // The store keeps the row (its POST waits), and the delete does not pass for done.
+        #expect(try store.sqlite("SELECT count(*) FROM SyncedNote") == "1")
         #expect(copy.managedObjectContext === other && !copy.isDeleted)
         #expect(try other.fetch(FetchDescriptor<SyncedNote>()).first === copy)
         note.text = "mine again"
@@ -275,12 +279,7 @@ extension OutboxRaceTests {
     /// edits in: the sync's save kept the note but its change notification said deleted, and
     /// the user's context marked its note's row gone.
     @Test func aNoteASyncKeptStaysInTheUsersContext() async throws {
-        let seed = ManagedObjectContext(container)
-        seed.recordsEdits = false
-        let fetched = SyncedNote(context: seed)
-        fetched.id = "gone"
-        fetched.text = "as fetched"
-        try seed.save()
+        try saveAsFetched()
         let user = ManagedObjectContext(container)
         let held = try user.fetch(FetchDescriptor<SyncedNote>())[0]
 
