@@ -111,9 +111,9 @@ struct ImportSession<T: ManagedObject & Decodable> {
         // Pages whose 304 could not stand for the rows kept: asked again without validators.
         var inFull: Set<URL> = []
         var notModifiedPages = 0
-        // The next page, asked for while this one decodes (see `askAhead`).
-        var ahead: PageAhead?
-        defer { ahead?.answer.cancel() }
+        // The next pages, asked for while this one decodes.
+        let readAhead = PageReadAhead<StoredValidator>(readingAhead(keeps: keeps))
+        defer { readAhead.stop() }
         while true {
             guard report.pages < options.pageLimit else {
                 throw RESTError(
@@ -123,21 +123,20 @@ struct ImportSession<T: ManagedObject & Decodable> {
             visited.insert(url)
             let stored: StoredValidator?
             let answer: (Data, HTTPURLResponse)
-            if let asked = ahead, asked.url == url {
-                ahead = nil
-                stored = asked.stored
+            if let asked = readAhead.take(url, number: report.pages + 1) {
                 // The answer is asked for in a task of its own, which the import's cancellation
                 // (its deadline, its caller) does not reach by itself.
                 let waited = ContinuousClock.now
-                answer = try await withTaskCancellationHandler {
+                let got = try await withTaskCancellationHandler {
                     try await asked.answer.value
                 } onCancel: {
                     asked.answer.cancel()
+                    readAhead.stop()
                 }
                 report.phases.add(\.waiting, since: waited)
+                stored = got.stored
+                answer = (got.data, got.response)
             } else {
-                ahead?.answer.cancel()
-                ahead = nil
                 stored = keeps && !inFull.contains(url) ? try await storedValidator(for: url) : nil
                 let waited = ContinuousClock.now
                 answer = try await client.send(pageRequest(url, stored), progress: options.progress)
@@ -215,18 +214,19 @@ struct ImportSession<T: ManagedObject & Decodable> {
                 // A page kept for conditional GET records what it sets.
                 let record = keeps ? DecodedValueRecord() : nil
                 // Where the page leads, when the answer says it without being decoded: that
-                // page is asked for while this one decodes.
-                let known =
-                    options.pagination.needsItemCount ? nil : nextURL(after: url, response, data, itemsOnPage: 0)
-                if let known {
-                    ahead = try await askAhead(known, after: url, visited: visited, inFull: inFull, keeps: keeps)
-                }
+                // page is asked for while this one decodes, if it was not already.
+                let known = Self.knownNext(options.pagination, after: url, response, data)
+                if let known { try readAhead.follow(known, after: url) }
                 let decoding = ContinuousClock.now
                 if keeps, ownRowChangeCounts == nil {
                     let container = self.container
                     ownRowChangeCounts = await background.perform { container.rowChangeCountsNow }
                 }
-                let count = try await decode(data, from: response.url ?? url, recording: record)
+                let count = try await withTaskCancellationHandler {
+                    try await decode(data, from: response.url ?? url, recording: record)
+                } onCancel: {
+                    readAhead.stop()
+                }
                 report.phases.add(\.decoding, since: decoding)
                 options.progress?.yield(.page(number: report.pages, objects: decoded.count))
                 next =
@@ -266,7 +266,13 @@ struct ImportSession<T: ManagedObject & Decodable> {
 
     /// The request for the page at `url`, with the validators kept for it, if any.
     private func pageRequest(_ url: URL, _ stored: StoredValidator?) -> URLRequest {
-        var request = client.request(url, options, origin: firstURL)
+        Self.pageRequest(url, stored, client: client, options: options, origin: firstURL)
+    }
+
+    private static func pageRequest(
+        _ url: URL, _ stored: StoredValidator?, client: RESTClient, options: FetchOptions, origin: URL
+    ) -> URLRequest {
+        var request = client.request(url, options, origin: origin)
         if let stored {
             if let etag = stored.etag { request.setValue(etag, forHTTPHeaderField: "If-None-Match") }
             if let modified = stored.lastModified {
@@ -276,33 +282,30 @@ struct ImportSession<T: ManagedObject & Decodable> {
         return request
     }
 
-    /// A page asked for before its turn: its URL, the validators sent with it and the answer
-    /// on its way.
-    struct PageAhead: Sendable {
-        let url: URL
-        let stored: StoredValidator?
-        let answer: Task<(Data, HTTPURLResponse), any Error>
-    }
-
-    /// Asks for the page at `next` now, while the page at `url` decodes, so that a paged
-    /// import does not wait for a request between two decodes (about 0.6 ms a page over
-    /// loopback, stash-bench's 1,000 pages). Only a page the loop would ask for next anyway:
-    /// none past `pageLimit`, none already visited, none whose URL fails the checks a
-    /// redirect gets (the loop then throws, as before, and nothing was sent). The validators
-    /// it sends are read first, off the decode's way.
-    private func askAhead(_ next: URL, after url: URL, visited: Set<URL>, inFull: Set<URL>, keeps: Bool)
-        async throws -> PageAhead?
-    {
-        // A cancelled import sends nothing more (its decode would not notice in time).
-        try Task.checkCancellation()
-        guard report.pages < options.pageLimit, !visited.contains(next),
-            (try? client.configuration.checkStep(from: url, to: next, "the next page's URL")) != nil
-        else { return nil }
-        let stored = keeps && !inFull.contains(next) ? try await storedValidator(for: next) : nil
-        let request = pageRequest(next, stored)
+    /// What the pages asked for ahead take from this call: its client and limits, the
+    /// validators kept for a page (none if the call keeps none) and where an answer leads
+    /// before its decode (none for a 304, nor for a body the loop would refuse).
+    private func readingAhead(keeps: Bool) -> PageReadAhead<StoredValidator>.Asking {
+        // On a context of their own: the import's is busy with the page that decodes.
+        let reading =
+            keeps
+            ? ValidatorReading(
+                container: container, background: container.newBackgroundContext(), parent: parent?.key,
+                items: itemsKey) : nil
+        let options = self.options
+        let firstURL = self.firstURL
         let client = self.client
-        let progress = options.progress
-        return PageAhead(url: next, stored: stored, answer: Task { try await client.send(request, progress: progress) })
+        return .init(
+            client: client, progress: options.progress, pageLimit: options.pageLimit,
+            validator: { url in try await reading?.validator(for: url) },
+            request: { url, stored in Self.pageRequest(url, stored, client: client, options: options, origin: firstURL)
+            },
+            next: { url, response, data in
+                guard response.statusCode != 304,
+                    (try? Self.checkContentType(response, data, url, client.configuration)) != nil
+                else { return nil }
+                return Self.knownNext(options.pagination, after: url, response, data)
+            })
     }
 
     /// The objects of `parts` in page order: those a 304 stood for by ID, the decoded ones
@@ -328,26 +331,45 @@ struct ImportSession<T: ManagedObject & Decodable> {
     private var itemsKey: String { (many ? "[]" : "") + (options.itemsKey ?? "") }
 
     /// The validators kept for the page at `url`, if they are for this entity and were kept
-    /// under this model. Read on the background context's executor, as all of the import's
-    /// store work is, off the cooperative pool.
+    /// under this model.
     private func storedValidator(for url: URL) async throws -> StoredValidator? {
-        let key = url.absoluteString
-        let container = self.container
-        let kept = try await background.perform {
-            try container.bookkeepingValues(in: .httpValidators, forKeys: [key])[key]
+        try await validatorReading.validator(for: url)
+    }
+
+    private var validatorReading: ValidatorReading {
+        ValidatorReading(container: container, background: background, parent: parent?.key, items: itemsKey)
+    }
+
+    /// What reading a page's validators takes, apart from the call: the pages asked for ahead
+    /// read theirs in their own tasks, on a context of their own (`background` is the one whose
+    /// executor the read runs on).
+    struct ValidatorReading: Sendable {
+        let container: PersistentContainer
+        let background: ManagedObjectContext
+        let parent: String?
+        let items: String
+
+        /// Read on the background context's executor, as all of the import's store work is,
+        /// off the cooperative pool.
+        func validator(for url: URL) async throws -> StoredValidator? {
+            let key = url.absoluteString
+            let container = self.container
+            let kept = try await background.perform {
+                try container.bookkeepingValues(in: .httpValidators, forKeys: [key])[key]
+            }
+            guard let text = kept,
+                let validator = try? JSONDecoder().decode(PageValidator.self, from: Data(text.utf8)),
+                validator.entity == String(describing: T.self),
+                validator.etag != nil || validator.lastModified != nil || validator.body != nil,
+                validator.parent == parent, validator.items == items,
+                validator.model == container.modelDigest(of: validator.entities)
+            else { return nil }
+            return StoredValidator(
+                etag: validator.etag, lastModified: validator.lastModified, body: validator.body,
+                objects: validator.rows.rowIDs.map { ObjectID(entityName: validator.entity, rowID: $0) },
+                identity: UInt64(validator.identity, radix: 16), next: validator.next, covered: validator.covered,
+                values: validator.values.flatMap { UInt64($0, radix: 16) })
         }
-        guard let text = kept,
-            let validator = try? JSONDecoder().decode(PageValidator.self, from: Data(text.utf8)),
-            validator.entity == String(describing: T.self),
-            validator.etag != nil || validator.lastModified != nil || validator.body != nil,
-            validator.parent == parent?.key, validator.items == itemsKey,
-            validator.model == container.modelDigest(of: validator.entities)
-        else { return nil }
-        return StoredValidator(
-            etag: validator.etag, lastModified: validator.lastModified, body: validator.body,
-            objects: validator.rows.rowIDs.map { ObjectID(entityName: validator.entity, rowID: $0) },
-            identity: UInt64(validator.identity, radix: 16), next: validator.next, covered: validator.covered,
-            values: validator.values.flatMap { UInt64($0, radix: 16) })
     }
 
     /// Whether the rows of a page's last full answer are still the objects it decoded
@@ -638,7 +660,24 @@ struct ImportSession<T: ManagedObject & Decodable> {
     /// The next page's URL as `options.pagination` finds it, or nil at the end.
     private func nextURL(after url: URL, _ response: HTTPURLResponse, _ data: Data, itemsOnPage: Int) -> URL? {
         switch options.pagination {
-        case .none:
+        case .none, .linkHeader, .nextURL, .cursor:
+            return Self.knownNext(options.pagination, after: url, response, data)
+        case .page(let parameter, let first):
+            guard itemsOnPage > 0 else { return nil }
+            return Self.replacing(parameter, with: String(first + report.pages), in: url)
+        case .offset(let parameter, _, let limit):
+            guard itemsOnPage >= limit else { return nil }
+            return Self.replacing(parameter, with: String(report.pages * limit), in: url)
+        }
+    }
+
+    /// The next page's URL when the answer names it before its decode (the pagination does
+    /// not count the page's items), or nil.
+    static func knownNext(
+        _ pagination: FetchOptions.Pagination, after url: URL, _ response: HTTPURLResponse, _ data: Data
+    ) -> URL? {
+        switch pagination {
+        case .none, .page, .offset:
             return nil
         case .linkHeader:
             guard let header = response.value(forHTTPHeaderField: "Link") else { return nil }
@@ -651,12 +690,6 @@ struct ImportSession<T: ManagedObject & Decodable> {
                 return nil
             }
             return Self.replacing(parameter, with: cursor, in: url)
-        case .page(let parameter, let first):
-            guard itemsOnPage > 0 else { return nil }
-            return Self.replacing(parameter, with: String(first + report.pages), in: url)
-        case .offset(let parameter, _, let limit):
-            guard itemsOnPage >= limit else { return nil }
-            return Self.replacing(parameter, with: String(report.pages * limit), in: url)
         }
     }
 

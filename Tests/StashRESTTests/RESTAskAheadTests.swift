@@ -5,9 +5,10 @@ import Testing
 @testable import StashREST
 
 /// A paged import asks for the next page while the current one decodes, when the answer
-/// names it without a decode (`Link`, a next URL or cursor in the body): still each page once,
-/// in order, none past `pageLimit` (`RESTFailureTests.tooManyPagesSavesNothing`), none that
-/// the loop would refuse to follow.
+/// names it without a decode (`Link`, a next URL or cursor in the body), and for the page
+/// after it as soon as that answer comes (`PageReadAhead`, two pages ahead at most): still
+/// each page once, in order, none past `pageLimit`, none that the loop would refuse to follow
+/// or after an answer it refuses.
 @Suite struct RESTAskAheadTests {
     @Test func eachPageOnceInOrder() async throws {
         let (server, store, context) = try await serverAndEmptyStore()
@@ -39,6 +40,94 @@ import Testing
         let notes = try await testClient(server).fetch([PacedNote].self, from: first, into: context, options: options)
         #expect(notes.map(\.title) == ["came", "two"])
         #expect(try store.sqlite(#"SELECT group_concat("title", ',') FROM "PacedNote""#) == "came,two")
+    }
+
+    /// The page after the next is asked for as soon as the next one's answer names it, while
+    /// page 1 still decodes: page 1's first object waits for page 3's request. No further: two
+    /// pages wait at most (`PageReadAhead`'s depth), so page 4 is not asked for yet when page
+    /// 1's second object looks, a pause later. It is asked for in turn.
+    @Test func pagesAreAskedForAsTheAnswersNameThemTwoAhead() async throws {
+        let (server, store, context) = try await serverAndEmptyStore()
+        let third = store.directory.appendingPathComponent("page-3-asked").path
+        let fourth = store.directory.appendingPathComponent("page-4-asked").path
+        var options = FetchOptions()
+        options.itemsKey = "items"
+        options.pagination = .nextURL(key: "next")
+        func page(_ json: String, touching marker: String? = nil) -> String {
+            server.base.absoluteString + bodyPath(json) + (marker.map { "&touch=" + queryValue($0) } ?? "")
+        }
+        let page4 = page(#"{"items": [{"id": 4, "title": "four"}]}"#, touching: fourth)
+        let page3 = page(#"{"items": [{"id": 3, "title": "three"}], "next": "\#(page4)"}"#, touching: third)
+        let page2 = page(#"{"items": [{"id": 2, "title": "two"}], "next": "\#(page3)"}"#)
+        let page1 = bodyPath(
+            #"{"items": [{"id": 1, "title": "\#(PacedNote.waitPrefix)\#(third)"}, "#
+                + #"{"id": 10, "title": "\#(PacedNote.checkPrefix)\#(fourth)"}], "next": "\#(page2)"}"#)
+        let notes = try await testClient(server).fetch([PacedNote].self, from: page1, into: context, options: options)
+        #expect(notes.map(\.title) == ["came", "absent", "two", "three", "four"])
+        #expect(FileManager.default.fileExists(atPath: fourth))
+        let asked = try await server.requests().map(\.path)
+        #expect(asked.count == 4 && Set(asked).count == 4)
+        #expect(
+            try store.sqlite(#"SELECT group_concat("id", ',') FROM (SELECT "id" FROM "PacedNote" ORDER BY "id")"#)
+                == "1,2,3,4,10")
+    }
+
+    /// Pages asked for as the answers name them stop at `pageLimit`: with a limit of 2, page
+    /// 2's answer, come while page 1 still decodes, leads to no request for page 3, and the
+    /// call fails at the limit, nothing saved.
+    @Test func pagesAskedAheadStopAtThePageLimit() async throws {
+        let (server, store, context) = try await serverAndEmptyStore()
+        let second = store.directory.appendingPathComponent("page-2-asked").path
+        let third = store.directory.appendingPathComponent("page-3-asked").path
+        var options = FetchOptions()
+        options.itemsKey = "items"
+        options.pagination = .nextURL(key: "next")
+        options.pageLimit = 2
+        let page3 =
+            server.base.absoluteString + bodyPath(#"{"items": [{"id": 3, "title": "three"}]}"#) + "&touch="
+            + queryValue(third)
+        let page2 =
+            server.base.absoluteString + bodyPath(#"{"items": [{"id": 2, "title": "two"}], "next": "\#(page3)"}"#)
+            + "&touch=" + queryValue(second)
+        let page1 = bodyPath(
+            #"{"items": [{"id": 1, "title": "\#(PacedNote.waitPrefix)\#(second)"}, "#
+                + #"{"id": 10, "title": "\#(PacedNote.checkPrefix)\#(third)"}], "next": "\#(page2)"}"#)
+        await #expect {
+            _ = try await testClient(server).fetch([PacedNote].self, from: page1, into: context, options: options)
+        } throws: { error in
+            (error as? RESTError)?.code == .tooManyPages
+        }
+        #expect(!FileManager.default.fileExists(atPath: third))
+        #expect(try await server.requests().count == 2)
+        #expect(try store.count("PacedNote") == 0)
+    }
+
+    /// An answer the loop refuses (not JSON) leads nowhere ahead: page 3, which it names, is
+    /// not asked for while page 1 still decodes, and the call fails on page 2, nothing saved.
+    @Test func anAnswerTheLoopRefusesLeadsNowhereAhead() async throws {
+        let (server, store, context) = try await serverAndEmptyStore()
+        let second = store.directory.appendingPathComponent("page-2-asked").path
+        let third = store.directory.appendingPathComponent("page-3-asked").path
+        var options = FetchOptions()
+        options.itemsKey = "items"
+        options.pagination = .nextURL(key: "next")
+        let page3 =
+            server.base.absoluteString + bodyPath(#"{"items": [{"id": 3, "title": "three"}]}"#) + "&touch="
+            + queryValue(third)
+        let page2 =
+            server.base.absoluteString + bodyPath(#"{"items": [{"id": 2, "title": "two"}], "next": "\#(page3)"}"#)
+            + "&type=text%2Fhtml&touch=" + queryValue(second)
+        let page1 = bodyPath(
+            #"{"items": [{"id": 1, "title": "\#(PacedNote.waitPrefix)\#(second)"}, "#
+                + #"{"id": 10, "title": "\#(PacedNote.checkPrefix)\#(third)"}], "next": "\#(page2)"}"#)
+        await #expect {
+            _ = try await testClient(server).fetch([PacedNote].self, from: page1, into: context, options: options)
+        } throws: { error in
+            (error as? RESTError)?.code == .notJSON && (error as? RESTError)?.url?.absoluteString == page2
+        }
+        #expect(!FileManager.default.fileExists(atPath: third))
+        #expect(try await server.requests().count == 2)
+        #expect(try store.count("PacedNote") == 0)
     }
 
     /// Page 1 changed, pages 2 and 3 did not: page 2 is asked for while page 1 decodes, with

@@ -25,8 +25,9 @@ Routes (query parameters in brackets):
   /truncated                 a Content-Length longer than the body, then the connection closes
   /slow [delay]              headers, then the body after `delay` seconds
   /notes [count, start]      generated notes {"id", "title", "writtenAt"}
-  /body [json, etag]         `json` as the body, whatever it holds, with 200; with etag=1, an
-                             ETag made from `json`, and a 304 to a request that sends it
+  /body [json, etag, type]   `json` as the body, whatever it holds, with 200 and the
+                             Content-Type `type` (JSON's by default); with etag=1, an ETag
+                             made from `json`, and a 304 to a request that sends it
   /stall [delay, count]      nothing for `delay` seconds, then /items
   /html                      an HTML page with 200
   /endless                   a body that never ends; when the client hangs up, a request
@@ -266,7 +267,7 @@ class Handler(BaseHTTPRequestHandler):
             headers["ETag"] = tag
             if self.headers.get("If-None-Match") == tag:
                 return self.send(304, b"", headers, content_type=None)
-        return self.send(200, body, headers)
+        return self.send(200, body, headers, content_type=query.get("type", "application/json"))
 
     def route_stall(self, parts, query, url):
         time.sleep(float(query.get("delay", "3")))

@@ -52,12 +52,21 @@ final class PacedNote: ManagedObject, Decodable {
     @Attribute var title: String
 
     static let waitPrefix = "wait for "
+    /// A title that makes the decode pause (0.3 s), then note whether the file it names is
+    /// there: "present" or "absent".
+    static let checkPrefix = "check after a pause "
 
     required convenience init(from decoder: any Decoder) throws {
         self.init(context: try HandNote.context(of: decoder))
         let container = try decoder.container(keyedBy: HandNote.CodingKeys.self)
         id = try container.decode(Int.self, forKey: .id)
         let title = try container.decode(String.self, forKey: .title)
+        if title.hasPrefix(Self.checkPrefix) {
+            Thread.sleep(forTimeInterval: 0.3)
+            let path = String(title.dropFirst(Self.checkPrefix.count))
+            self.title = FileManager.default.fileExists(atPath: path) ? "present" : "absent"
+            return
+        }
         guard title.hasPrefix(Self.waitPrefix) else {
             self.title = title
             return
@@ -148,6 +157,7 @@ final class TemporaryStore {
         case "GitHubUser": return try context.fetchCount(FetchDescriptor<GitHubUser>())
         case "Note": return try context.fetchCount(FetchDescriptor<Note>())
         case "HandNote": return try context.fetchCount(FetchDescriptor<HandNote>())
+        case "PacedNote": return try context.fetchCount(FetchDescriptor<PacedNote>())
         case "HTTPValidator": return try context.fetchCount(FetchDescriptor<HTTPValidator>())
         default: preconditionFailure("\(table) is not one of the REST tests' models")
         }
