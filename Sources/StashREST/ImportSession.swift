@@ -123,6 +123,9 @@ struct ImportSession<T: ManagedObject & Decodable> {
             visited.insert(url)
             let stored: StoredValidator?
             let answer: (Data, HTTPURLResponse)
+            // Where an answer asked for ahead leads, found already (a 304's or a refused
+            // body's is `nil`, and is not asked for below).
+            var namedAhead: URL??
             if let asked = readAhead.take(url, number: report.pages + 1) {
                 // The answer is asked for in a task of its own, which the import's cancellation
                 // (its deadline, its caller) does not reach by itself.
@@ -136,6 +139,7 @@ struct ImportSession<T: ManagedObject & Decodable> {
                 report.phases.add(\.waiting, since: waited)
                 stored = got.stored
                 answer = (got.data, got.response)
+                namedAhead = .some(got.next)
             } else {
                 stored = keeps && !inFull.contains(url) ? try await storedValidator(for: url) : nil
                 let waited = ContinuousClock.now
@@ -215,7 +219,7 @@ struct ImportSession<T: ManagedObject & Decodable> {
                 let record = keeps ? DecodedValueRecord() : nil
                 // Where the page leads, when the answer says it without being decoded: that
                 // page is asked for while this one decodes, if it was not already.
-                let known = Self.knownNext(options.pagination, after: url, response, data)
+                let known = namedAhead ?? Self.knownNext(options.pagination, after: url, response, data)
                 if let known { try readAhead.follow(known, after: url) }
                 let decoding = ContinuousClock.now
                 if keeps, ownRowChangeCounts == nil {

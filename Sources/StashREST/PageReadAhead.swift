@@ -26,11 +26,14 @@ final class PageReadAhead<Validator: Sendable>: Sendable {
         let answer: Task<Answer, any Error>
     }
 
-    /// A page's answer, and the validators its request sent.
+    /// A page's answer, the validators its request sent, and the page it names before its
+    /// decode (`Asking.next`), found once for the read-ahead and the loop: for a next URL in
+    /// the body, that is a scan of the whole body.
     struct Answer: Sendable {
         let stored: Validator?
         let data: Data
         let response: HTTPURLResponse
+        let next: URL?
     }
 
     /// What asking for a page takes, from the import.
@@ -106,10 +109,9 @@ final class PageReadAhead<Validator: Sendable>: Sendable {
         }
     }
 
-    /// Asks for the page after `url` if its answer names it, and `url` is the last page asked
-    /// for (or the loop's current one), and fewer than `depth` wait to be taken.
-    private func answered(_ url: URL, _ data: Data, _ response: HTTPURLResponse) {
-        guard let next = asking.next(url, response, data) else { return }
+    /// Asks for `next`, which the answer for `url` names, if `url` is the last page asked for
+    /// (or the loop's current one) and fewer than `depth` wait to be taken.
+    private func answered(_ url: URL, naming next: URL) {
         state.withLock { state in
             guard !state.stopped else { return }
             let position: Int
@@ -142,8 +144,9 @@ final class PageReadAhead<Validator: Sendable>: Sendable {
             let stored = try await asking.validator(url)
             let (data, response) = try await asking.client.send(
                 asking.request(url, stored), progress: asking.progress)
-            answered(url, data, response)
-            return Answer(stored: stored, data: data, response: response)
+            let next = asking.next(url, response, data)
+            if let next { answered(url, naming: next) }
+            return Answer(stored: stored, data: data, response: response, next: next)
         }
         state.asked.append(Page(url: url, answer: answer))
     }
