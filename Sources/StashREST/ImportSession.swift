@@ -114,149 +114,153 @@ struct ImportSession<T: ManagedObject & Decodable> {
         // The next pages, asked for while this one decodes.
         let readAhead = PageReadAhead<StoredValidator>(readingAhead(keeps: keeps))
         defer { readAhead.stop() }
-        while true {
-            guard report.pages < options.pageLimit else {
-                throw RESTError(
-                    .tooManyPages, "more than \(options.pageLimit) pages (FetchOptions.pageLimit); nothing was saved",
-                    url: url)
-            }
-            visited.insert(url)
-            let stored: StoredValidator?
-            let answer: (Data, HTTPURLResponse)
-            // Where an answer asked for ahead leads, found already (a 304's or a refused
-            // body's is `nil`, and is not asked for below).
-            var namedAhead: URL??
-            if let asked = readAhead.take(url, number: report.pages + 1) {
-                // The answer is asked for in a task of its own, which the import's cancellation
-                // (its deadline, its caller) does not reach by itself.
-                let waited = ContinuousClock.now
-                let got = try await withTaskCancellationHandler {
-                    try await asked.answer.value
-                } onCancel: {
-                    asked.answer.cancel()
-                    readAhead.stop()
-                }
-                report.phases.add(\.waiting, since: waited)
-                stored = got.stored
-                answer = (got.data, got.response)
-                namedAhead = .some(got.next)
-            } else {
-                stored = keeps && !inFull.contains(url) ? try await storedValidator(for: url) : nil
-                let waited = ContinuousClock.now
-                answer = try await client.send(pageRequest(url, stored), progress: options.progress)
-                report.phases.add(\.waiting, since: waited)
-            }
-            let (data, response) = answer
-            if !many, response.statusCode != 304, T.self is any RemoteModel.Type {
-                itemETag = response.value(forHTTPHeaderField: "ETag")
-            }
-            // A full answer's fingerprint, for a page kept for conditional GET: the same
-            // answer as the last full one is taken as a 304 would be.
-            let fingerprint =
-                keeps && response.statusCode == 200
-                ? BodyFingerprint(data, contentType: response.value(forHTTPHeaderField: "Content-Type")).text : nil
-            var standing: StoredValidator?
-            if response.statusCode == 304 {
-                guard let stored else {
-                    // Validators were not sent: the 304 stands for nothing.
+        // The pages ahead are asked for in tasks of their own, which the import's cancellation
+        // (its deadline, its caller) does not reach: wherever the loop is when it comes (a save,
+        // a validator read, a decode), they ask for nothing more.
+        try await withTaskCancellationHandler {
+            while true {
+                guard report.pages < options.pageLimit else {
                     throw RESTError(
-                        .unexpectedNotModified,
-                        "304 Not Modified, but the request sent no validators (If-None-Match, If-Modified-Since) "
-                            + "the client kept an answer for: there is nothing it could stand for",
-                        url: response.url ?? url, status: 304)
+                        .tooManyPages,
+                        "more than \(options.pageLimit) pages (FetchOptions.pageLimit); nothing was saved",
+                        url: url)
                 }
-                guard try await stillStands(stored, page: url) else {
-                    // Rows the page's last full answer held were deleted, or are other
-                    // objects now, or hold other values in what the answer set (a local
-                    // edit a full answer would undo): the 304 cannot stand for them; the
-                    // page is asked again.
-                    inFull.insert(url)
-                    continue
-                }
-                standing = stored
-            } else if let stored, let fingerprint, stored.body == fingerprint,
-                response.value(forHTTPHeaderField: "ETag") == stored.etag,
-                response.value(forHTTPHeaderField: "Last-Modified") == stored.lastModified,
-                try await stillStands(stored, page: url)
-            {
-                // The body is the page's last full answer again, with the same validators (new
-                // ones are kept by a full decode), and the rows still hold what it gave them:
-                // decoding it would change nothing. (When they do not, the body in hand is
-                // decoded below.)
-                try Self.checkContentType(response, data, url, client.configuration)
-                standing = stored
-            }
-            let next: URL?
-            if let stored = standing {
-                let objects = stored.objects
-                report.pages += 1
-                if response.statusCode != 304 { report.bytes += data.count }
-                notModifiedPages += 1
-                report.unchanged += stored.distinctObjects
-                pending.append(.stored(objects))
-                pages.append((objects.count, nil))
-                // Only a sync asks what the pages kept.
-                if scope != nil { notModifiedObjects.formUnion(objects) }
-                options.progress?.yield(.page(number: report.pages, objects: decoded.count))
-                // The same body again goes where this answer leads (its `Link` header may have
-                // moved on); so does a 304 that sends a `Link` header, which is not part of the
-                // body its validator stands for (a list that grew past the page, a cursor
-                // replaced). A 304 without one goes where the last full answer of this page led.
-                if response.statusCode == 304,
-                    !(options.pagination.isLinkHeader && response.value(forHTTPHeaderField: "Link") != nil)
-                {
-                    next = stored.next.flatMap { URL(string: $0) }
+                visited.insert(url)
+                let stored: StoredValidator?
+                let answer: (Data, HTTPURLResponse)
+                // Where an answer asked for ahead leads, found already (a 304's or a refused
+                // body's is `nil`, and is not asked for below).
+                var namedAhead: URL??
+                if let asked = readAhead.take(url, number: report.pages + 1) {
+                    // The answer is asked for in a task of its own, which the import's cancellation
+                    // (its deadline, its caller) does not reach by itself.
+                    let waited = ContinuousClock.now
+                    let got = try await withTaskCancellationHandler {
+                        try await asked.answer.value
+                    } onCancel: {
+                        asked.answer.cancel()
+                    }
+                    report.phases.add(\.waiting, since: waited)
+                    stored = got.stored
+                    answer = (got.data, got.response)
+                    namedAhead = .some(got.next)
                 } else {
-                    next = nextURL(after: url, response, data, itemsOnPage: objects.count)
+                    stored = keeps && !inFull.contains(url) ? try await storedValidator(for: url) : nil
+                    let waited = ContinuousClock.now
+                    answer = try await client.send(pageRequest(url, stored), progress: options.progress)
+                    report.phases.add(\.waiting, since: waited)
                 }
-            } else {
-                report.pages += 1
-                report.bytes += data.count
-                try Self.checkContentType(response, data, url, client.configuration)
-                let etag = response.value(forHTTPHeaderField: "ETag")
-                let lastModified = response.value(forHTTPHeaderField: "Last-Modified")
-                // A page kept for conditional GET records what it sets.
-                let record = keeps ? DecodedValueRecord() : nil
-                // Where the page leads, when the answer says it without being decoded: that
-                // page is asked for while this one decodes, if it was not already.
-                let known = namedAhead ?? Self.knownNext(options.pagination, after: url, response, data)
-                if let known { try readAhead.follow(known, after: url) }
-                let decoding = ContinuousClock.now
-                if keeps, ownRowChangeCounts == nil {
-                    let container = self.container
-                    ownRowChangeCounts = await background.perform { container.rowChangeCountsNow }
+                let (data, response) = answer
+                if !many, response.statusCode != 304, T.self is any RemoteModel.Type {
+                    itemETag = response.value(forHTTPHeaderField: "ETag")
                 }
-                let count = try await withTaskCancellationHandler {
-                    try await decode(data, from: response.url ?? url, recording: record)
-                } onCancel: {
-                    readAhead.stop()
+                // A full answer's fingerprint, for a page kept for conditional GET: the same
+                // answer as the last full one is taken as a 304 would be.
+                let fingerprint =
+                    keeps && response.statusCode == 200
+                    ? BodyFingerprint(data, contentType: response.value(forHTTPHeaderField: "Content-Type")).text : nil
+                var standing: StoredValidator?
+                if response.statusCode == 304 {
+                    guard let stored else {
+                        // Validators were not sent: the 304 stands for nothing.
+                        throw RESTError(
+                            .unexpectedNotModified,
+                            "304 Not Modified, but the request sent no validators (If-None-Match, If-Modified-Since) "
+                                + "the client kept an answer for: there is nothing it could stand for",
+                            url: response.url ?? url, status: 304)
+                    }
+                    guard try await stillStands(stored, page: url) else {
+                        // Rows the page's last full answer held were deleted, or are other
+                        // objects now, or hold other values in what the answer set (a local
+                        // edit a full answer would undo): the 304 cannot stand for them; the
+                        // page is asked again.
+                        inFull.insert(url)
+                        continue
+                    }
+                    standing = stored
+                } else if let stored, let fingerprint, stored.body == fingerprint,
+                    response.value(forHTTPHeaderField: "ETag") == stored.etag,
+                    response.value(forHTTPHeaderField: "Last-Modified") == stored.lastModified,
+                    try await stillStands(stored, page: url)
+                {
+                    // The body is the page's last full answer again, with the same validators (new
+                    // ones are kept by a full decode), and the rows still hold what it gave them:
+                    // decoding it would change nothing. (When they do not, the body in hand is
+                    // decoded below.)
+                    try Self.checkContentType(response, data, url, client.configuration)
+                    standing = stored
                 }
-                report.phases.add(\.decoding, since: decoding)
-                options.progress?.yield(.page(number: report.pages, objects: decoded.count))
-                next =
-                    options.pagination.needsItemCount ? nextURL(after: url, response, data, itemsOnPage: count) : known
-                pending.append(.decoded(count))
-                let page = FreshPage(
-                    url: url.absoluteString, etag: etag, lastModified: lastModified, body: fingerprint,
-                    next: next?.absoluteString, hadValidators: stored != nil, record: record)
-                pages.append((count, page))
-                if options.saving == .perPage { try await savePage() }
+                let next: URL?
+                if let stored = standing {
+                    let objects = stored.objects
+                    report.pages += 1
+                    if response.statusCode != 304 { report.bytes += data.count }
+                    notModifiedPages += 1
+                    report.unchanged += stored.distinctObjects
+                    pending.append(.stored(objects))
+                    pages.append((objects.count, nil))
+                    // Only a sync asks what the pages kept.
+                    if scope != nil { notModifiedObjects.formUnion(objects) }
+                    options.progress?.yield(.page(number: report.pages, objects: decoded.count))
+                    // The same body again goes where this answer leads (its `Link` header may have
+                    // moved on); so does a 304 that sends a `Link` header, which is not part of the
+                    // body its validator stands for (a list that grew past the page, a cursor
+                    // replaced). A 304 without one goes where the last full answer of this page led.
+                    if response.statusCode == 304,
+                        !(options.pagination.isLinkHeader && response.value(forHTTPHeaderField: "Link") != nil)
+                    {
+                        next = stored.next.flatMap { URL(string: $0) }
+                    } else {
+                        next = nextURL(after: url, response, data, itemsOnPage: objects.count)
+                    }
+                } else {
+                    report.pages += 1
+                    report.bytes += data.count
+                    try Self.checkContentType(response, data, url, client.configuration)
+                    let etag = response.value(forHTTPHeaderField: "ETag")
+                    let lastModified = response.value(forHTTPHeaderField: "Last-Modified")
+                    // A page kept for conditional GET records what it sets.
+                    let record = keeps ? DecodedValueRecord() : nil
+                    // Where the page leads, when the answer says it without being decoded: that
+                    // page is asked for while this one decodes, if it was not already.
+                    let known = namedAhead ?? Self.knownNext(options.pagination, after: url, response, data)
+                    if let known { try readAhead.follow(known, after: url) }
+                    let decoding = ContinuousClock.now
+                    if keeps, ownRowChangeCounts == nil {
+                        let container = self.container
+                        ownRowChangeCounts = await background.perform { container.rowChangeCountsNow }
+                    }
+                    let count = try await decode(data, from: response.url ?? url, recording: record)
+                    report.phases.add(\.decoding, since: decoding)
+                    options.progress?.yield(.page(number: report.pages, objects: decoded.count))
+                    next =
+                        options.pagination.needsItemCount
+                        ? nextURL(after: url, response, data, itemsOnPage: count) : known
+                    pending.append(.decoded(count))
+                    let page = FreshPage(
+                        url: url.absoluteString, etag: etag, lastModified: lastModified, body: fingerprint,
+                        next: next?.absoluteString, hadValidators: stored != nil, record: record)
+                    pages.append((count, page))
+                    if options.saving == .perPage { try await savePage() }
+                }
+                guard let next else { break }
+                // Stopping here would pass for the end of the list, and a sync would delete
+                // what the pages never reached.
+                guard !visited.contains(next) else {
+                    let kept =
+                        options.saving == .perPage
+                        ? "the pages saved so far stay, nothing was deleted" : "nothing was saved"
+                    throw RESTError(
+                        .pageCycle,
+                        "page \(report.pages) leads back to \(next.absoluteString), fetched already: the pages form a "
+                            + "cycle; \(kept)", url: url)
+                }
+                // A page names the next as it likes: its URL gets the checks a redirect gets.
+                try client.configuration.checkStep(from: url, to: next, "the next page's URL")
+                url = next
             }
-            guard let next else { break }
-            // Stopping here would pass for the end of the list, and a sync would delete
-            // what the pages never reached.
-            guard !visited.contains(next) else {
-                let kept =
-                    options.saving == .perPage
-                    ? "the pages saved so far stay, nothing was deleted" : "nothing was saved"
-                throw RESTError(
-                    .pageCycle,
-                    "page \(report.pages) leads back to \(next.absoluteString), fetched already: the pages form a "
-                        + "cycle; \(kept)", url: url)
-            }
-            // A page names the next as it likes: its URL gets the checks a redirect gets.
-            try client.configuration.checkStep(from: url, to: next, "the next page's URL")
-            url = next
+        } onCancel: {
+            readAhead.stop()
         }
         report.notModified = notModifiedPages == report.pages
         if report.notModified, scope == nil {

@@ -237,4 +237,37 @@ import Testing
         #expect(ContinuousClock.now - started < .seconds(30))
         #expect(try store.count("Item") == 0)
     }
+
+    /// The deadline passes while the loop saves page 1 (`.perPage`, a slow `willSave()`),
+    /// away from any request or decode; page 2, asked for ahead, answers after it. The call is
+    /// cancelled: page 2's answer asks for nothing more (page 3, which it names, is not asked
+    /// for), as the loop, cancelled, would not ask for it.
+    @Test func aCancelledImportAsksForNoPageAheadWhileItSaves() async throws {
+        let (server, store, context) = try await serverAndEmptyStore()
+        let third = store.directory.appendingPathComponent("page-3-asked").path
+        let api = testClient(server) {
+            $0.deadline = .seconds(1)
+            $0.timeout = .seconds(30)
+        }
+        var options = FetchOptions()
+        options.itemsKey = "items"
+        options.pagination = .nextURL(key: "next")
+        options.saving = .perPage
+        let page3 =
+            server.base.absoluteString + bodyPath(#"{"items": [{"id": 3, "title": "three"}]}"#) + "&touch="
+            + queryValue(third)
+        let page2 =
+            server.base.absoluteString + bodyPath(#"{"items": [{"id": 2, "title": "two"}], "next": "\#(page3)"}"#)
+            + "&delay=1.6"
+        let page1 = bodyPath(
+            #"{"items": [{"id": 1, "title": "\#(PacedNote.slowSave)"}], "next": "\#(page2)"}"#)
+        let error = await #expect(throws: RESTError.self) {
+            _ = try await api.fetch([PacedNote].self, from: page1, into: context, options: options)
+        }
+        #expect(error?.code == .timedOut)
+        // Page 3's request, had it been sent, would have come by now.
+        try await Task.sleep(for: .milliseconds(500))
+        #expect(!FileManager.default.fileExists(atPath: third))
+        #expect(try await server.requests().count == 2)
+    }
 }

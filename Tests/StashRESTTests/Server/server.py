@@ -25,9 +25,11 @@ Routes (query parameters in brackets):
   /truncated                 a Content-Length longer than the body, then the connection closes
   /slow [delay]              headers, then the body after `delay` seconds
   /notes [count, start]      generated notes {"id", "title", "writtenAt"}
-  /body [json, etag, type]   `json` as the body, whatever it holds, with 200 and the
+  /body [json, etag, type, delay]
+                             `json` as the body, whatever it holds, with 200 and the
                              Content-Type `type` (JSON's by default); with etag=1, an ETag
-                             made from `json`, and a 304 to a request that sends it
+                             made from `json`, and a 304 to a request that sends it; with
+                             `delay`, after that many seconds
   /stall [delay, count]      nothing for `delay` seconds, then /items
   /html                      an HTML page with 200
   /endless                   a body that never ends; when the client hangs up, a request
@@ -261,6 +263,8 @@ class Handler(BaseHTTPRequestHandler):
 
     def route_body(self, parts, query, url):
         body = query.get("json", "")
+        if query.get("delay"):
+            time.sleep(float(query["delay"]))
         headers = {}
         if query.get("etag"):
             tag = '"body-%s"' % hashlib.sha256(body.encode()).hexdigest()[:16]

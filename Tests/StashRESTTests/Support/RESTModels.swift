@@ -55,6 +55,13 @@ final class PacedNote: ManagedObject, Decodable {
     /// A title that makes the decode pause (0.3 s), then note whether the file it names is
     /// there: "present" or "absent".
     static let checkPrefix = "check after a pause "
+    /// A title kept as it is, whose save pauses (2.5 s, in `willSave()`): the import's loop
+    /// is then in its save, away from any request or decode.
+    static let slowSave = "slow save"
+
+    override func willSave() {
+        if title == Self.slowSave { Thread.sleep(forTimeInterval: 2.5) }
+    }
 
     required convenience init(from decoder: any Decoder) throws {
         self.init(context: try HandNote.context(of: decoder))
