@@ -52,11 +52,15 @@ extension ManagedObjectContext {
             var uniqueSlot = AttributeSet()
             uniqueSlot.insert(unique.index)
             for (offset, object) in plan.inserted[position].enumerated() {
-                inserts.append(
-                    OutboxWrite.Record(
-                        entity: entity.name, row: .inserted(entity: position, offset: offset),
-                        key: try key(of: object), method: .post,
-                        attributes: names(object.changedAttributes, without: uniqueSlot)))
+                let sent = entity.attributes.filter {
+                    object.changedAttributes.contains($0.index) && !local.contains($0.index)
+                        && !uniqueSlot.contains($0.index)
+                }
+                var record = OutboxWrite.Record(
+                    entity: entity.name, row: .inserted(entity: position, offset: offset),
+                    key: try key(of: object), method: .post, attributes: sent.map(\.name))
+                record.columns = sent.map(\.index)
+                inserts.append(record)
             }
             for object in plan.updated[position] {
                 let changed = names(object.changedAttributes)

@@ -15,7 +15,10 @@ package struct OutboxWrite {
         let key: String
         let method: OutboxOperation.Method
         /// For a `PATCH` (and an insert that may turn into one), the attributes changed.
-        let attributes: [String]
+        var attributes: [String]
+        /// For an insert, the column of each of `attributes`: those a match to a stored row
+        /// kept as stored (`.storedWins`) are not sent.
+        var columns: [Int] = []
         /// For a `DELETE`, the unique value as stored: what finds a copy a fetch brought back.
         var storedKey: StoredValue = .null
     }

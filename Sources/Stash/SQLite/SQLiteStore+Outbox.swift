@@ -132,7 +132,7 @@ extension SQLiteStore: OutboxStore {
             defer { updater.finish() }
             try updater.update(rowID, setting: changed, to: { values[$0] ?? .null }, in: self, connection)
         }
-        for record in write.records {
+        for var record in write.records {
             var method = record.method
             let rowID: Int64
             switch record.row {
@@ -141,8 +141,16 @@ extension SQLiteStore: OutboxStore {
             case .inserted(let entity, let offset):
                 let inserted = result.entities[entity]
                 rowID = inserted.insertedRowIDs[offset]
-                // Matched a stored row by its unique value: an edit of that row.
-                if inserted.matches[offset] != nil { method = .patch }
+                // Matched a stored row by its unique value: an edit of that row, of the columns
+                // it wrote. Those the store reported kept their stored values (`.keepStored`
+                // reports every column): the row was not changed there, nothing is sent.
+                if let reported = inserted.matches[offset] {
+                    method = .patch
+                    if !reported.isEmpty, record.columns.count == record.attributes.count {
+                        record.attributes = zip(record.attributes, record.columns)
+                            .filter { $0.1 >= reported.count || reported[$0.1] == nil }.map(\.0)
+                    }
+                }
             }
             if method == .patch && record.attributes.isEmpty { continue }
             try recordOperation(record, method: method, rowID: rowID, connection)
