@@ -42,6 +42,31 @@ import Testing
         #expect(try store.sqlite(#"SELECT group_concat("title", ',') FROM "PacedNote""#) == "came,two")
     }
 
+    /// Options for pages whose body names the next one (`"next"`).
+    private static var bodyPaged: FetchOptions {
+        var options = FetchOptions()
+        options.itemsKey = "items"
+        options.pagination = .nextURL(key: "next")
+        return options
+    }
+
+    /// A page on the test server whose body is `json`; its request makes the file `marker`, if
+    /// given; `query` goes at the end of its URL.
+    private func page(on server: TestServer, _ json: String, touching marker: String? = nil, _ query: String = "")
+        -> String
+    {
+        server.base.absoluteString + bodyPath(json) + (marker.map { "&touch=" + queryValue($0) } ?? "") + query
+    }
+
+    /// The first page of a read-ahead test: an object that waits for the request that makes
+    /// `awaited`, then one that looks, a pause later, whether the request that makes `absent`
+    /// came; the page leads to `next`.
+    private func pacedFirstPage(waitingFor awaited: String, thenLookingFor absent: String, next: String) -> String {
+        bodyPath(
+            #"{"items": [{"id": 1, "title": "\#(PacedNote.waitPrefix)\#(awaited)"}, "#
+                + #"{"id": 10, "title": "\#(PacedNote.checkPrefix)\#(absent)"}], "next": "\#(next)"}"#)
+    }
+
     /// The page after the next is asked for as soon as the next one's answer names it, while
     /// page 1 still decodes: page 1's first object waits for page 3's request. No further: two
     /// pages wait at most (`PageReadAhead`'s depth), so page 4 is not asked for yet when page
@@ -50,19 +75,12 @@ import Testing
         let (server, store, context) = try await serverAndEmptyStore()
         let third = store.directory.appendingPathComponent("page-3-asked").path
         let fourth = store.directory.appendingPathComponent("page-4-asked").path
-        var options = FetchOptions()
-        options.itemsKey = "items"
-        options.pagination = .nextURL(key: "next")
-        func page(_ json: String, touching marker: String? = nil) -> String {
-            server.base.absoluteString + bodyPath(json) + (marker.map { "&touch=" + queryValue($0) } ?? "")
-        }
-        let page4 = page(#"{"items": [{"id": 4, "title": "four"}]}"#, touching: fourth)
-        let page3 = page(#"{"items": [{"id": 3, "title": "three"}], "next": "\#(page4)"}"#, touching: third)
-        let page2 = page(#"{"items": [{"id": 2, "title": "two"}], "next": "\#(page3)"}"#)
-        let page1 = bodyPath(
-            #"{"items": [{"id": 1, "title": "\#(PacedNote.waitPrefix)\#(third)"}, "#
-                + #"{"id": 10, "title": "\#(PacedNote.checkPrefix)\#(fourth)"}], "next": "\#(page2)"}"#)
-        let notes = try await testClient(server).fetch([PacedNote].self, from: page1, into: context, options: options)
+        let page4 = page(on: server, #"{"items": [{"id": 4, "title": "four"}]}"#, touching: fourth)
+        let page3 = page(on: server, #"{"items": [{"id": 3, "title": "three"}], "next": "\#(page4)"}"#, touching: third)
+        let page2 = page(on: server, #"{"items": [{"id": 2, "title": "two"}], "next": "\#(page3)"}"#)
+        let page1 = pacedFirstPage(waitingFor: third, thenLookingFor: fourth, next: page2)
+        let notes = try await testClient(server).fetch(
+            [PacedNote].self, from: page1, into: context, options: Self.bodyPaged)
         #expect(notes.map(\.title) == ["came", "absent", "two", "three", "four"])
         #expect(FileManager.default.fileExists(atPath: fourth))
         let asked = try await server.requests().map(\.path)
@@ -72,62 +90,41 @@ import Testing
                 == "1,2,3,4,10")
     }
 
-    /// Pages asked for as the answers name them stop at `pageLimit`: with a limit of 2, page
-    /// 2's answer, come while page 1 still decodes, leads to no request for page 3, and the
-    /// call fails at the limit, nothing saved.
-    @Test func pagesAskedAheadStopAtThePageLimit() async throws {
+    /// Page 2's answer, come while page 1 still decodes, names page 3; page 2's request adds
+    /// `query`. The call must fail as `fails` says, nothing saved, and page 3 never be asked
+    /// for.
+    private func expectPage3NeverAsked(page2Query query: String = "", limit: Int? = nil, fails: RESTError.Code)
+        async throws
+    {
         let (server, store, context) = try await serverAndEmptyStore()
         let second = store.directory.appendingPathComponent("page-2-asked").path
         let third = store.directory.appendingPathComponent("page-3-asked").path
-        var options = FetchOptions()
-        options.itemsKey = "items"
-        options.pagination = .nextURL(key: "next")
-        options.pageLimit = 2
-        let page3 =
-            server.base.absoluteString + bodyPath(#"{"items": [{"id": 3, "title": "three"}]}"#) + "&touch="
-            + queryValue(third)
-        let page2 =
-            server.base.absoluteString + bodyPath(#"{"items": [{"id": 2, "title": "two"}], "next": "\#(page3)"}"#)
-            + "&touch=" + queryValue(second)
-        let page1 = bodyPath(
-            #"{"items": [{"id": 1, "title": "\#(PacedNote.waitPrefix)\#(second)"}, "#
-                + #"{"id": 10, "title": "\#(PacedNote.checkPrefix)\#(third)"}], "next": "\#(page2)"}"#)
+        var options = Self.bodyPaged
+        if let limit { options.pageLimit = limit }
+        let page3 = page(on: server, #"{"items": [{"id": 3, "title": "three"}]}"#, touching: third)
+        let page2 = page(
+            on: server, #"{"items": [{"id": 2, "title": "two"}], "next": "\#(page3)"}"#, touching: second, query)
+        let page1 = pacedFirstPage(waitingFor: second, thenLookingFor: third, next: page2)
         await #expect {
             _ = try await testClient(server).fetch([PacedNote].self, from: page1, into: context, options: options)
         } throws: { error in
-            (error as? RESTError)?.code == .tooManyPages
+            (error as? RESTError)?.code == fails
         }
         #expect(!FileManager.default.fileExists(atPath: third))
         #expect(try await server.requests().count == 2)
         #expect(try store.count("PacedNote") == 0)
     }
 
-    /// An answer the loop refuses (not JSON) leads nowhere ahead: page 3, which it names, is
-    /// not asked for while page 1 still decodes, and the call fails on page 2, nothing saved.
+    /// Pages asked for as the answers name them stop at `pageLimit`: with a limit of 2, page
+    /// 2's answer leads to no request for page 3, and the call fails at the limit.
+    @Test func pagesAskedAheadStopAtThePageLimit() async throws {
+        try await expectPage3NeverAsked(limit: 2, fails: .tooManyPages)
+    }
+
+    /// An answer the loop refuses (not JSON) leads nowhere ahead: page 3, which page 2 names,
+    /// is not asked for, and the call fails on page 2.
     @Test func anAnswerTheLoopRefusesLeadsNowhereAhead() async throws {
-        let (server, store, context) = try await serverAndEmptyStore()
-        let second = store.directory.appendingPathComponent("page-2-asked").path
-        let third = store.directory.appendingPathComponent("page-3-asked").path
-        var options = FetchOptions()
-        options.itemsKey = "items"
-        options.pagination = .nextURL(key: "next")
-        let page3 =
-            server.base.absoluteString + bodyPath(#"{"items": [{"id": 3, "title": "three"}]}"#) + "&touch="
-            + queryValue(third)
-        let page2 =
-            server.base.absoluteString + bodyPath(#"{"items": [{"id": 2, "title": "two"}], "next": "\#(page3)"}"#)
-            + "&type=text%2Fhtml&touch=" + queryValue(second)
-        let page1 = bodyPath(
-            #"{"items": [{"id": 1, "title": "\#(PacedNote.waitPrefix)\#(second)"}, "#
-                + #"{"id": 10, "title": "\#(PacedNote.checkPrefix)\#(third)"}], "next": "\#(page2)"}"#)
-        await #expect {
-            _ = try await testClient(server).fetch([PacedNote].self, from: page1, into: context, options: options)
-        } throws: { error in
-            (error as? RESTError)?.code == .notJSON && (error as? RESTError)?.url?.absoluteString == page2
-        }
-        #expect(!FileManager.default.fileExists(atPath: third))
-        #expect(try await server.requests().count == 2)
-        #expect(try store.count("PacedNote") == 0)
+        try await expectPage3NeverAsked(page2Query: "&type=text%2Fhtml", fails: .notJSON)
     }
 
     /// Page 1 changed, pages 2 and 3 did not: page 2 is asked for while page 1 decodes, with
@@ -249,16 +246,10 @@ import Testing
             $0.deadline = .seconds(1)
             $0.timeout = .seconds(30)
         }
-        var options = FetchOptions()
-        options.itemsKey = "items"
-        options.pagination = .nextURL(key: "next")
+        var options = Self.bodyPaged
         options.saving = .perPage
-        let page3 =
-            server.base.absoluteString + bodyPath(#"{"items": [{"id": 3, "title": "three"}]}"#) + "&touch="
-            + queryValue(third)
-        let page2 =
-            server.base.absoluteString + bodyPath(#"{"items": [{"id": 2, "title": "two"}], "next": "\#(page3)"}"#)
-            + "&delay=1.6"
+        let page3 = page(on: server, #"{"items": [{"id": 3, "title": "three"}]}"#, touching: third)
+        let page2 = page(on: server, #"{"items": [{"id": 2, "title": "two"}], "next": "\#(page3)"}"#, "&delay=1.6")
         let page1 = bodyPath(
             #"{"items": [{"id": 1, "title": "\#(PacedNote.slowSave)"}], "next": "\#(page2)"}"#)
         let error = await #expect(throws: RESTError.self) {
