@@ -16,8 +16,8 @@ import Stash
 /// - none after an answer the loop would refuse (its content type) or one that names no page
 ///   before its decode (a 304: the loop reads where it leads from what it kept).
 ///
-/// At most `depth` pages are asked for and not yet taken; past that, the loop asks in turn
-/// (`follow`). A page the loop does not take next (it went elsewhere) is cancelled with every
+/// At most `depth` pages are asked for and not yet taken; the page the last of them names
+/// is asked for as the loop takes one. A page the loop does not take next (it went elsewhere) is cancelled with every
 /// page after it.
 final class PageReadAhead<Validator: Sendable>: Sendable {
     /// A page asked for: its URL, and its answer on its way.
@@ -58,6 +58,9 @@ final class PageReadAhead<Validator: Sendable>: Sendable {
         var asked: [Page] = []
         /// Every page the loop visited or that was asked for.
         var visited: Set<URL> = []
+        /// The page the last one asked for names, not asked for while `depth` pages waited:
+        /// asked for as the loop takes one.
+        var held: (after: URL, next: URL)?
         var stopped = false
     }
 
@@ -77,6 +80,8 @@ final class PageReadAhead<Validator: Sendable>: Sendable {
             state.current = url
             state.number = number
             state.visited.insert(url)
+            let held = state.held
+            state.held = nil
             guard let first = state.asked.first else { return nil }
             guard first.url == url else {
                 for page in state.asked { page.answer.cancel() }
@@ -84,6 +89,12 @@ final class PageReadAhead<Validator: Sendable>: Sendable {
                 return nil
             }
             state.asked.removeFirst()
+            // A page taken makes room: the page the last one named is asked for now.
+            if let held, !state.stopped, state.asked.last?.url == held.after,
+                mayAsk(held.next, after: held.after, from: number + state.asked.count, state)
+            {
+                ask(held.next, in: &state)
+            }
             return first
         }
     }
@@ -106,6 +117,7 @@ final class PageReadAhead<Validator: Sendable>: Sendable {
             state.stopped = true
             for page in state.asked { page.answer.cancel() }
             state.asked = []
+            state.held = nil
         }
     }
 
@@ -122,9 +134,12 @@ final class PageReadAhead<Validator: Sendable>: Sendable {
             } else {
                 return
             }
-            guard position == state.asked.count, state.asked.count < depth,
-                mayAsk(next, after: url, from: state.number + position, state)
-            else { return }
+            guard position == state.asked.count else { return }
+            guard state.asked.count < depth else {
+                state.held = (url, next)
+                return
+            }
+            guard mayAsk(next, after: url, from: state.number + position, state) else { return }
             ask(next, in: &state)
         }
     }
