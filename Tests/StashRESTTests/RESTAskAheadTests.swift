@@ -261,6 +261,8 @@ import Testing
         // Page 3's request, had it been sent, would have come by now.
         try await Task.sleep(for: .milliseconds(500))
         #expect(!FileManager.default.fileExists(atPath: third))
-        #expect(try await server.requests().count == 2)
+        // Pages 1 and 2 at most: on a loaded machine (ThreadSanitizer, the whole suite at once)
+        // the deadline can pass before page 2 is asked for at all.
+        #expect(try await server.requests().count <= 2)
     }
 }
