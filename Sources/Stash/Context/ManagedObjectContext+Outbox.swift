@@ -43,23 +43,23 @@ extension ManagedObjectContext {
                 if let serverKey { return try Self.key(of: object, serverKey, allowsMissing: true) }
                 return try Self.key(of: object, unique)
             }
-            func names(_ slots: AttributeSet, without other: AttributeSet = AttributeSet()) -> [String] {
+            /// The attributes of `slots` a push sends: not local ones, nor those of `other`.
+            func sent(_ slots: AttributeSet, without other: AttributeSet = AttributeSet()) -> [AttributeDescription] {
                 entity.attributes.filter {
                     slots.contains($0.index) && !local.contains($0.index) && !other.contains($0.index)
                 }
-                .map(\.name)
+            }
+            func names(_ slots: AttributeSet, without other: AttributeSet = AttributeSet()) -> [String] {
+                sent(slots, without: other).map(\.name)
             }
             var uniqueSlot = AttributeSet()
             uniqueSlot.insert(unique.index)
             for (offset, object) in plan.inserted[position].enumerated() {
-                let sent = entity.attributes.filter {
-                    object.changedAttributes.contains($0.index) && !local.contains($0.index)
-                        && !uniqueSlot.contains($0.index)
-                }
+                let attributes = sent(object.changedAttributes, without: uniqueSlot)
                 var record = OutboxWrite.Record(
                     entity: entity.name, row: .inserted(entity: position, offset: offset),
-                    key: try key(of: object), method: .post, attributes: sent.map(\.name))
-                record.columns = sent.map(\.index)
+                    key: try key(of: object), method: .post, attributes: attributes.map(\.name))
+                record.columns = attributes.map(\.index)
                 inserts.append(record)
             }
             for object in plan.updated[position] {
