@@ -142,8 +142,8 @@ final class PrecomposedFeed: ManagedObject, Decodable {
         #expect(s.x.url == "b")
     }
 
-    /// The insert made in a save failing after (the holder edited to a value another row holds).
-    @Test func aFailedLaterSaveLeavesTheStandIn() throws {
+    /// A later edit through the stand-in is saved to the row it stands in for.
+    @Test func aLaterEditThroughTheStandInIsSavedToItsRow() throws {
         let s = try scene()
         try s.context.save()
         s.y.title = "later"
