@@ -17,7 +17,8 @@ package struct OutboxWrite {
         /// For a `PATCH` (and an insert that may turn into one), the attributes changed.
         var attributes: [String]
         /// For an insert, the column of each of `attributes`: those a match to a stored row
-        /// kept as stored (`.storedWins`) are not sent.
+        /// kept as stored (`.storedWins`) or found already holding the value written
+        /// (`.incomingWins`, `EntitySaveResult.unchangedMatchColumns`) are not sent.
         var columns: [Int] = []
         /// For a `DELETE`, the unique value as stored: what finds a copy a fetch brought back.
         var storedKey: StoredValue = .null

@@ -142,13 +142,16 @@ extension SQLiteStore: OutboxStore {
                 let inserted = result.entities[entity]
                 rowID = inserted.insertedRowIDs[offset]
                 // Matched a stored row by its unique value: an edit of that row, of the columns
-                // it wrote. Those the store reported kept their stored values (`.keepStored`
-                // reports every column): the row was not changed there, nothing is sent.
+                // it changed. Those the store reported kept their stored values (`.keepStored`
+                // reports every column), and those the row already held with the value written
+                // (`unchangedMatchColumns`), were not changed there: they are not sent.
                 if let reported = inserted.matches[offset] {
                     method = .patch
-                    if !reported.isEmpty, record.columns.count == record.attributes.count {
-                        record.attributes = zip(record.attributes, record.columns)
-                            .filter { $0.1 >= reported.count || reported[$0.1] == nil }.map(\.0)
+                    let unchanged = inserted.unchangedMatchColumns[offset] ?? AttributeSet()
+                    if !reported.isEmpty || !unchanged.isEmpty, record.columns.count == record.attributes.count {
+                        record.attributes = zip(record.attributes, record.columns).filter { _, column in
+                            !unchanged.contains(column) && (column >= reported.count || reported[column] == nil)
+                        }.map(\.0)
                     }
                 }
             }

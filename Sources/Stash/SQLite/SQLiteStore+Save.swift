@@ -25,6 +25,12 @@ extension SQLiteStore {
     func write(_ changes: StoreChangeSet, _ connection: SQLiteConnection) throws -> SaveResult {
         var changes = changes
         let pendingEdits = try beginOutbox(changes.outbox, connection)
+        // An insert it records that matches a stored row sends only the columns it changed.
+        for record in changes.outbox?.records ?? [] {
+            if case .inserted(let position, _) = record.row, position < changes.entities.count {
+                changes.entities[position].comparesMatchedRows = true
+            }
+        }
         // A save that records no edits (a sync) keeps the rows whose edits wait, as this
         // transaction finds them: it chose what to delete before, and an edit may be newer.
         // The result says so: the context keeps their objects and reports no deletion.
@@ -252,7 +258,8 @@ extension SQLiteStore {
     /// change set's `onStoredMatch` rule to each. Returns the inserts that really are new.
     ///
     /// Reads only the key, the unique column and the columns some insert was not given
-    /// (all of them under `.keepStored`): a re-import that sets every attribute reads two.
+    /// (all of them under `.keepStored`, and for inserts the outbox records: see
+    /// `EntityChanges.comparesMatchedRows`): a re-import that sets every attribute reads two.
     private func matchStoredRows(
         of changes: EntityChanges, at position: Int, _ candidates: [Int], _ result: inout EntitySaveResult,
         _ inserted: InsertedRows, _ later: inout LaterWrites, _ connection: SQLiteConnection
@@ -260,8 +267,10 @@ extension SQLiteStore {
         let entity = changes.entity
         let inserts = changes.inserts
         let columnCount = entity.columns.count
+        // An insert the outbox records is compared with the row: only what changed is sent.
+        let compares = changes.onStoredMatch == .update && changes.comparesMatchedRows
         var wanted: [Int]
-        if changes.onStoredMatch == .keepStored {
+        if changes.onStoredMatch == .keepStored || compares {
             wanted = Array(0..<columnCount)
         } else {
             let given = candidates.reduce(AttributeSet.all(columnCount)) { common, row in
@@ -295,6 +304,20 @@ extension SQLiteStore {
                     where changes.onStoredMatch == .keepStored || !given.contains(column) {
                         reported[column] = value
                     }
+                }
+                if compares {
+                    var unchanged = AttributeSet()
+                    for (column, value) in zip(wanted, stored) where column != unique && given.contains(column) {
+                        // A value naming a row not written yet (`UnwrittenRow`) is new to it.
+                        let written: StoredValue?
+                        do {
+                            written = try inserts.value(row, column)
+                        } catch is UnwrittenRow {
+                            written = nil
+                        }
+                        if written == value { unchanged.insert(column) }
+                    }
+                    if !unchanged.isEmpty { result.unchangedMatchColumns[row] = unchanged }
                 }
                 if changes.onStoredMatch == .update {
                     // The row was found by this value: setting it again would only make

@@ -29,6 +29,10 @@ package struct EntitySaveResult {
     /// stored values of the columns the insert was not given (all columns under
     /// `.keepStored`), `nil` elsewhere, or an empty array when there are none.
     package var matches: [[StoredValue?]?] = []
+    /// By insert position, for inserts matched under `.update` with
+    /// `EntityChanges.comparesMatchedRows`: the columns it was given that the row already
+    /// held with the same value (not the matched unique one). None when absent.
+    package var unchangedMatchColumns: [Int: AttributeSet] = [:]
     /// By update position: the columns left as stored under `ConflictRule.keepStored`, with
     /// their stored values.
     package var keptStored: [Int: [Int: StoredValue]] = [:]

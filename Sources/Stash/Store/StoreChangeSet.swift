@@ -106,6 +106,10 @@ package struct EntityChanges {
     package var inserts = RowWrites()
     /// What an insert whose unique value a stored row holds does instead.
     package var onStoredMatch = StoredMatchRule.update
+    /// Under `.update`, whether a match also reads the columns the insert was given, to
+    /// report those the row already held (`EntitySaveResult.unchangedMatchColumns`): set by
+    /// a store for the inserts its outbox records, which send only what changed.
+    package var comparesMatchedRows = false
     /// `false` when the context has proven, inside the transaction, that no stored row holds
     /// any insert's unique values (`NewRowKeys`): the store then does not look.
     package var matchesStoredRows = true
