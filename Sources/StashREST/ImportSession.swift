@@ -74,6 +74,11 @@ struct ImportSession<T: ManagedObject & Decodable> {
     /// Positions of the entities whose rows another context changed between the first decode
     /// and the import's last save.
     private var changedMeanwhile = Set<Int>()
+    /// The container's count of commits by anyone else (another process, another container on
+    /// the file: `PersistentContainer.externalCommitCount()`) before the first decode: they
+    /// move no row change count, and one that lands before the pages' rows are read for their
+    /// records would be taken for what the server sent.
+    private var externalCommitsBefore: UInt64?
 
     enum Part {
         case stored([ObjectID])
@@ -228,7 +233,9 @@ struct ImportSession<T: ManagedObject & Decodable> {
                     let decoding = ContinuousClock.now
                     if keeps, ownRowChangeCounts == nil {
                         let container = self.container
-                        ownRowChangeCounts = await background.perform { container.rowChangeCountsNow }
+                        (ownRowChangeCounts, externalCommitsBefore) = await background.perform {
+                            (container.rowChangeCountsNow, try? container.externalCommitCount())
+                        }
                     }
                     let count = try await decode(data, from: response.url ?? url, recording: record)
                     report.phases.add(\.decoding, since: decoding)
@@ -518,6 +525,7 @@ struct ImportSession<T: ManagedObject & Decodable> {
             let itemsKey = self.itemsKey
             let ownRowChangeCounts = self.ownRowChangeCounts
             let changedMeanwhile = self.changedMeanwhile
+            let externalCommitsBefore = self.externalCommitsBefore
             await background.perform {
                 let pendingIDs = decoded.pendingIDs().map { HandedOver(id: $0, object: nil) }
                 var ids = (earlier + Self.splice(parts, pendingIDs).map(\.id))[...]
@@ -548,10 +556,16 @@ struct ImportSession<T: ManagedObject & Decodable> {
                 let covered = Set(
                     recorded.flatMap { $0.rows.map(\.entityName) + ($0.fresh.coverage ?? []).map(\.entity) })
                 let now = container.rowChangeCountsNow
-                let untouched = covered.allSatisfy { name in
-                    guard let position = container.entityPosition(named: name) else { return true }
-                    return !changedMeanwhile.contains(position) && ownRowChangeCounts?[position] == now[position]
-                }
+                // Nor another process's commit (or another container's on the file), which no
+                // count above sees: any, to whichever table, since the first decode.
+                let noneElsewhere =
+                    externalCommitsBefore != nil && (try? container.externalCommitCount()) == externalCommitsBefore
+                let untouched =
+                    noneElsewhere
+                    && covered.allSatisfy { name in
+                        guard let position = container.entityPosition(named: name) else { return true }
+                        return !changedMeanwhile.contains(position) && ownRowChangeCounts?[position] == now[position]
+                    }
                 // The pages recorded with the digests of the rows as just read.
                 var verified: [(page: String, identity: UInt64, values: UInt64)] = []
                 for (index, (fresh, rows)) in recorded.enumerated() {

@@ -221,7 +221,7 @@ public final class PersistentContainer: Sendable {
     /// How many commits by anyone else the container knows of, after looking at the store's
     /// change token now (SQLite's `PRAGMA data_version`, PostgreSQL's commit count); 0 for a
     /// store in memory.
-    func externalCommitCount() throws -> UInt64 {
+    package func externalCommitCount() throws -> UInt64 {
         guard store.isShared else { return 0 }
         return externalCommitCount(token: try store.changeToken())
     }
