@@ -49,9 +49,6 @@ extension ManagedObjectContext {
                     slots.contains($0.index) && !local.contains($0.index) && !other.contains($0.index)
                 }
             }
-            func names(_ slots: AttributeSet, without other: AttributeSet = AttributeSet()) -> [String] {
-                sent(slots, without: other).map(\.name)
-            }
             var uniqueSlot = AttributeSet()
             uniqueSlot.insert(unique.index)
             for (offset, object) in plan.inserted[position].enumerated() {
@@ -62,13 +59,15 @@ extension ManagedObjectContext {
                 record.columns = attributes.map(\.index)
                 inserts.append(record)
             }
-            for object in plan.updated[position] {
-                let changed = names(object.changedAttributes)
+            for (offset, object) in plan.updated[position].enumerated() {
+                let changed = sent(object.changedAttributes)
                 guard !changed.isEmpty, let rowID = object.rowID else { continue }
-                updates.append(
-                    OutboxWrite.Record(
-                        entity: entity.name, row: .known(rowID), key: try key(of: object), method: .patch,
-                        attributes: changed))
+                // The store leaves out what the row already held, as it reads it in the save.
+                var record = OutboxWrite.Record(
+                    entity: entity.name, row: .updated(entity: position, offset: offset, rowID: rowID),
+                    key: try key(of: object), method: .patch, attributes: changed.map(\.name))
+                record.columns = changed.map(\.index)
+                updates.append(record)
             }
             for object in plan.deleted[position] {
                 guard let rowID = object.rowID else { continue }

@@ -9,6 +9,10 @@ package struct OutboxWrite {
             /// An insert of the change set: entity position and insert offset. An insert that
             /// matched a stored row by its unique value records a `PATCH` of what it set.
             case inserted(entity: Int, offset: Int)
+            /// An update of the change set: entity position, update offset and its row. The
+            /// columns the store found already holding the value written
+            /// (`EntitySaveResult.unchangedColumns`) or left as stored (`keptStored`) are not sent.
+            case updated(entity: Int, offset: Int, rowID: Int64)
         }
         let entity: String
         let row: Row
@@ -16,9 +20,10 @@ package struct OutboxWrite {
         let method: OutboxOperation.Method
         /// For a `PATCH` (and an insert that may turn into one), the attributes changed.
         var attributes: [String]
-        /// For an insert, the column of each of `attributes`: those a match to a stored row
-        /// kept as stored (`.storedWins`) or found already holding the value written
-        /// (`.incomingWins`, `EntitySaveResult.unchangedMatchColumns`) are not sent.
+        /// For an insert or an update, the column of each of `attributes`: those a match to a
+        /// stored row kept as stored (`.storedWins`) or found already holding the value written
+        /// (`.incomingWins`, `EntitySaveResult.unchangedMatchColumns`), and those of an update
+        /// the store did not change (see `Row.updated`), are not sent.
         var columns: [Int] = []
         /// For a `DELETE`, the unique value as stored: what finds a copy a fetch brought back.
         var storedKey: StoredValue = .null

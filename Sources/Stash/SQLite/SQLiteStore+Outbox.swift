@@ -138,6 +138,20 @@ extension SQLiteStore: OutboxStore {
             switch record.row {
             case .known(let known):
                 rowID = known
+            case .updated(let entity, let offset, let updated):
+                rowID = updated
+                // Only the columns this save changed in the row: not those it found already
+                // holding the value written (compared with the row as this transaction read
+                // it, before writing), nor those `.storedWins` left as stored. A `PATCH`
+                // waiting for the row keeps its own: merging only adds.
+                let saved = result.entity(at: entity)
+                let unchanged = saved.unchangedColumns[updated] ?? AttributeSet()
+                let kept = saved.keptStored[offset] ?? [:]
+                if !unchanged.isEmpty || !kept.isEmpty, record.columns.count == record.attributes.count {
+                    record.attributes = zip(record.attributes, record.columns).filter { _, column in
+                        !unchanged.contains(column) && kept[column] == nil
+                    }.map(\.0)
+                }
             case .inserted(let entity, let offset):
                 let inserted = result.entities[entity]
                 rowID = inserted.insertedRowIDs[offset]

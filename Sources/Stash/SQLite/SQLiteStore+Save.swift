@@ -25,10 +25,16 @@ extension SQLiteStore {
     func write(_ changes: StoreChangeSet, _ connection: SQLiteConnection) throws -> SaveResult {
         var changes = changes
         let pendingEdits = try beginOutbox(changes.outbox, connection)
-        // An insert it records that matches a stored row sends only the columns it changed.
+        // An insert it records that matches a stored row, and an update it records, send
+        // only the columns they changed: compared with the row inside this transaction.
         for record in changes.outbox?.records ?? [] {
-            if case .inserted(let position, _) = record.row, position < changes.entities.count {
+            switch record.row {
+            case .inserted(let position, _) where position < changes.entities.count:
                 changes.entities[position].comparesMatchedRows = true
+            case .updated(let position, _, _) where position < changes.entities.count:
+                changes.entities[position].comparesUpdatedRows = true
+            default:
+                break
             }
         }
         // A save that records no edits (a sync) keeps the rows whose edits wait, as this
@@ -141,7 +147,7 @@ extension SQLiteStore {
         let updates = changes.updates
         var columnSets = updates.columnSets
         let expected = changes.onConflict == .overwrite ? nil : updates.expected
-        if expected != nil || !updates.checkedSets.isEmpty {
+        if expected != nil || !updates.checkedSets.isEmpty || changes.comparesUpdatedRows {
             try compareWithStoredRows(of: changes, expected, &columnSets, &result, connection)
         }
         for row in 0..<updates.count {

@@ -110,6 +110,11 @@ package struct EntityChanges {
     /// report those the row already held (`EntitySaveResult.unchangedMatchColumns`): set by
     /// a store for the inserts its outbox records, which send only what changed.
     package var comparesMatchedRows = false
+    /// Whether updates compare every column they write with the row, not only the checked
+    /// ones (`RowWrites.checkedSets`): one that already holds the value is not written and is
+    /// reported (`EntitySaveResult.unchangedColumns`). Set by a store for the updates its
+    /// outbox records, which send only what changed.
+    package var comparesUpdatedRows = false
     /// `false` when the context has proven, inside the transaction, that no stored row holds
     /// any insert's unique values (`NewRowKeys`): the store then does not look.
     package var matchesStoredRows = true

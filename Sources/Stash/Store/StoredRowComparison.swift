@@ -3,7 +3,8 @@
 /// `SQLiteStore.compareWithStoredRows`, `PostgresStore.compareWithStoredRows`).
 ///
 /// A row read takes out of its `columnSets` what need not be written:
-/// - a checked column (`RowWrites.checkedSets`) that already holds the value written;
+/// - a checked column (`RowWrites.checkedSets`), or any column written under
+///   `EntityChanges.comparesUpdatedRows`, that already holds the value written;
 /// - under `.keepStored` and `.fail`, a column whose stored value is no longer what its
 ///   object last saw (`expected`): another context or process changed it since. That fails
 ///   the save, or is left as stored and reported, as `onConflict` says.
@@ -30,14 +31,15 @@ package struct StoredRowComparison {
         self.expected = expected
         let updates = changes.updates
         let columnCount = changes.entity.columns.count
-        let rows = (0..<updates.count).filter { expected != nil || !updates.checked($0).isEmpty }
+        let compares = changes.comparesUpdatedRows
+        let rows = (0..<updates.count).filter { expected != nil || compares || !updates.checked($0).isEmpty }
         // Read whole when some objects have not loaded the rest (decoded for a row never
         // read): they take it from here (`storedRows`).
         read =
             updates.readsWholeRows
             ? Array(0..<columnCount)
             : rows.reduce(AttributeSet()) { columns, row in
-                columns.union(expected != nil ? columnSets[row] : updates.checked(row))
+                columns.union(expected != nil || compares ? columnSets[row] : updates.checked(row))
             }.positions(below: columnCount)
         var pairs = rows.map { (rowID: updates.rowIDs[$0], row: $0) }
         // Updates are planned in the order objects were loaded, row id order as a rule.
@@ -80,6 +82,8 @@ package struct StoredRowComparison {
         let updates = changes.updates
         let entity = changes.entity
         let checked = updates.checked(row)
+        // For an outbox that sends only what changed, every column written is compared.
+        let compared = changes.comparesUpdatedRows ? columnSets[row] : checked
         // A row read whole is for what its object has not loaded: only those columns are
         // made into values (reading a text column makes a String; every column of every row
         // cost a quarter of stash-bench's re-import write).
@@ -95,7 +99,7 @@ package struct StoredRowComparison {
         for (offset, column) in read.enumerated() where columnSets[row].contains(column) {
             if let seen = expected?(row, column), !holds(offset, seen) {
                 conflicting[column] = value(offset)
-            } else if checked.contains(column), let written = try? updates.value(row, column), holds(offset, written) {
+            } else if compared.contains(column), let written = try? updates.value(row, column), holds(offset, written) {
                 columnSets[row].remove(column)
                 unchanged.insert(column)
             }
