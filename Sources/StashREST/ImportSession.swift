@@ -116,6 +116,8 @@ struct ImportSession<T: ManagedObject & Decodable> {
         // Pages whose 304 could not stand for the rows kept: asked again without validators.
         var inFull: Set<URL> = []
         var notModifiedPages = 0
+        // The page whose 304 led to the one asked for now, where its last full answer led.
+        var ledBy: Backtrack?
         // The next pages, asked for while this one decodes.
         let readAhead = PageReadAhead<StoredValidator>(readingAhead(keeps: keeps))
         defer { readAhead.stop() }
@@ -152,9 +154,27 @@ struct ImportSession<T: ManagedObject & Decodable> {
                 } else {
                     stored = keeps && !inFull.contains(url) ? try await storedValidator(for: url) : nil
                     let waited = ContinuousClock.now
-                    answer = try await client.send(pageRequest(url, stored), progress: options.progress)
+                    do {
+                        answer = try await client.send(pageRequest(url, stored), progress: options.progress)
+                    } catch let error as RESTError
+                        where error.code == .status && (error.status == 404 || error.status == 410)
+                    {
+                        // A 304 need not repeat the `Link` header: the page it led to is where its
+                        // last full answer led, and the list may have shrunk since. That page is
+                        // asked again in full, once, to learn where it leads now; what its 304
+                        // stood for is taken back (a sync keeps only what the answers name).
+                        guard let back = ledBy, !inFull.contains(back.page) else { throw error }
+                        ledBy = nil
+                        report.phases.add(\.waiting, since: waited)
+                        back.restore(&report, &pending, &pages, &notModifiedObjects, &notModifiedPages)
+                        visited.remove(url)
+                        inFull.insert(back.page)
+                        url = back.page
+                        continue
+                    }
                     report.phases.add(\.waiting, since: waited)
                 }
+                ledBy = nil
                 let (data, response) = answer
                 if !many, response.statusCode != 304, T.self is any RemoteModel.Type {
                     itemETag = response.value(forHTTPHeaderField: "ETag")
@@ -198,6 +218,18 @@ struct ImportSession<T: ManagedObject & Decodable> {
                 let next: URL?
                 if let stored = standing {
                     let objects = stored.objects
+                    // The same body again goes where this answer leads (its `Link` header may have
+                    // moved on); so does a 304 that sends a `Link` header, which is not part of the
+                    // body its validator stands for (a list that grew past the page, a cursor
+                    // replaced). A 304 without one goes where the last full answer of this page led.
+                    let followsKept =
+                        response.statusCode == 304
+                        && !(options.pagination.isLinkHeader && response.value(forHTTPHeaderField: "Link") != nil)
+                    if followsKept {
+                        ledBy = Backtrack(
+                            page: url, report: report, pending: pending.count, pages: pages.count,
+                            notModifiedPages: notModifiedPages)
+                    }
                     report.pages += 1
                     if response.statusCode != 304 { report.bytes += data.count }
                     notModifiedPages += 1
@@ -205,15 +237,12 @@ struct ImportSession<T: ManagedObject & Decodable> {
                     pending.append(.stored(objects))
                     pages.append((objects.count, nil))
                     // Only a sync asks what the pages kept.
-                    if scope != nil { notModifiedObjects.formUnion(objects) }
+                    if scope != nil {
+                        let added = objects.filter { notModifiedObjects.insert($0).inserted }
+                        ledBy?.notModifiedObjects = added
+                    }
                     options.progress?.yield(.page(number: report.pages, objects: decoded.count))
-                    // The same body again goes where this answer leads (its `Link` header may have
-                    // moved on); so does a 304 that sends a `Link` header, which is not part of the
-                    // body its validator stands for (a list that grew past the page, a cursor
-                    // replaced). A 304 without one goes where the last full answer of this page led.
-                    if response.statusCode == 304,
-                        !(options.pagination.isLinkHeader && response.value(forHTTPHeaderField: "Link") != nil)
-                    {
+                    if followsKept {
                         next = stored.next.flatMap { URL(string: $0) }
                     } else {
                         next = nextURL(after: url, response, data, itemsOnPage: objects.count)
@@ -277,6 +306,33 @@ struct ImportSession<T: ManagedObject & Decodable> {
             return
         }
         try await finish()
+    }
+
+    /// A page taken from a 304 that goes where its last full answer led, and the import as it
+    /// stood before it: taken back if the page it led to is gone. Nothing is saved between
+    /// (a 304 saves nothing, nor does a failed request).
+    struct Backtrack {
+        let page: URL
+        let report: ImportReport
+        let pending: Int
+        let pages: Int
+        let notModifiedPages: Int
+        /// The objects the 304 added to those a sync keeps.
+        var notModifiedObjects: [ObjectID] = []
+
+        /// Takes back what the page's 304 counted and kept; the time spent stays.
+        func restore(
+            _ report: inout ImportReport, _ pending: inout [Part], _ pages: inout [(objects: Int, fresh: FreshPage?)],
+            _ notModifiedObjects: inout Set<ObjectID>, _ notModifiedPages: inout Int
+        ) {
+            let phases = report.phases
+            report = self.report
+            report.phases = phases
+            pending.removeLast(pending.count - self.pending)
+            pages.removeLast(pages.count - self.pages)
+            notModifiedObjects.subtract(self.notModifiedObjects)
+            notModifiedPages = self.notModifiedPages
+        }
     }
 
     /// The request for the page at `url`, with the validators kept for it, if any.

@@ -365,21 +365,21 @@ class Handler(BaseHTTPRequestHandler):
     def route_scripted(self, parts, query, url):
         # /scripted/<name>/set?status=&body=&headers=<json>: what /scripted/<name> answers
         # from then on (any query); a stored ETag that the request sends as If-None-Match
-        # gets a 304 with the stored headers.
+        # gets a 304 with the stored headers (with bare304=1, the ETag alone: no Link).
         key = self.test + "scripted/" + parts[0]
         if len(parts) > 1 and parts[1] == "set":
             with LOCK:
                 EDITS[key] = (int(query.get("status", "200")), query.get("body", ""),
-                              json.loads(query.get("headers", "{}")))
+                              json.loads(query.get("headers", "{}")), query.get("bare304") == "1")
             return self.send(200, {"set": True})
         with LOCK:
             scripted = EDITS.get(key)
         if scripted is None:
             return self.send(404, {"message": "nothing scripted for " + parts[0]})
-        status, body, headers = scripted
+        status, body, headers, bare304 = scripted
         tag = headers.get("ETag")
         if tag and self.headers.get("If-None-Match") == tag:
-            return self.send(304, b"", headers, content_type=None)
+            return self.send(304, b"", {"ETag": tag} if bare304 else headers, content_type=None)
         return self.send(status, body, headers)
 
     def route_redirect(self, parts, query, url):
