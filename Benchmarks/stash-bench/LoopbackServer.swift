@@ -9,6 +9,9 @@ import Foundation
 /// `/articles?page=N` with the Nth, and a `Link` header naming the next; or, `nextInBody`,
 /// with `{"items": [...], "next": "…?page=N+1"}` (`null` on the last), as many APIs page.
 /// With a `latency`, each answer waits that long first, as a request over a network would.
+/// Connections are kept open for the next request, as HTTP/1.1 servers keep them (the client
+/// reuses one instead of connecting for each page); `keepsConnections: false` closes each
+/// after one answer.
 final class LoopbackServer: @unchecked Sendable {
     // Unchecked: the socket and the responses are set once in `init`; the serving thread
     // only reads them.
@@ -17,13 +20,15 @@ final class LoopbackServer: @unchecked Sendable {
     /// The answer to each page (1-based in the URL); one for an unpaged body.
     private var responses: [Data] = []
     private let latency: Duration
+    private let keepsConnections: Bool
 
     convenience init(body: Data) throws {
         try self.init(pages: [body])
     }
 
-    init(pages: [Data], nextInBody: Bool = false, latency: Duration = .zero) throws {
+    init(pages: [Data], nextInBody: Bool = false, latency: Duration = .zero, keepsConnections: Bool = true) throws {
         self.latency = latency
+        self.keepsConnections = keepsConnections
         let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var yes: Int32 = 1
         setsockopt(socket, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
@@ -51,7 +56,8 @@ final class LoopbackServer: @unchecked Sendable {
             if !nextInBody, pages.count > 1, index + 1 < pages.count {
                 header += "Link: <http://127.0.0.1:\(port)/articles?page=\(index + 2)>; rel=\"next\"\r\n"
             }
-            return Data((header + "Connection: close\r\n\r\n").utf8) + body
+            if !keepsConnections { header += "Connection: close\r\n" }
+            return Data((header + "\r\n").utf8) + body
         }
         let thread = Thread { [self] in serve() }
         thread.start()
@@ -63,26 +69,43 @@ final class LoopbackServer: @unchecked Sendable {
         while true {
             let connection = accept(socket, nil, nil)
             if connection < 0 { return }
-            // The request's head, up to the blank line; the body is ignored.
-            var request = [UInt8]()
-            var buffer = [UInt8](repeating: 0, count: 4096)
-            while !request.ends(with: [13, 10, 13, 10]) {
+            var noDelay: Int32 = 1
+            setsockopt(connection, Int32(IPPROTO_TCP), TCP_NODELAY, &noDelay, socklen_t(MemoryLayout<Int32>.size))
+            // A thread a connection: the client asks for pages ahead on connections of its own.
+            Thread { [self] in answer(on: connection) }.start()
+        }
+    }
+
+    /// Answers each request on `connection` until the client closes it (or, not keeping
+    /// connections, after the first).
+    private func answer(on connection: Int32) {
+        defer { close(connection) }
+        var received = [UInt8]()
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            // The request's head, up to the blank line; a body is not expected.
+            var headEnd = received.endOfHead()
+            while headEnd == nil {
                 let count = read(connection, &buffer, buffer.count)
-                if count <= 0 { break }
-                request += buffer[0..<count]
+                if count <= 0 { return }
+                received += buffer[0..<count]
+                headEnd = received.endOfHead()
             }
+            let request = Array(received[..<headEnd!])
+            received.removeFirst(headEnd!)
             if latency > .zero {
                 usleep(UInt32(latency.components.attoseconds / 1_000_000_000_000))
             }
-            responses[page(of: request) - 1].withUnsafeBytes { bytes in
+            let sentAll = responses[page(of: request) - 1].withUnsafeBytes { bytes in
                 var sent = 0
                 while sent < bytes.count {
                     let count = write(connection, bytes.baseAddress! + sent, bytes.count - sent)
-                    if count <= 0 { break }
+                    if count <= 0 { return false }
                     sent += count
                 }
+                return true
             }
-            close(connection)
+            if !sentAll || !keepsConnections { return }
         }
     }
 
@@ -101,8 +124,14 @@ final class LoopbackServer: @unchecked Sendable {
     }
 }
 
-extension Array where Element: Equatable {
-    fileprivate func ends(with suffix: [Element]) -> Bool {
-        count >= suffix.count && Array(self[(count - suffix.count)...]) == suffix
+extension [UInt8] {
+    /// Where the first blank line (`\r\n\r\n`) ends, if the bytes hold one.
+    fileprivate func endOfHead() -> Int? {
+        guard count >= 4 else { return nil }
+        for index in 3..<count
+        where self[index] == 10 && self[index - 1] == 13 && self[index - 2] == 10 && self[index - 3] == 13 {
+            return index + 1
+        }
+        return nil
     }
 }

@@ -26,6 +26,9 @@ enum RESTImport {
         var pagedByBody: [Double] = []
         /// The `Link`-paged run again, each page answered `latency` late.
         var pagedLate: [Double] = []
+        /// The `Link`-paged run again from a server that closes each connection after one
+        /// answer, so each page is asked for on a new connection.
+        var pagedClosing: [Double] = []
         /// The same payload fetched again, nothing changed: the baseline downloads, decodes
         /// and upserts it; Stash's call finds the answer it kept (`BodyFingerprint`).
         var baselineAgain: [Double] = []
@@ -56,6 +59,8 @@ enum RESTImport {
         defer { bodyPagedServer.stop() }
         let lateServer = try LoopbackServer(pages: pages, latency: latency)
         defer { lateServer.stop() }
+        let closingServer = try LoopbackServer(pages: pages, keepsConnections: false)
+        defer { closingServer.stop() }
         var configuration = RESTConfiguration()
         configuration.makeDecoder = Timestamp.makeDecoder
         let api = RESTClient(baseURL: server.url.deletingLastPathComponent(), configuration: configuration)
@@ -63,6 +68,8 @@ enum RESTImport {
         let bodyPagedAPI = RESTClient(
             baseURL: bodyPagedServer.url.deletingLastPathComponent(), configuration: configuration)
         let lateAPI = RESTClient(baseURL: lateServer.url.deletingLastPathComponent(), configuration: configuration)
+        let closingAPI = RESTClient(
+            baseURL: closingServer.url.deletingLastPathComponent(), configuration: configuration)
         var measurements = Measurements()
         measurements.pageCount = pages.count
         for index in 0..<iterations {
@@ -141,6 +148,16 @@ enum RESTImport {
                 [Article].self, from: "articles?page=1", into: lateContainer.mainContext, options: lateOptions)
             measurements.pagedLate.append(seconds(ContinuousClock.now - start))
             precondition(lateArticles.count == payload.count, "Stash returned \(lateArticles.count) late articles")
+
+            // The `Link` pages again, each on a new connection.
+            let closingContainer = try StashRun.createStore(
+                at: directory.appendingPathComponent("rest-stash-closing-\(index).sqlite").path)
+            start = ContinuousClock.now
+            let closingArticles = try await closingAPI.fetch(
+                [Article].self, from: "articles?page=1", into: closingContainer.mainContext, options: lateOptions)
+            measurements.pagedClosing.append(seconds(ContinuousClock.now - start))
+            precondition(
+                closingArticles.count == payload.count, "Stash returned \(closingArticles.count) articles, closing")
         }
         return measurements
     }
@@ -159,6 +176,8 @@ enum RESTImport {
             ÷ one page \(String(format: "%.2fx", median(measurements.pagedByBody) / stash))
               the Link pages, each answered \(latency.components.attoseconds / 1_000_000_000_000_000) ms late: \(format(median(measurements.pagedLate))) s, \
             \(String(format: "%.2f", (median(measurements.pagedLate) - median(measurements.paged)) * 1_000 / Double(max(measurements.pageCount, 1)))) ms a page more
+              the Link pages, each on a new connection: \(format(median(measurements.pagedClosing))) s, \
+            ÷ one page \(String(format: "%.2fx", median(measurements.pagedClosing) / stash))
               where the time went (medians, s): baseline download \(format(median(measurements.download))), decode \(format(median(measurements.baselineDecode))), write \(format(median(measurements.baselineWrite)))
               stash, one page: \(phases(measurements.phases))
               stash, \(measurements.pageCount) pages: \(phases(measurements.pagedPhases))
