@@ -221,7 +221,7 @@ import Testing
     @Test func anEditCommittedBetweenAPagesSaveAndItsRecordIsUndoneByTheNextFetch() async throws {
         let (server, store, context) = try await serverAndEmptyStore()
         let container = context.container
-        let calls = Counter()
+        let calls = CallCounter()
         let api = testClient(server) { configuration in
             configuration.makeDecoder = {
                 // Page 2's decoder: page 1 is saved, its record not written yet.
@@ -348,18 +348,6 @@ private final class Once: Sendable {
     }
 }
 
-/// Counts calls, from any thread.
-private final class Counter: Sendable {
-    private let count = Mutex(0)
-
-    func next() -> Int {
-        count.withLock {
-            $0 += 1
-            return $0
-        }
-    }
-}
-
 extension OutboxRaceTests {
     /// Another context's save of another entity while the items decode, a new row or a change
     /// to a stored one, touches no row of the fetched pages: the import keeps its validators,
@@ -374,7 +362,7 @@ extension OutboxRaceTests {
         stored.id = 7
         stored.title = "stored"
         try seed.save()
-        let calls = Counter()
+        let calls = CallCounter()
         let api = testClient(server) { configuration in
             configuration.makeDecoder = {
                 if calls.next() == 1 {

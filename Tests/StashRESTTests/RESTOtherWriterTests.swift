@@ -45,7 +45,7 @@ import Testing
     static func client(
         _ server: TestServer, _ store: TemporaryStore, writer: Writer, tags: Bool, atDecode number: Int
     ) -> RESTClient {
-        let calls = Counter()
+        let calls = CallCounter()
         let file = store.file
         return testClient(server) { configuration in
             configuration.makeDecoder = {
@@ -97,16 +97,5 @@ import Testing
         #expect(again.value.map(\.tags) == [["t1"], ["t2"], ["t0"], ["t1"]])
         let settled = try await testClient(server).fetchReporting([Item].self, from: path, into: context)
         #expect(settled.report.notModified && settled.value.map(\.title) == ["one 1", "one 2", "two 3", "two 4"])
-    }
-}
-
-private final class Counter: Sendable {
-    private let count = Mutex(0)
-
-    func next() -> Int {
-        count.withLock {
-            $0 += 1
-            return $0
-        }
     }
 }

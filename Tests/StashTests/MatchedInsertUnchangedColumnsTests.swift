@@ -40,11 +40,7 @@ final class MatchedInsertFeed: ManagedObject, Codable, RemoteModel {
         row.due = Self.due
         row.note = "stored note"
         try seed.save()
-        if pushed { try acknowledgeAll() }
-    }
-
-    func acknowledgeAll() throws {
-        try container.updateOutbox(acknowledged: try container.outboxOperations().map(\.sequence))
+        if pushed { try container.acknowledgeWholeOutbox() }
     }
 
     /// A context that does not take other contexts' saves in: its inserts are matched to
@@ -54,13 +50,6 @@ final class MatchedInsertFeed: ManagedObject, Codable, RemoteModel {
         context.mergePolicy = policy
         context.automaticallyMergesChanges = false
         return context
-    }
-
-    /// `method|attributes|merged`, one per operation, in order.
-    func operations() throws -> [String] {
-        try container.outboxOperations().map {
-            "\($0.method.rawValue)|\($0.attributes.joined(separator: ","))|\($0.merged)"
-        }
     }
 
     func rows() throws -> String {
@@ -91,7 +80,7 @@ final class MatchedInsertFeed: ManagedObject, Codable, RemoteModel {
         try context.save()
         #expect(feed.objectID.rowID == 1)
         #expect(try rows() == "a|A|3|1.5|1|stored note\n")
-        #expect(try operations() == [])
+        #expect(try container.outboxSummary() == [])
     }
 
     @Test func onlyTheColumnsThatDifferAreRecorded() throws {
@@ -100,7 +89,7 @@ final class MatchedInsertFeed: ManagedObject, Codable, RemoteModel {
         try storeRow()
         try context.save()
         #expect(try rows() == "a|A|4|1.5|1|\n")
-        #expect(try operations() == ["PATCH|count,note|0"])
+        #expect(try container.outboxSummary() == ["PATCH|count,note|0"])
     }
 
     @Test func everyColumnThatDiffersIsRecorded() throws {
@@ -109,7 +98,7 @@ final class MatchedInsertFeed: ManagedObject, Codable, RemoteModel {
         try storeRow()
         try context.save()
         #expect(try rows() == "a|B|4|2.5|0|new note\n")
-        #expect(try operations() == ["PATCH|title,count,score,due,note|0"])
+        #expect(try container.outboxSummary() == ["PATCH|title,count,score,due,note|0"])
     }
 
     /// A column the insert was not given keeps the row's value: not recorded either.
@@ -122,7 +111,7 @@ final class MatchedInsertFeed: ManagedObject, Codable, RemoteModel {
         try storeRow()
         try context.save()
         #expect(try rows() == "a|A|9|1.5|1|stored note\n")
-        #expect(try operations() == ["PATCH|count|0"])
+        #expect(try container.outboxSummary() == ["PATCH|count|0"])
         #expect(feed.note == "stored note")
     }
 
@@ -141,7 +130,7 @@ final class MatchedInsertFeed: ManagedObject, Codable, RemoteModel {
         second.url = "b"
         second.title = "B"
         try seed.save()
-        try acknowledgeAll()
+        try container.acknowledgeWholeOutbox()
         try context.save()
         let recorded = try container.outboxOperations().sorted { $0.rowID < $1.rowID }
         #expect(recorded.map(\.method) == [.patch, .post])
@@ -161,12 +150,12 @@ final class MatchedInsertFeed: ManagedObject, Codable, RemoteModel {
         let editor = ManagedObjectContext(container)
         try editor.fetch(FetchDescriptor<MatchedInsertFeed>())[0].title = "edited"
         try editor.save()
-        #expect(try operations() == ["PATCH|title|0"])
+        #expect(try container.outboxSummary() == ["PATCH|title|0"])
 
         try same.save()
-        #expect(try operations() == ["PATCH|title|0"])
+        #expect(try container.outboxSummary() == ["PATCH|title|0"])
         try other.save()
-        #expect(try operations() == ["PATCH|title,count|1"])
+        #expect(try container.outboxSummary() == ["PATCH|title,count|1"])
         #expect(try rows() == "a|edited|7|1.5|1|stored note\n")
     }
 
@@ -178,11 +167,11 @@ final class MatchedInsertFeed: ManagedObject, Codable, RemoteModel {
         let other = context()
         insert(other, note: "changed")
         try storeRow(pushed: false)
-        #expect(try operations() == ["POST||0"])
+        #expect(try container.outboxSummary() == ["POST||0"])
         try same.save()
-        #expect(try operations() == ["POST||0"])
+        #expect(try container.outboxSummary() == ["POST||0"])
         try other.save()
-        #expect(try operations() == ["POST||1"])
+        #expect(try container.outboxSummary() == ["POST||1"])
     }
 
     /// A `PATCH` already sent is not merged into: an unchanged insert adds no operation of
@@ -199,9 +188,9 @@ final class MatchedInsertFeed: ManagedObject, Codable, RemoteModel {
         let sent = try container.outboxOperations()[0]
         #expect(try container.updateOutbox(attempted: OutboxAttempt(sequence: sent.sequence, body: Data("{}".utf8))))
         try same.save()
-        #expect(try operations() == ["PATCH|count|0"])
+        #expect(try container.outboxSummary() == ["PATCH|count|0"])
         try other.save()
-        #expect(try operations() == ["PATCH|count|0", "PATCH|score|0"])
+        #expect(try container.outboxSummary() == ["PATCH|count|0", "PATCH|score|0"])
     }
 
     /// `.storedWins` still records nothing, whatever the insert held.
@@ -211,6 +200,6 @@ final class MatchedInsertFeed: ManagedObject, Codable, RemoteModel {
         try storeRow()
         try context.save()
         #expect(try rows() == "a|A|3|1.5|1|stored note\n")
-        #expect(try operations() == [])
+        #expect(try container.outboxSummary() == [])
     }
 }

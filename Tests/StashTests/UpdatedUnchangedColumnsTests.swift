@@ -44,24 +44,13 @@ final class UpdatedFolder: ManagedObject, Codable, RemoteModel {
         row.count = 3
         row.folder = folder
         try seed.save()
-        try acknowledgeAll()
-    }
-
-    func acknowledgeAll() throws {
-        try container.updateOutbox(acknowledged: try container.outboxOperations().map(\.sequence))
+        try container.acknowledgeWholeOutbox()
     }
 
     func context(_ policy: MergePolicy = .incomingWins) -> ManagedObjectContext {
         let context = ManagedObjectContext(container)
         context.mergePolicy = policy
         return context
-    }
-
-    /// `method|attributes|merged`, one per operation, in order.
-    func operations() throws -> [String] {
-        try container.outboxOperations().map {
-            "\($0.method.rawValue)|\($0.attributes.joined(separator: ","))|\($0.merged)"
-        }
     }
 
     func rows() throws -> String {
@@ -87,7 +76,7 @@ final class UpdatedFolder: ManagedObject, Codable, RemoteModel {
         try context.save()
         #expect(feed.objectID.rowID == 1)
         #expect(try rows() == "a|A|3|1\n")
-        #expect(try operations() == [])
+        #expect(try container.outboxSummary() == [])
     }
 
     @Test func anInsertMatchedAtOnceRecordsOnlyTheColumnsThatDiffer() throws {
@@ -99,7 +88,7 @@ final class UpdatedFolder: ManagedObject, Codable, RemoteModel {
         feed.count = 4
         try context.save()
         #expect(try rows() == "a|A|4|1\n")
-        #expect(try operations() == ["PATCH|count|0"])
+        #expect(try container.outboxSummary() == ["PATCH|count|0"])
     }
 
     /// A fetched object's column changed and changed back before the save: no change.
@@ -112,7 +101,7 @@ final class UpdatedFolder: ManagedObject, Codable, RemoteModel {
         feed.count = 4
         try context.save()
         #expect(try rows() == "a|A|4|1\n")
-        #expect(try operations() == ["PATCH|count|0"])
+        #expect(try container.outboxSummary() == ["PATCH|count|0"])
     }
 
     /// Changed back in a later save, while the first `PATCH` waits: the row held the
@@ -124,12 +113,12 @@ final class UpdatedFolder: ManagedObject, Codable, RemoteModel {
         let feed = try fetched(context)
         feed.title = "B"
         try context.save()
-        #expect(try operations() == ["PATCH|title|0"])
+        #expect(try container.outboxSummary() == ["PATCH|title|0"])
         feed.title = "A"
         feed.count = 3
         try context.save()
         #expect(try rows() == "a|A|3|1\n")
-        #expect(try operations() == ["PATCH|title|1"])
+        #expect(try container.outboxSummary() == ["PATCH|title|1"])
     }
 
     /// A `PATCH` waiting for the row keeps its attributes; an update that changed nothing
@@ -139,7 +128,7 @@ final class UpdatedFolder: ManagedObject, Codable, RemoteModel {
         let editor = context()
         try fetched(editor).title = "edited"
         try editor.save()
-        #expect(try operations() == ["PATCH|title|0"])
+        #expect(try container.outboxSummary() == ["PATCH|title|0"])
 
         let same = context()
         let feed = UpdatedFeed(context: same)
@@ -147,7 +136,7 @@ final class UpdatedFolder: ManagedObject, Codable, RemoteModel {
         feed.title = "edited"
         feed.count = 3
         try same.save()
-        #expect(try operations() == ["PATCH|title|0"])
+        #expect(try container.outboxSummary() == ["PATCH|title|0"])
 
         let other = context()
         let changed = UpdatedFeed(context: other)
@@ -155,7 +144,7 @@ final class UpdatedFolder: ManagedObject, Codable, RemoteModel {
         changed.title = "edited"
         changed.count = 7
         try other.save()
-        #expect(try operations() == ["PATCH|title,count|1"])
+        #expect(try container.outboxSummary() == ["PATCH|title,count|1"])
         #expect(try rows() == "a|edited|7|1\n")
     }
 
@@ -169,7 +158,7 @@ final class UpdatedFolder: ManagedObject, Codable, RemoteModel {
         feed.count = 4
         try context.save()
         #expect(try rows() == "a|A|4|1\n")
-        #expect(try operations() == ["PATCH|count|0"])
+        #expect(try container.outboxSummary() == ["PATCH|count|0"])
 
         let other = self.context()
         let moved = UpdatedFeed(context: other)
@@ -177,7 +166,7 @@ final class UpdatedFolder: ManagedObject, Codable, RemoteModel {
         moved.folder = try folder("g", in: other)
         try other.save()
         #expect(try rows() == "a|A|4|2\n")
-        #expect(try operations() == ["PATCH|count,folder|1"])
+        #expect(try container.outboxSummary() == ["PATCH|count,folder|1"])
     }
 
     /// Under `.storedWins`, a column another context changed since this one read it is left
@@ -190,12 +179,12 @@ final class UpdatedFolder: ManagedObject, Codable, RemoteModel {
         let other = self.context()
         try fetched(other).title = "theirs"
         try other.save()
-        try acknowledgeAll()
+        try container.acknowledgeWholeOutbox()
         feed.title = "mine"
         feed.count = 4
         try context.save()
         #expect(try rows() == "a|theirs|4|1\n")
-        #expect(try operations() == ["PATCH|count|0"])
+        #expect(try container.outboxSummary() == ["PATCH|count|0"])
     }
 
     /// Another writer's save set the row to this save's value after the context read it:
@@ -213,6 +202,6 @@ final class UpdatedFolder: ManagedObject, Codable, RemoteModel {
         feed.count = 4
         try context.save()
         #expect(try rows() == "a|server|4|1\n")
-        #expect(try operations() == ["PATCH|count|0"])
+        #expect(try container.outboxSummary() == ["PATCH|count|0"])
     }
 }
