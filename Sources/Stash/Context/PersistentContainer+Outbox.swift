@@ -25,9 +25,15 @@ extension PersistentContainer {
         etags: [OutboxETag] = [], keys: [OutboxKey] = [], fetchedAt: OutboxMark? = nil
     ) throws -> Bool {
         guard let store = store as? any OutboxStore else { return true }
-        let recorded = try store.updateOutbox(
+        let (recorded, tokens) = try store.updateOutbox(
             attempted: attempted, failed: failed, acknowledged: acknowledged, etags: etags, keys: keys,
             fetchedAt: fetchedAt)
+        // The container's own commit, as a save's is: not counted as another process's (which
+        // would make an import running meanwhile drop its validators, and fetches read back
+        // every object they meet).
+        if let after = tokens.afterCommit {
+            externalCommits.withLock { $0.ownCommit(before: tokens.beforeCommit, after: after) }
+        }
         noteOutboxWrite()
         return recorded
     }

@@ -308,11 +308,12 @@ extension SQLiteStore: OutboxStore {
     func updateOutbox(
         attempted: OutboxAttempt?, failed: (Int64, String?)?, acknowledged: [Int64], etags: [OutboxETag],
         keys: [OutboxKey], fetchedAt: OutboxMark?
-    ) throws -> Bool {
+    ) throws -> (recorded: Bool, tokens: CommitTokens) {
         try refuseInsideTransaction("updating the outbox")
         return try withConnection { connection in
             var recorded = true
-            try connection.transaction {
+            // The tokens around the commit: the container's own, not another process's.
+            let (_, tokens) = try committing(connection) {
                 try createOutbox(connection)
                 if let attempted {
                     // Not once an edit merged into it (or removed it) since the push read it:
@@ -340,7 +341,7 @@ extension SQLiteStore: OutboxStore {
                 _ = try beginOutbox(write, connection)
                 try finishOutbox(write, PendingEdits(), SaveResult(), connection)
             }
-            return recorded
+            return (recorded, tokens)
         }
     }
 }

@@ -9,11 +9,12 @@ protocol OutboxStore: Store {
     /// it, removes acknowledged ones, sets the rows' ETags and gives waiting operations the
     /// server-set keys learnt. Answers `false` when `attempted` was not recorded: an edit
     /// merged into the operation since the push read it (see `OutboxAttempt.merged`).
-    /// With `fetchedAt`, the ETags are a fetch's (see `OutboxWrite.fetchedAt`).
+    /// With `fetchedAt`, the ETags are a fetch's (see `OutboxWrite.fetchedAt`). Also answers
+    /// the change tokens around the commit, for the container to count it as its own.
     func updateOutbox(
         attempted: OutboxAttempt?, failed: (Int64, String?)?, acknowledged: [Int64], etags: [OutboxETag],
         keys: [OutboxKey], fetchedAt: OutboxMark?
-    ) throws -> Bool
+    ) throws -> (recorded: Bool, tokens: CommitTokens)
 
     /// The operations acknowledged while fetches are in flight.
     var acknowledgements: OutboxAcknowledgements { get }
