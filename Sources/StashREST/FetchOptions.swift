@@ -71,7 +71,9 @@ public enum RESTProgress: Sendable, Equatable {
     /// Bytes of a page received, of its `Content-Length` if known. The next page may be on
     /// its way while one decodes: its bytes can come before that page's `.page`.
     case bytes(received: Int, expected: Int?)
-    /// A page decoded: its number (from 1) and the objects decoded in all.
+    /// A page decoded (or answered 304): its number (from 1) and the objects decoded in all.
+    /// A page whose 304 led to a page that is gone is asked again in full, and its number
+    /// comes again: count pages by the highest number, not by the events.
     case page(number: Int, objects: Int)
     /// Saved: the report.
     case saved(inserted: Int, updated: Int, deleted: Int)

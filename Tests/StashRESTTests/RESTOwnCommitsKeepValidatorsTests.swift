@@ -1,6 +1,5 @@
 import Foundation
 import StashREST
-import Synchronization
 import Testing
 
 @testable import Stash
@@ -51,48 +50,30 @@ import Testing
     /// the container's own commit, not another process's.
     @Test(arguments: [FetchOptions.Saving.atEnd, .perPage])
     func anotherContextsSaveDuringTheImport(saving: FetchOptions.Saving) async throws {
-        let (server, store, context) = try await serverAndEmptyStore()
-        _ = store
-        let container = context.container
-        let calls = Counter()
-        let api = testClient(server) { configuration in
-            configuration.makeDecoder = {
-                if calls.next() == 2 {
-                    let side = ManagedObjectContext(container)
-                    let note = Note(context: side)
-                    note.id = 77
-                    note.title = "side"
-                    note.writtenAt = Date(timeIntervalSince1970: 0)
-                    try! side.save()
-                }
-                return RESTConfiguration.defaultDecoder()
-            }
+        let (context, store) = try await importThenRefresh(saving: saving) { container in
+            let side = ManagedObjectContext(container)
+            let note = Note(context: side)
+            note.id = 77
+            note.title = "side"
+            note.writtenAt = Date(timeIntervalSince1970: 0)
+            try! side.save()
         }
-        var options = FetchOptions()
-        options.saving = saving
-        let first = try await api.fetchReporting([Item].self, from: path, into: context, options: options)
-        #expect(first.report.inserted == 6)
-        let again = try await testClient(server).fetchReporting(
-            [Item].self, from: path, into: context, options: options)
-        #expect(again.report.notModified)
         #expect(try context.fetchCount(FetchDescriptor<Note>()) == 1)
+        #expect(try store.count("Note") == 1)
     }
-}
 
-extension RESTOwnCommitsKeepValidatorsTests {
-    /// A push of the same container writes the outbox (an attempt, an acknowledgement, the
-    /// ETags it keeps) while page 2 decodes: the container's own commit, as a save is.
-    @Test(arguments: [FetchOptions.Saving.atEnd, .perPage])
-    func anOutboxWriteDuringTheImport(saving: FetchOptions.Saving) async throws {
+    /// Imports the pages with `duringPage2` run as page 2 decodes, then refreshes: every page
+    /// answers 304. Answers the importing context and its store (which removes its file once
+    /// let go).
+    private func importThenRefresh(
+        saving: FetchOptions.Saving, duringPage2: @escaping @Sendable (PersistentContainer) -> Void
+    ) async throws -> (ManagedObjectContext, TemporaryStore) {
         let (server, store, context) = try await serverAndEmptyStore()
-        _ = store
         let container = context.container
-        let calls = Counter()
+        let calls = CallCounter()
         let api = testClient(server) { configuration in
             configuration.makeDecoder = {
-                if calls.next() == 2 {
-                    try! container.updateOutbox(etags: [OutboxETag(entityName: "Note", rowID: 9, value: "\"n9\"")])
-                }
+                if calls.next() == 2 { duringPage2(container) }
                 return RESTConfiguration.defaultDecoder()
             }
         }
@@ -104,16 +85,17 @@ extension RESTOwnCommitsKeepValidatorsTests {
             [Item].self, from: path, into: context, options: options)
         #expect(again.report.notModified)
         #expect(again.report.pages == 3)
+        return (context, store)
     }
 }
 
-private final class Counter: Sendable {
-    private let count = Mutex(0)
-
-    func next() -> Int {
-        count.withLock {
-            $0 += 1
-            return $0
+extension RESTOwnCommitsKeepValidatorsTests {
+    /// A push of the same container writes the outbox (an attempt, an acknowledgement, the
+    /// ETags it keeps) while page 2 decodes: the container's own commit, as a save is.
+    @Test(arguments: [FetchOptions.Saving.atEnd, .perPage])
+    func anOutboxWriteDuringTheImport(saving: FetchOptions.Saving) async throws {
+        _ = try await importThenRefresh(saving: saving) { container in
+            try! container.updateOutbox(etags: [OutboxETag(entityName: "Note", rowID: 9, value: "\"n9\"")])
         }
     }
 }
