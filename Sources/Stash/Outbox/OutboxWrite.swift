@@ -27,6 +27,13 @@ package struct OutboxWrite {
         var columns: [Int] = []
         /// For a `DELETE`, the unique value as stored: what finds a copy a fetch brought back.
         var storedKey: StoredValue = .null
+
+        /// Leaves out of `attributes` those whose column `unchanged` names: what the save did
+        /// not change in the row. A record without `columns` keeps them all.
+        mutating func leaveOut(_ unchanged: (Int) -> Bool) {
+            guard columns.count == attributes.count else { return }
+            attributes = zip(attributes, columns).filter { !unchanged($0.1) }.map(\.0)
+        }
     }
 
     var records: [Record] = []

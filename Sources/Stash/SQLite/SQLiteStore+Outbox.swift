@@ -147,11 +147,7 @@ extension SQLiteStore: OutboxStore {
                 let saved = result.entity(at: entity)
                 let unchanged = saved.unchangedColumns[updated] ?? AttributeSet()
                 let kept = saved.keptStored[offset] ?? [:]
-                if !unchanged.isEmpty || !kept.isEmpty, record.columns.count == record.attributes.count {
-                    record.attributes = zip(record.attributes, record.columns).filter { _, column in
-                        !unchanged.contains(column) && kept[column] == nil
-                    }.map(\.0)
-                }
+                record.leaveOut { unchanged.contains($0) || kept[$0] != nil }
             case .inserted(let entity, let offset):
                 let inserted = result.entities[entity]
                 rowID = inserted.insertedRowIDs[offset]
@@ -162,11 +158,7 @@ extension SQLiteStore: OutboxStore {
                 if let reported = inserted.matches[offset] {
                     method = .patch
                     let unchanged = inserted.unchangedMatchColumns[offset] ?? AttributeSet()
-                    if !reported.isEmpty || !unchanged.isEmpty, record.columns.count == record.attributes.count {
-                        record.attributes = zip(record.attributes, record.columns).filter { _, column in
-                            !unchanged.contains(column) && (column >= reported.count || reported[column] == nil)
-                        }.map(\.0)
-                    }
+                    record.leaveOut { unchanged.contains($0) || ($0 < reported.count && reported[$0] != nil) }
                 }
             }
             if method == .patch && record.attributes.isEmpty { continue }
