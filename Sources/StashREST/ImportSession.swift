@@ -166,7 +166,8 @@ struct ImportSession<T: ManagedObject & Decodable> {
                         guard let back = ledBy, !inFull.contains(back.page) else { throw error }
                         ledBy = nil
                         report.phases.add(\.waiting, since: waited)
-                        back.restore(&report, &pending, &pages, &notModifiedObjects, &notModifiedPages)
+                        stepBack(to: back)
+                        notModifiedPages = back.notModifiedPages
                         visited.remove(url)
                         inFull.insert(back.page)
                         url = back.page
@@ -227,8 +228,7 @@ struct ImportSession<T: ManagedObject & Decodable> {
                         && !(options.pagination.isLinkHeader && response.value(forHTTPHeaderField: "Link") != nil)
                     if followsKept {
                         ledBy = Backtrack(
-                            page: url, report: report, pending: pending.count, pages: pages.count,
-                            notModifiedPages: notModifiedPages)
+                            page: url, report: report, pending: pending.count, notModifiedPages: notModifiedPages)
                     }
                     report.pages += 1
                     if response.statusCode != 304 { report.bytes += data.count }
@@ -315,24 +315,20 @@ struct ImportSession<T: ManagedObject & Decodable> {
         let page: URL
         let report: ImportReport
         let pending: Int
-        let pages: Int
         let notModifiedPages: Int
         /// The objects the 304 added to those a sync keeps.
         var notModifiedObjects: [ObjectID] = []
+    }
 
-        /// Takes back what the page's 304 counted and kept; the time spent stays.
-        func restore(
-            _ report: inout ImportReport, _ pending: inout [Part], _ pages: inout [(objects: Int, fresh: FreshPage?)],
-            _ notModifiedObjects: inout Set<ObjectID>, _ notModifiedPages: inout Int
-        ) {
-            let phases = report.phases
-            report = self.report
-            report.phases = phases
-            pending.removeLast(pending.count - self.pending)
-            pages.removeLast(pages.count - self.pages)
-            notModifiedObjects.subtract(self.notModifiedObjects)
-            notModifiedPages = self.notModifiedPages
-        }
+    /// Takes back what the 304 of `back.page` counted and kept (its page entry, as many as
+    /// the report counted then); the time spent stays.
+    private mutating func stepBack(to back: Backtrack) {
+        let phases = report.phases
+        report = back.report
+        report.phases = phases
+        pending.removeLast(pending.count - back.pending)
+        pages.removeLast(pages.count - report.pages)
+        notModifiedObjects.subtract(back.notModifiedObjects)
     }
 
     /// The request for the page at `url`, with the validators kept for it, if any.
