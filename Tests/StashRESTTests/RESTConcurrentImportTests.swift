@@ -1,7 +1,6 @@
 import Foundation
 import Stash
 import StashREST
-import TestProcesses
 import Testing
 
 /// A paged import held in the middle of page 2's decode (a `PacedNote` waiting for a file the
@@ -31,12 +30,6 @@ import Testing
         var options = FetchOptions()
         options.saving = saving
         return options
-    }
-
-    /// A container of the REST tests' models on `file` (`TemporaryStore.container()`).
-    static func container(_ file: URL) throws -> PersistentContainer {
-        try PersistentContainer(
-            for: Item.self, Issue.self, GitHubUser.self, Note.self, HandNote.self, PacedNote.self, storeURL: file)
     }
 
     /// How many times page 2 was asked for.
@@ -73,7 +66,7 @@ import Testing
         let file = store.file
         let options = Self.options(saving)
         let importing = { @Sendable () async throws -> [Int] in
-            let context = ManagedObjectContext(try Self.container(file))
+            let context = ManagedObjectContext(try TemporaryStore.container(at: file))
             return try await testClient(server).fetch(
                 [PacedNote].self, from: "scripted/p1", into: context, options: options
             )
@@ -107,7 +100,7 @@ import Testing
         let file = store.file
         let options = Self.options(saving)
         let cancelled = Task {
-            let context = ManagedObjectContext(try Self.container(file))
+            let context = ManagedObjectContext(try TemporaryStore.container(at: file))
             return try await testClient(server).fetch(
                 [PacedNote].self, from: "scripted/p1", into: context, options: options
             )

@@ -1,8 +1,6 @@
 import Foundation
 import Stash
 import StashREST
-import Synchronization
-import TestProcesses
 import Testing
 
 /// Another writer of the store file (the `sqlite3` shell, a process of its own, or another
@@ -12,12 +10,12 @@ import Testing
 @Suite struct RESTOtherWriterTests {
     private let path = "paged/w?pages=2&per_page=2"
 
-    /// How the other writer changes item 1's `column` to something the server never sent.
+    /// Who writes what the server never sent into item 1's row.
     enum Writer: String, CaseIterable, Sendable {
         case shell, otherContainer
     }
 
-    /// Writes `value` into item 1's title (or its tags), as `writer`.
+    /// Writes "mine" into item 1's title (or its tags), as `writer`.
     static func write(_ writer: Writer, file: URL, tags: Bool) {
         switch writer {
         case .shell:
@@ -25,23 +23,16 @@ import Testing
                 tags
                 ? #"UPDATE "Item" SET "tags" = replace("tags", 't1', 'mine') WHERE "id" = 1"#
                 : #"UPDATE "Item" SET "title" = 'mine' WHERE "id" = 1"#
-            let shell = try! ChildProcess(
-                "/usr/bin/env", ["sqlite3", file.path, sql], standardInput: .nullDevice, standardOutput: .nullDevice,
-                standardError: .nullDevice)
-            shell.waitUntilExit()
-            precondition(shell.terminationStatus == 0, "the shell's write failed")
+            try! TemporaryStore.write(sql, to: file)
         case .otherContainer:
-            let other = ManagedObjectContext(
-                try! PersistentContainer(
-                    for: Item.self, Issue.self, GitHubUser.self, Note.self, HandNote.self, PacedNote.self,
-                    storeURL: file))
+            let other = ManagedObjectContext(try! TemporaryStore.container(at: file))
             let item = try! other.fetch(FetchDescriptor<Item>(predicate: #Predicate { $0.id == 1 }))[0]
             if tags { item.tags = ["mine"] } else { item.title = "mine" }
             try! other.save()
         }
     }
 
-    /// A client whose decoder for page `page` of the `call`th import first lets `writer` write.
+    /// A client whose `number`th decode (counted over its imports) first lets `writer` write.
     static func client(
         _ server: TestServer, _ store: TemporaryStore, writer: Writer, tags: Bool, atDecode number: Int
     ) -> RESTClient {

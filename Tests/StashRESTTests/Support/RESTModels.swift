@@ -117,6 +117,12 @@ final class TemporaryStore {
 
     /// The REST tests' models; no `HTTPValidator`: a store keeps validators without it.
     func container() throws -> PersistentContainer {
+        try Self.container(at: file)
+    }
+
+    /// A container of the REST tests' models on `file`: for a task that has the file's URL,
+    /// not the store (another container on the same file).
+    static func container(at file: URL) throws -> PersistentContainer {
         try PersistentContainer(
             for: Item.self, Issue.self, GitHubUser.self, Note.self, HandNote.self, PacedNote.self, storeURL: file)
     }
@@ -143,6 +149,12 @@ final class TemporaryStore {
     /// Runs `sql` on the store file in the `sqlite3` shell: another process, writing as a
     /// user would by hand. Throws the shell's output if it fails.
     func write(_ sql: String) throws {
+        try Self.write(sql, to: file)
+    }
+
+    /// Runs `sql` on `file` in the `sqlite3` shell, as `write(_:)` does: for a task that has
+    /// the file's URL, not the store.
+    static func write(_ sql: String, to file: URL) throws {
         let shell = try ChildProcess(
             "/usr/bin/env", ["sqlite3", file.path, sql], standardInput: .nullDevice, standardOutput: .pipe,
             standardError: .standardOutput)
