@@ -30,11 +30,11 @@ final class MatchedInsertFeed: ManagedObject, Codable, RemoteModel {
     }
 
     /// Another context stores the row `a`, its `POST` acknowledged (pushed) if `pushed`.
-    func storeRow(pushed: Bool = true) throws {
+    func storeRow(pushed: Bool = true, title: String = "A") throws {
         let seed = ManagedObjectContext(container)
         let row = MatchedInsertFeed(context: seed)
         row.url = "a"
-        row.title = "A"
+        row.title = title
         row.count = 3
         row.score = 1.5
         row.due = Self.due
@@ -99,6 +99,20 @@ final class MatchedInsertFeed: ManagedObject, Codable, RemoteModel {
         try context.save()
         #expect(try rows() == "a|B|4|2.5|0|new note\n")
         #expect(try container.outboxSummary() == ["PATCH|title,count,score,due,note|0"])
+    }
+
+    /// Look-alikes of the stored title are changes: the decomposed form (`A` + U+0301) of a
+    /// precomposed `Á`, equal to it as Swift compares strings, and a Cyrillic `А` (U+0410)
+    /// for a Latin `A`. The row takes their bytes, and the `PATCH` sends them.
+    @Test(arguments: [("\u{C1}", "A\u{301}"), ("A", "\u{410}")])
+    func aLookAlikeOfTheRowsValueIsRecorded(stored: String, incoming: String) throws {
+        let context = context()
+        insert(context, title: incoming)
+        try storeRow(title: stored)
+        try context.save()
+        #expect(try container.outboxSummary() == ["PATCH|title|0"])
+        let hex = try sqliteShell(directory.file(), "SELECT hex(title) FROM MatchedInsertFeed")
+        #expect(hex == Data(incoming.utf8).map { String(format: "%02X", $0) }.joined() + "\n")
     }
 
     /// A column the insert was not given keeps the row's value: not recorded either.

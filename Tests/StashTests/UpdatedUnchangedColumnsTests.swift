@@ -204,4 +204,22 @@ final class UpdatedFolder: ManagedObject, Codable, RemoteModel {
         #expect(try rows() == "a|server|4|1\n")
         #expect(try container.outboxSummary() == ["PATCH|count|0"])
     }
+
+    /// Look-alikes are changes: the title's decomposed form (`A` + U+0301 for `Á`), equal to
+    /// the precomposed one as Swift compares strings, and a Cyrillic `А` (U+0410) for the
+    /// Latin `A`. The row holds other bytes, and the server must get them.
+    @Test(arguments: [("\u{C1}", "A\u{301}"), ("A", "\u{410}")])
+    func aLookAlikeValueIsRecorded(stored: String, edited: String) throws {
+        try storeRow()
+        let context = context()
+        let feed = try fetched(context)
+        feed.title = stored
+        try context.save()
+        try container.acknowledgeWholeOutbox()
+        feed.title = edited
+        try context.save()
+        #expect(try container.outboxSummary() == ["PATCH|title|0"])
+        let hex = try sqliteShell(directory.file(), "SELECT hex(title) FROM UpdatedFeed")
+        #expect(hex == Data(edited.utf8).map { String(format: "%02X", $0) }.joined() + "\n")
+    }
 }
