@@ -10,7 +10,9 @@ import Testing
 #endif
 
 /// Issue 19's crash test: a pushing process (`stash-worker push`) killed with SIGKILL at a
-/// random moment, 20 times, with edits made between the kills; then one push to the end.
+/// random moment, 20 times, with edits made between the kills (every other time within 10 ms
+/// of the round's first write, so that kills land mid-push on a machine of any speed); then
+/// one push to the end.
 /// The API answers each write 20 ms after applying it, so that kills land between a write
 /// applied and its acknowledgement too. Afterwards the server holds every edit, and applied
 /// each operation exactly once.
@@ -36,10 +38,25 @@ import Testing
             }
             try context.save()
 
+            let writesBefore = try await server.writes().count
             let process = try ChildProcess(
                 worker.path, ["push", store.file.path, server.base.absoluteString], standardOutput: .nullDevice,
                 standardError: .nullDevice)
-            try await Task.sleep(for: .milliseconds(Int.random(in: 20..<400)))
+            if round % 2 == 0 {
+                // Any moment: while the worker starts, writes, or has finished.
+                try await Task.sleep(for: .milliseconds(Int.random(in: 20..<400)))
+            } else {
+                // Within 10 ms of the round's first write, however slowly a loaded machine starts
+                // the worker: with the random window alone, one run on a loaded machine found
+                // every worker gone at its kill (`killedWhileRunning` 0). Here 5 to 10 of the 20
+                // kills land mid-push in four runs (3 to 6 with the random window alone).
+                let deadline = ContinuousClock.now + .seconds(60)
+                while process.isRunning, ContinuousClock.now < deadline, try await server.writes().count == writesBefore
+                {
+                    try await Task.sleep(for: .milliseconds(5))
+                }
+                try await Task.sleep(for: .milliseconds(Int.random(in: 0..<10)))
+            }
             if process.isRunning { killedWhileRunning += 1 }
             process.kill()
             process.waitUntilExit()
