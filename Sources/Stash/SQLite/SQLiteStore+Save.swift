@@ -48,12 +48,84 @@ extension SQLiteStore {
             kept[position] = keeping
             changes.entities[position].deletes.removeAll(where: keeping.contains)
         }
+        if !kept.isEmpty { try refuseWritesDepending(on: kept, in: changes, connection) }
         var result = try changes.write(with: SQLiteChangeWriter(store: self, connection: connection))
+        // The lists' members are known once the inserts have row ids; refused, all rolls back.
+        if !kept.isEmpty { try refuseListsDropping(kept, in: changes) }
         for (position, rows) in kept where position < result.entities.count {
             result.entities[position].keptDeletes = rows
         }
         try finishOutbox(changes.outbox, pendingEdits, result, connection)
         return result
+    }
+
+    /// Refuses a save that keeps deleted rows (`kept`, by entity position: their edits wait to
+    /// be pushed) while it writes what their deletes' rules did to other rows: rows of a
+    /// cascade deleted, links to a kept row set to NULL or elsewhere, a kept row left out of
+    /// a many-to-many list. Written without the delete, those would take the kept row's
+    /// children and links from it. Nothing is written; the error names both sides, and the
+    /// saving context keeps its changes (a sync fetches again, and then leaves such a row).
+    /// Read before the write changes them; lists are looked at after (`refuseListsDropping`).
+    private func refuseWritesDepending(
+        on kept: [Int: Set<Int64>], in changes: StoreChangeSet, _ connection: SQLiteConnection
+    ) throws {
+        var keptByTable: [String: Set<Int64>] = [:]
+        for (position, rows) in kept {
+            keptByTable[changes.entities[position].entity.name, default: []].formUnion(rows)
+        }
+        for changed in changes.entities {
+            let schema = changed.entity
+            let linking = schema.columns.indices.filter {
+                schema.columns[$0].references.map { keptByTable[$0] != nil } ?? false
+            }
+            guard !linking.isEmpty else { continue }
+            var touched = changed.deletes
+            for (row, rowID) in changed.updates.rowIDs.enumerated()
+            where linking.contains(where: changed.updates.columnSets[row].contains) {
+                touched.append(rowID)
+            }
+            for start in stride(from: 0, to: touched.count, by: filterBatchSize) {
+                let batch = touched[start..<min(start + filterBatchSize, touched.count)]
+                let sql = entitySQL(schema).select(linking, where: .rowIDs(count: batch.count), ordered: false)
+                try connection.forEachRow(sql, batch.map { .integer($0) }) { row in
+                    for (offset, column) in linking.enumerated() {
+                        let table = schema.columns[column].references!
+                        let index = Int32(offset + 1)
+                        guard !row.isNull(index), keptByTable[table]!.contains(row.int64(index)) else { continue }
+                        let target = row.int64(index)
+                        throw Self.keptRowConflict(table, target, schema.name, row.int64(0))
+                    }
+                }
+            }
+        }
+    }
+
+    /// Refuses a save that writes a many-to-many list without a row it read there that the
+    /// store keeps (see `refuseWritesDepending`): the delete took it from the list in memory.
+    private func refuseListsDropping(_ kept: [Int: Set<Int64>], in changes: StoreChangeSet) throws {
+        for write in changes.joinWrites {
+            guard write.table.columns.count > 1, let table = write.table.columns[1].references, let known = write.known
+            else { continue }
+            let rows = kept.filter { changes.entities[$0.key].entity.name == table }.values.reduce(
+                Set(), { $0.union($1) })
+            guard !rows.isEmpty else { continue }
+            let related = Set(try write.related())
+            if let dropped = known.intersection(rows).first(where: { !related.contains($0) }) {
+                throw Self.keptRowConflict(table, dropped, write.table.name, try write.owner())
+            }
+        }
+    }
+
+    /// The error of a save refused for writing what a kept delete did to a row referring to it.
+    private static func keptRowConflict(_ table: String, _ rowID: Int64, _ dependent: String, _ dependentRow: Int64)
+        -> StashError
+    {
+        StashError(
+            .conflict,
+            "the save deletes row \(rowID), whose edits wait to be pushed, so the store keeps it; it also "
+                + "changes \(dependent) row \(dependentRow), which refers to it: nothing was written "
+                + "(fetch again: a row whose edits wait is not deleted)",
+            entity: table)
     }
 
     /// One owner's list as a change to the rows its context read (see `JoinWrite`): its join
