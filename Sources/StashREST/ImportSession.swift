@@ -22,6 +22,10 @@ struct ImportSession<T: ManagedObject & Decodable> {
     private(set) var report = ImportReport()
     /// The objects decoded, once saved, in payload order: for the caller's context.
     private(set) var handover: [HandedOver] = []
+    /// Set when a save left out objects the answer made again though a push deleted them
+    /// after the request (`ManagedObjectContext.dropObjectsDeleted(since:)`): the pages that
+    /// held them keep no validators.
+    private var droppedDeleted = false
 
     init(
         client: RESTClient, container: PersistentContainer, options: FetchOptions, many: Bool,
@@ -565,7 +569,7 @@ struct ImportSession<T: ManagedObject & Decodable> {
         report.phases.add(\.saving, since: saving)
         let recording = ContinuousClock.now
         await settleCoverage()
-        if keepsValidators, pages.contains(where: { $0.fresh?.changesRecord == true }) {
+        if keepsValidators, !droppedDeleted, pages.contains(where: { $0.fresh?.changesRecord == true }) {
             // A transaction of its own, once the objects have row ids: if it fails, the
             // next fetch is a full one, nothing worse.
             let earlier = handover.map(\.id)
@@ -668,6 +672,9 @@ struct ImportSession<T: ManagedObject & Decodable> {
         report.phases.add(\.handingOver, since: handing)
         handover += Self.splice(pending, taken)
         pending = []
+        // Objects deleted before a save have no row: not the caller's (kept so far, in page
+        // order, for the pages' records).
+        if droppedDeleted { handover.removeAll { $0.id.rowID == nil } }
         options.progress?.yield(.saved(inserted: report.inserted, updated: report.updated, deleted: report.deleted))
     }
 
@@ -679,10 +686,12 @@ struct ImportSession<T: ManagedObject & Decodable> {
         let decoded = self.decoded
         let entity = String(describing: T.self)
         let requestedAt = self.requestedAt
-        let (changes, distinct, saved) = try await background.perform {
+        let (changes, distinct, saved, dropped) = try await background.perform {
+            let dropped = try background.dropObjectsDeleted(since: requestedAt)
             let changes = try background.saveChanges(fetchedAt: requestedAt)
-            return (changes, decoded.distinctUnsaved(), background.lastRowChangeCounts)
+            return (changes, decoded.distinctUnsaved() - dropped, background.lastRowChangeCounts, dropped)
         }
+        if dropped > 0 { droppedDeleted = true }
         if let expected = ownRowChangeCounts, let saved, saved.after != expected {
             // Another save changed an entity's rows between: rows saved before may hold its values.
             for position in expected.indices where saved.before[position] != expected[position] {

@@ -172,6 +172,47 @@ import Testing
         #expect(try store.sqlite("SELECT title FROM Bookmark") == "theirs")
     }
 
+    /// A list fetched before a push of a deletion, decoded after the push was acknowledged:
+    /// the server answered with the bookmark it then deleted, and the fetch made it again
+    /// here, where nothing would ever delete it (no operation left, and a plain fetch deletes
+    /// nothing).
+    @Test func aFetchAnsweredBeforeAPushedDeleteDoesNotBringTheObjectBack() async throws {
+        let gone = bookmark("https://gone.example", "gone")
+        let kept = bookmark("https://kept.example", "kept")
+        try context.save()
+        #expect(try await testClient(server).push(container).sent == 2)
+        context.delete(gone)
+        try context.save()
+        let fetched = try await pushingBeforeItsDecode().fetchReporting(
+            [Bookmark].self, from: "api/bookmarks", into: context)
+        #expect(try await server.bookmarks().count == 1)
+        #expect(try container.pendingChangeCount() == 0)
+        #expect(fetched.value.map(\.url) == [kept.url])
+        #expect(fetched.report.inserted == 0)
+        #expect(try store.sqlite("SELECT url FROM Bookmark") == "https://kept.example")
+        // The next fetch, answered after the push, agrees.
+        let next = try await testClient(server).fetch([Bookmark].self, from: "api/bookmarks", into: context)
+        #expect(next.map(\.url) == ["https://kept.example"])
+        #expect(try store.sqlite("SELECT count(*) FROM Bookmark") == "1")
+    }
+
+    /// The same through a sync: the answer lists the deleted bookmark, so the sync's deletion
+    /// of what the answer leaves out would not have removed it either.
+    @Test func aSyncAnsweredBeforeAPushedDeleteDoesNotBringTheObjectBack() async throws {
+        let gone = bookmark("https://gone.example", "gone")
+        _ = bookmark("https://kept.example", "kept")
+        try context.save()
+        #expect(try await testClient(server).push(container).sent == 2)
+        context.delete(gone)
+        try context.save()
+        let synced = try await pushingBeforeItsDecode().fetchReporting(
+            [Bookmark].self, from: "api/bookmarks", into: context, deletingMissing: .all)
+        #expect(synced.value.map(\.url) == ["https://kept.example"])
+        #expect(synced.report.inserted == 0 && synced.report.deleted == 0)
+        #expect(try store.sqlite("SELECT url FROM Bookmark") == "https://kept.example")
+        #expect(try context.fetch(FetchDescriptor<Bookmark>()).map(\.url) == ["https://kept.example"])
+    }
+
     /// The object fetched alone, answered at the version before the push: its save kept the
     /// answer's ETag over the push's, and the next edit's `PATCH` carried it: 412, a conflict
     /// the server won, and the edit was lost.

@@ -162,6 +162,36 @@ extension ManagedObjectContext {
         }
     }
 
+    /// For a fetch whose first request was sent at `mark`, before its save: deletes the new
+    /// objects that a `DELETE` a push acknowledged since then named. The server still held
+    /// them when it answered, so the answer made them again here; saved, they would stay for
+    /// good, as no operation is left to remove them (one still waiting does, see
+    /// `deleteObjectsNamed(by:)`). Answers how many it deleted.
+    package func dropObjectsDeleted(since mark: OutboxMark?) throws -> Int {
+        guard let mark, let store = container.store as? any OutboxStore else { return 0 }
+        let deleted = store.acknowledgements.deletedKeys(since: mark)
+        guard !deleted.isEmpty else { return 0 }
+        return try entering {
+            var dropped = 0
+            for state in identity.states {
+                guard let named = deleted[state.entity.name], let remote = state.entity.type as? any RemoteModel.Type,
+                    let attribute = try remote.remoteKeyAttribute(in: state.entity)
+                        ?? state.entity.uniqueAttributes.first
+                else { continue }
+                // By their bytes, as the store tells unique values apart: "café" in two Unicode
+                // forms is two objects.
+                let keys = Set(named.map { Array($0.utf8) })
+                for object in state.inserted where state.isLive(object) {
+                    let key = try Self.key(of: object, attribute, allowsMissing: true)
+                    guard !key.isEmpty, keys.contains(Array(key.utf8)) else { continue }
+                    delete(object)
+                    dropped += 1
+                }
+            }
+            return dropped
+        }
+    }
+
     /// The `remoteKey` (or first unique value) of the operation's row as text, or `nil` while
     /// the server has not set it: what names the object when an operation is sent. A
     /// `DELETE`'s row is gone: a copy a fetch brought back (found by the unique value it

@@ -18,13 +18,19 @@ package struct OutboxMark: Sendable, Hashable {
 /// could need them. A push from another process (or through another container of the same
 /// file) is not seen, as it is not held back (`PushQueue`).
 package final class OutboxAcknowledgements: Sendable {
-    /// One acknowledged operation: its row, and the columns it sent (`nil`: a `POST`'s, all).
+    /// One acknowledged operation: its row, and the columns it sent (`nil`: a `POST`'s, all);
+    /// for a `DELETE`, the key it named instead (its row is gone).
     struct Entry {
         let count: UInt64
         let entity: String
         let rowID: Int64
         let columns: [String]?
+        var deletedKey: String? = nil
     }
+
+    /// One operation to note: a `DELETE` with the key it named (`deletedKey`), or a `POST` or
+    /// `PATCH` with the columns it sent.
+    typealias Acknowledged = (entity: String, rowID: Int64, columns: [String]?, deletedKey: String?)
 
     private struct State {
         var count: UInt64 = 0
@@ -42,22 +48,35 @@ package final class OutboxAcknowledgements: Sendable {
     var isWatched: Bool { state.withLock { !$0.watches.isEmpty } }
 
     /// Notes operations acknowledged, in the transaction that removes them from the outbox.
-    func note(_ acknowledged: [(entity: String, rowID: Int64, columns: [String]?)]) {
+    func note(_ acknowledged: [Acknowledged]) {
         state.withLock { state in
             guard !state.watches.isEmpty else { return }
             for operation in acknowledged {
                 state.count += 1
                 state.entries.append(
                     Entry(
-                        count: state.count, entity: operation.entity, rowID: operation.rowID, columns: operation.columns
-                    ))
+                        count: state.count, entity: operation.entity, rowID: operation.rowID,
+                        columns: operation.columns,
+                        deletedKey: operation.deletedKey))
             }
         }
     }
 
-    /// The operations acknowledged after `mark`.
+    /// The `POST`s and `PATCH`es acknowledged after `mark`.
     func entries(since mark: OutboxMark) -> [Entry] {
-        state.withLock { state in state.entries.filter { $0.count > mark.count } }
+        state.withLock { state in state.entries.filter { $0.count > mark.count && $0.deletedKey == nil } }
+    }
+
+    /// The keys of the `DELETE`s acknowledged after `mark`, by entity: the server still held
+    /// those objects when it answered a request sent at `mark`.
+    package func deletedKeys(since mark: OutboxMark) -> [String: Set<String>] {
+        state.withLock { state in
+            var keys: [String: Set<String>] = [:]
+            for entry in state.entries where entry.count > mark.count {
+                if let key = entry.deletedKey { keys[entry.entity, default: []].insert(key) }
+            }
+            return keys
+        }
     }
 
     /// Begins a watch: acknowledgements are noted until it is let go.

@@ -94,16 +94,18 @@ extension SQLiteStore: OutboxStore {
     /// `POST`'s row with all its columns, a `PATCH`'s with the attributes it sent (a `DELETE`'s
     /// row is gone).
     private func noteAcknowledged(_ sequences: [Int64], _ connection: SQLiteConnection) throws {
-        var noted: [(entity: String, rowID: Int64, columns: [String]?)] = []
+        var noted: [OutboxAcknowledgements.Acknowledged] = []
         let read = try connection.statement(
-            "SELECT \"entity\", \"row\", \"method\", \"attributes\" FROM \"_stash_outbox\" WHERE \"sequence\" = ?")
+            "SELECT \"entity\", \"row\", \"method\", \"attributes\", \"key\" FROM \"_stash_outbox\" WHERE \"sequence\" = ?"
+        )
         for sequence in sequences {
             read.reset()
             try read.bind(.integer(sequence), at: 1)
             guard try read.step() else { continue }
             switch read.text(2) {
-            case "POST": noted.append((read.text(0), read.int64(1), nil))
-            case "PATCH": noted.append((read.text(0), read.int64(1), Self.names(read.text(3))))
+            case "POST": noted.append((read.text(0), read.int64(1), nil, nil))
+            case "PATCH": noted.append((read.text(0), read.int64(1), Self.names(read.text(3)), nil))
+            case "DELETE": noted.append((read.text(0), read.int64(1), nil, read.text(4)))
             default: break
             }
         }
