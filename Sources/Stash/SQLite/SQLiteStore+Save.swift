@@ -98,6 +98,71 @@ extension SQLiteStore {
                 }
             }
         }
+        try refuseDeletesReachedFrom(keptByTable, in: changes, connection)
+    }
+
+    /// Refuses a save that deletes rows a kept row reaches without their naming it: the
+    /// targets of its own to-one columns (a `.cascade` to-one, or a parent deleted with the
+    /// kept child that names it), and the rows a join table links it to (a many-to-many
+    /// `.cascade`). Written, the kept row would name a row gone (the foreign key check fails
+    /// at COMMIT) or lose its links and the rows with them.
+    private func refuseDeletesReachedFrom(
+        _ keptByTable: [String: Set<Int64>], in changes: StoreChangeSet, _ connection: SQLiteConnection
+    ) throws {
+        var deletedByTable: [String: Set<Int64>] = [:]
+        var schemas: [String: EntitySchema] = [:]
+        for changed in changes.entities {
+            schemas[changed.entity.name] = changed.entity
+            if !changed.deletes.isEmpty { deletedByTable[changed.entity.name, default: []].formUnion(changed.deletes) }
+        }
+        guard !deletedByTable.isEmpty else { return }
+        // The kept rows' own links.
+        for (table, rows) in keptByTable {
+            guard let schema = schemas[table] else { continue }
+            let linking = schema.columns.indices.filter {
+                schema.columns[$0].references.map { deletedByTable[$0] != nil } ?? false
+            }
+            guard !linking.isEmpty else { continue }
+            let kept = Array(rows)
+            for start in stride(from: 0, to: kept.count, by: filterBatchSize) {
+                let batch = kept[start..<min(start + filterBatchSize, kept.count)]
+                let sql = entitySQL(schema).select(linking, where: .rowIDs(count: batch.count), ordered: false)
+                try connection.forEachRow(sql, batch.map { .integer($0) }) { row in
+                    for (offset, column) in linking.enumerated() {
+                        let target = schema.columns[column].references!
+                        let index = Int32(offset + 1)
+                        guard !row.isNull(index), deletedByTable[target]!.contains(row.int64(index)) else { continue }
+                        throw Self.keptRowConflict(table, row.int64(0), target, row.int64(index))
+                    }
+                }
+            }
+        }
+        // The join tables that link a kept row to a deleted one: found by their foreign keys.
+        var joins: [String: [(column: String, table: String)]] = [:]
+        try connection.forEachRow(
+            "SELECT m.\"name\", k.\"from\", k.\"table\" FROM \"sqlite_master\" AS m, "
+                + "pragma_foreign_key_list(m.\"name\") AS k WHERE m.\"type\" = 'table' AND k.\"on_delete\" = 'CASCADE'"
+        ) { row in
+            joins[row.text(0), default: []].append((row.text(1), row.text(2)))
+        }
+        for (join, columns) in joins where columns.count == 2 && schemas[join] == nil {
+            for (keptSide, deletedSide) in [(columns[0], columns[1]), (columns[1], columns[0])] {
+                guard let kept = keptByTable[keptSide.table], let deleted = deletedByTable[deletedSide.table] else {
+                    continue
+                }
+                let deletedRows = Array(deleted)
+                for start in stride(from: 0, to: deletedRows.count, by: filterBatchSize) {
+                    let batch = deletedRows[start..<min(start + filterBatchSize, deletedRows.count)]
+                    let sql =
+                        "SELECT \(quoted(keptSide.column)), \(quoted(deletedSide.column)) FROM \(quoted(join)) WHERE "
+                        + "\(quoted(deletedSide.column)) IN (\(Array(repeating: "?", count: batch.count).joined(separator: ", ")))"
+                    try connection.forEachRow(sql, batch.map { .integer($0) }) { row in
+                        guard kept.contains(row.int64(0)) else { return }
+                        throw Self.keptRowConflict(keptSide.table, row.int64(0), deletedSide.table, row.int64(1))
+                    }
+                }
+            }
+        }
     }
 
     /// Refuses a save that writes a many-to-many list without a row it read there that the
