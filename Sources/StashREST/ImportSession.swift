@@ -689,7 +689,10 @@ struct ImportSession<T: ManagedObject & Decodable> {
         let (changes, distinct, saved, dropped) = try await background.perform {
             let dropped = try background.dropObjectsDeleted(since: requestedAt)
             let changes = try background.saveChanges(fetchedAt: requestedAt)
-            return (changes, decoded.distinctUnsaved() - dropped, background.lastRowChangeCounts, dropped)
+            return (
+                changes, decoded.distinctUnsaved(leavingOutDropped: dropped > 0), background.lastRowChangeCounts,
+                dropped
+            )
         }
         if dropped > 0 { droppedDeleted = true }
         if let expected = ownRowChangeCounts, let saved, saved.after != expected {
@@ -847,8 +850,11 @@ final class DecodedObjects: @unchecked Sendable {
 
     /// The objects decoded since the last save (now saved), each once (a payload may name one
     /// twice). Most often their rows ascend, and that alone proves them distinct.
-    func distinctUnsaved() -> Int {
-        let ids = objects.map(\.objectID)
+    /// `leavingOutDropped`: not those a save left out (`dropObjectsDeleted(since:)`), which
+    /// have no row; the objects of other entities it left out (a nested one) are not here.
+    func distinctUnsaved(leavingOutDropped: Bool = false) -> Int {
+        var ids = objects.map(\.objectID)
+        if leavingOutDropped { ids.removeAll { $0.rowID == nil } }
         let rows = ids.compactMap(\.rowID)
         return rows.count == ids.count && rows.ascendsStrictly ? ids.count : Set(ids).count
     }

@@ -1,0 +1,96 @@
+import Foundation
+import PushModels
+import Stash
+import StashREST
+import Synchronization
+import Testing
+
+/// A fetch answered before a pushed `DELETE`, decoded (or saved) after the push was
+/// acknowledged: what it makes again, counts and hands back.
+// Serialized: a test sets `RacedNote.willSaveInserted`, a static hook.
+@Suite(.serialized) struct DroppedDeletedImportTests {
+    let server: TestServer
+    let store: TemporaryStore
+    let container: PersistentContainer
+    let context: ManagedObjectContext
+
+    init() async throws {
+        server = try await TestServer.start()
+        store = try TemporaryStore()
+        container = try PersistentContainer(
+            for: Bookmark.self, PushFolder.self, RacedNote.self, storeURL: store.file)
+        context = ManagedObjectContext(container)
+    }
+
+    /// A client whose first decode waits for a full push of the container.
+    func pushingBeforeItsDecode() -> RESTClient {
+        let container = self.container
+        let server = self.server
+        let once = RunOnce()
+        return testClient(server) { configuration in
+            configuration.makeDecoder = {
+                once.run {
+                    let done = DispatchSemaphore(value: 0)
+                    Task {
+                        _ = try? await testClient(server).push(container)
+                        done.signal()
+                    }
+                    done.wait()
+                }
+                return RESTConfiguration.defaultDecoder()
+            }
+        }
+    }
+
+    /// The answer names a bookmark the push deleted and, by reference, its folder, which the
+    /// push deleted too: both are left out, but only the bookmark is one of the fetched
+    /// objects. The other bookmark, stored and unchanged, must count as unchanged.
+    @Test func aDroppedNestedObjectIsNotTakenOffTheFetchedObjectsCount() async throws {
+        let folder = PushFolder(context: context)
+        folder.name = "f"
+        let gone = Bookmark.new(in: context, "https://gone.example", "gone")
+        gone.folder = folder
+        let kept = Bookmark.new(in: context, "https://kept.example", "kept")
+        try context.save()
+        #expect(try await testClient(server).push(container).sent == 3)
+        context.delete(gone)
+        context.delete(folder)
+        try context.save()
+        let fetched = try await pushingBeforeItsDecode().fetchReporting(
+            [Bookmark].self, from: "api/bookmarks", into: context)
+        #expect(try container.pendingChangeCount() == 0)
+        #expect(try store.sqlite("SELECT count(*) FROM PushFolder") == "0")
+        #expect(fetched.value.map(\.url) == [kept.url])
+        #expect(fetched.report.inserted == 0)
+        #expect(fetched.report.updated == 0)
+        #expect(fetched.report.unchanged == 1)
+    }
+}
+
+/// A note of the test API (`api/racednotes`), with a hook run when a save inserts one.
+final class RacedNote: ManagedObject, Codable, RemoteModel {
+    static let remotePath = "api/racednotes"
+    static let willSaveInserted = Mutex<(@Sendable () -> Void)?>(nil)
+    @Attribute(.unique) var id: String = ""
+    @Attribute var text: String = ""
+
+    override func willSave() {
+        guard isInserted, let hook = Self.willSaveInserted.withLock({ $0 }) else { return }
+        hook()
+    }
+}
+
+/// Runs a body the first time only.
+private final class RunOnce: Sendable {
+    private let done = Mutex(false)
+
+    func run(_ body: () -> Void) {
+        guard
+            done.withLock({ done in
+                defer { done = true }
+                return !done
+            })
+        else { return }
+        body()
+    }
+}
