@@ -687,8 +687,24 @@ struct ImportSession<T: ManagedObject & Decodable> {
         let entity = String(describing: T.self)
         let requestedAt = self.requestedAt
         let (changes, distinct, saved, dropped) = try await background.perform {
-            let dropped = try background.dropObjectsDeleted(since: requestedAt)
-            let changes = try background.saveChanges(fetchedAt: requestedAt)
+            var dropped = try background.dropObjectsDeleted(since: requestedAt)
+            var changes: ChangeSet
+            while true {
+                do {
+                    changes = try background.saveChanges(fetchedAt: requestedAt)
+                    break
+                } catch is ObjectsDeletedSinceFetch {
+                    // A push was acknowledged between the look and the save: look again. Each
+                    // time leaves one more object out, so this ends.
+                    let more = try background.dropObjectsDeleted(since: requestedAt)
+                    guard more > 0 else {
+                        throw StashError(
+                            .conflict,
+                            "the answer holds an object a push deleted after the request, and it is not new here")
+                    }
+                    dropped += more
+                }
+            }
             return (
                 changes, decoded.distinctUnsaved(leavingOutDropped: dropped > 0), background.lastRowChangeCounts,
                 dropped

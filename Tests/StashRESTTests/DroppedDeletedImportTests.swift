@@ -65,6 +65,41 @@ import Testing
         #expect(fetched.report.updated == 0)
         #expect(fetched.report.unchanged == 1)
     }
+
+    /// The `DELETE` acknowledged after the fetch left out what it named, but before its save
+    /// wrote the answer (here from the save's own `willSave`): the note was made again, for
+    /// good, as before the fix.
+    @Test func aDeleteAcknowledgedWhileTheFetchSavesDoesNotBringTheObjectBack() async throws {
+        for id in ["gone", "kept"] {
+            let note = RacedNote(context: context)
+            note.id = id
+        }
+        try context.save()
+        #expect(try await testClient(server).push(container).sent == 2)
+        context.delete(try #require(try context.fetch(FetchDescriptor<RacedNote>()).first { $0.id == "gone" }))
+        try context.save()
+        let container = self.container
+        let server = self.server
+        let once = RunOnce()
+        RacedNote.willSaveInserted.withLock {
+            $0 = {
+                once.run {
+                    let done = DispatchSemaphore(value: 0)
+                    Task {
+                        _ = try? await testClient(server).push(container)
+                        done.signal()
+                    }
+                    done.wait()
+                }
+            }
+        }
+        defer { RacedNote.willSaveInserted.withLock { $0 = nil } }
+        let fetched = try await testClient(server).fetch([RacedNote].self, from: "api/racednotes", into: context)
+        #expect(try await server.objects(of: "racednotes").keys.sorted() == ["kept"])
+        #expect(try container.pendingChangeCount() == 0)
+        #expect(fetched.map(\.id) == ["kept"])
+        #expect(try store.sqlite("SELECT id FROM RacedNote") == "kept")
+    }
 }
 
 /// A note of the test API (`api/racednotes`), with a hook run when a save inserts one.

@@ -29,6 +29,13 @@ extension ManagedObjectContext {
             involved = true
             guard recordsEdits else {
                 write.protectedEntities.append(entity.schema)
+                if write.fetchedAt != nil, !plan.inserted[position].isEmpty,
+                    let attribute = try remote.remoteKeyAttribute(in: entity) ?? entity.uniqueAttributes.first
+                {
+                    write.fetchedInsertKeys[entity.name] = try plan.inserted[position].map {
+                        try Self.key(of: $0, attribute, allowsMissing: true)
+                    }
+                }
                 continue
             }
             guard let unique = entity.uniqueAttributes.first else {

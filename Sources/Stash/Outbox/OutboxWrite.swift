@@ -52,6 +52,10 @@ package struct OutboxWrite {
     /// `etags` are not kept for rows whose operations wait (they keep the ETag they were made
     /// against) or were acknowledged since (the push's answer's is newer).
     var fetchedAt: OutboxMark?
+    /// A fetch's save: the keys of its new objects, by entity name (the remote key, or the
+    /// first unique value, as text). One that a `DELETE` acknowledged since `fetchedAt` named
+    /// makes the store refuse the save (`ObjectsDeletedSinceFetch`).
+    var fetchedInsertKeys: [String: [String]] = [:]
 
     package var isEmpty: Bool { records.isEmpty && acknowledged.isEmpty && etags.isEmpty && keys.isEmpty }
 }
@@ -68,3 +72,8 @@ package struct OutboxETag: Sendable, Hashable {
         self.value = value
     }
 }
+
+/// Thrown by a fetch's save whose new objects include one that a `DELETE` acknowledged after
+/// the fetch's request named (seen inside the save's transaction): nothing is written, and
+/// the fetch leaves such objects out (`dropObjectsDeleted(since:)`) and saves again.
+package struct ObjectsDeletedSinceFetch: Error {}

@@ -57,6 +57,9 @@ extension SQLiteStore: OutboxStore {
         // A fetch's answer is older than the operations acknowledged since its request: their
         // columns are kept as the waiting ones' are.
         let acknowledgedSince = write.fetchedAt.map { acknowledgements.entries(since: $0) } ?? []
+        if let mark = write.fetchedAt, !write.fetchedInsertKeys.isEmpty {
+            try refuseObjectsDeleted(since: mark, in: write)
+        }
         for schema in write.protectedEntities {
             var columnsByRow: [Int64: AttributeSet] = [:]
             func protect(_ rowID: Int64, _ names: [String]) {
@@ -93,6 +96,21 @@ extension SQLiteStore: OutboxStore {
     /// Notes the operations about to be removed as acknowledged, for the fetches in flight: a
     /// `POST`'s row with all its columns, a `PATCH`'s with the attributes it sent (a `DELETE`'s
     /// row is gone).
+    /// Refuses a fetch's save that would make again an object a `DELETE` acknowledged since
+    /// its request named: `dropObjectsDeleted(since:)` looked before the save, and a push may
+    /// have been acknowledged since (its own look for such copies ran before this write). In
+    /// the save's transaction, no acknowledgement can come between this look and the commit.
+    private func refuseObjectsDeleted(since mark: OutboxMark, in write: OutboxWrite) throws {
+        let deleted = acknowledgements.deletedKeys(since: mark)
+        for (entity, keys) in write.fetchedInsertKeys {
+            guard let named = deleted[entity] else { continue }
+            let bytes = Set(named.map { Array($0.utf8) })
+            if keys.contains(where: { !$0.isEmpty && bytes.contains(Array($0.utf8)) }) {
+                throw ObjectsDeletedSinceFetch()
+            }
+        }
+    }
+
     private func noteAcknowledged(_ sequences: [Int64], _ connection: SQLiteConnection) throws {
         var noted: [OutboxAcknowledgements.Acknowledged] = []
         let read = try connection.statement(
