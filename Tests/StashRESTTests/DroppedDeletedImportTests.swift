@@ -24,22 +24,7 @@ import Testing
 
     /// A client whose first decode waits for a full push of the container.
     func pushingBeforeItsDecode() -> RESTClient {
-        let container = self.container
-        let server = self.server
-        let once = RunOnce()
-        return testClient(server) { configuration in
-            configuration.makeDecoder = {
-                once.run {
-                    let done = DispatchSemaphore(value: 0)
-                    Task {
-                        _ = try? await testClient(server).push(container)
-                        done.signal()
-                    }
-                    done.wait()
-                }
-                return RESTConfiguration.defaultDecoder()
-            }
-        }
+        server.clientPushingBeforeItsDecode(container)
     }
 
     /// The answer names a bookmark the push deleted and, by reference, its folder, which the
@@ -80,18 +65,9 @@ import Testing
         try context.save()
         let container = self.container
         let server = self.server
-        let once = RunOnce()
+        let once = Once()
         RacedNote.willSaveInserted.withLock {
-            $0 = {
-                once.run {
-                    let done = DispatchSemaphore(value: 0)
-                    Task {
-                        _ = try? await testClient(server).push(container)
-                        done.signal()
-                    }
-                    done.wait()
-                }
-            }
+            $0 = { once.run { server.pushBlocking(container) } }
         }
         defer { RacedNote.willSaveInserted.withLock { $0 = nil } }
         let fetched = try await testClient(server).fetch([RacedNote].self, from: "api/racednotes", into: context)
@@ -112,20 +88,5 @@ final class RacedNote: ManagedObject, Codable, RemoteModel {
     override func willSave() {
         guard isInserted, let hook = Self.willSaveInserted.withLock({ $0 }) else { return }
         hook()
-    }
-}
-
-/// Runs a body the first time only.
-private final class RunOnce: Sendable {
-    private let done = Mutex(false)
-
-    func run(_ body: () -> Void) {
-        guard
-            done.withLock({ done in
-                defer { done = true }
-                return !done
-            })
-        else { return }
-        body()
     }
 }

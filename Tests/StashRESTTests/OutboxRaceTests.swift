@@ -135,22 +135,7 @@ import Testing
     /// A client whose first decode waits for a full push of the container: the answer is in
     /// hand, and the push goes through (to its acknowledgement) before it is decoded and saved.
     func pushingBeforeItsDecode() -> RESTClient {
-        let container = self.container
-        let server = self.server
-        let once = Once()
-        return testClient(server) { configuration in
-            configuration.makeDecoder = {
-                once.run {
-                    let done = DispatchSemaphore(value: 0)
-                    Task {
-                        _ = try? await testClient(server).push(container)
-                        done.signal()
-                    }
-                    done.wait()
-                }
-                return RESTConfiguration.defaultDecoder()
-            }
-        }
+        server.clientPushingBeforeItsDecode(container)
     }
 
     /// A list fetched before a push, decoded after the push was acknowledged: the server
@@ -371,21 +356,6 @@ private final class HookedEncoder: JSONEncoder, @unchecked Sendable {
         let data = try super.encode(value)
         hook()
         return data
-    }
-}
-
-/// Runs a body the first time only.
-private final class Once: Sendable {
-    private let done = Mutex(false)
-
-    func run(_ body: () -> Void) {
-        guard
-            done.withLock({ done in
-                defer { done = true }
-                return !done
-            })
-        else { return }
-        body()
     }
 }
 

@@ -84,21 +84,29 @@ extension SQLiteStore {
             where linking.contains(where: changed.updates.columnSets[row].contains) {
                 touched.append(rowID)
             }
-            for start in stride(from: 0, to: touched.count, by: filterBatchSize) {
-                let batch = touched[start..<min(start + filterBatchSize, touched.count)]
-                let sql = entitySQL(schema).select(linking, where: .rowIDs(count: batch.count), ordered: false)
-                try connection.forEachRow(sql, batch.map { .integer($0) }) { row in
-                    for (offset, column) in linking.enumerated() {
-                        let table = schema.columns[column].references!
-                        let index = Int32(offset + 1)
-                        guard !row.isNull(index), keptByTable[table]!.contains(row.int64(index)) else { continue }
-                        let target = row.int64(index)
-                        throw Self.keptRowConflict(table, target, schema.name, row.int64(0))
-                    }
-                }
+            try forEachLink(of: touched, in: schema, through: linking, connection) { rowID, table, target in
+                guard keptByTable[table]!.contains(target) else { return }
+                throw Self.keptRowConflict(table, target, schema.name, rowID)
             }
         }
         try refuseDeletesReachedFrom(keptByTable, in: changes, connection)
+    }
+
+    /// Calls `body` with each link that `rows` of `schema` hold in the `linking` columns (to-one
+    /// foreign keys): the row, the table linked to and the row linked to, read 500 rows a query.
+    private func forEachLink(
+        of rows: [Int64], in schema: EntitySchema, through linking: [Int], _ connection: SQLiteConnection,
+        _ body: (_ rowID: Int64, _ table: String, _ target: Int64) throws -> Void
+    ) throws {
+        for start in stride(from: 0, to: rows.count, by: filterBatchSize) {
+            let batch = rows[start..<min(start + filterBatchSize, rows.count)]
+            let sql = entitySQL(schema).select(linking, where: .rowIDs(count: batch.count), ordered: false)
+            try connection.forEachRow(sql, batch.map { .integer($0) }) { row in
+                for (offset, column) in linking.enumerated() where !row.isNull(Int32(offset + 1)) {
+                    try body(row.int64(0), schema.columns[column].references!, row.int64(Int32(offset + 1)))
+                }
+            }
+        }
     }
 
     /// Refuses a save that deletes rows a kept row reaches without their naming it: the
@@ -123,18 +131,9 @@ extension SQLiteStore {
                 schema.columns[$0].references.map { deletedByTable[$0] != nil } ?? false
             }
             guard !linking.isEmpty else { continue }
-            let kept = Array(rows)
-            for start in stride(from: 0, to: kept.count, by: filterBatchSize) {
-                let batch = kept[start..<min(start + filterBatchSize, kept.count)]
-                let sql = entitySQL(schema).select(linking, where: .rowIDs(count: batch.count), ordered: false)
-                try connection.forEachRow(sql, batch.map { .integer($0) }) { row in
-                    for (offset, column) in linking.enumerated() {
-                        let target = schema.columns[column].references!
-                        let index = Int32(offset + 1)
-                        guard !row.isNull(index), deletedByTable[target]!.contains(row.int64(index)) else { continue }
-                        throw Self.keptRowConflict(table, row.int64(0), target, row.int64(index))
-                    }
-                }
+            try forEachLink(of: Array(rows), in: schema, through: linking, connection) { rowID, target, targetRow in
+                guard deletedByTable[target]!.contains(targetRow) else { return }
+                throw Self.keptRowConflict(table, rowID, target, targetRow)
             }
         }
         // The join tables that link a kept row to a deleted one: found by their foreign keys.
