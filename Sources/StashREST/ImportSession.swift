@@ -705,10 +705,7 @@ struct ImportSession<T: ManagedObject & Decodable> {
                     dropped += more
                 }
             }
-            return (
-                changes, decoded.distinctUnsaved(leavingOutDropped: dropped > 0), background.lastRowChangeCounts,
-                dropped
-            )
+            return (changes, decoded.distinctUnsaved(), background.lastRowChangeCounts, dropped)
         }
         if dropped > 0 { droppedDeleted = true }
         if let expected = ownRowChangeCounts, let saved, saved.after != expected {
@@ -866,11 +863,9 @@ final class DecodedObjects: @unchecked Sendable {
 
     /// The objects decoded since the last save (now saved), each once (a payload may name one
     /// twice). Most often their rows ascend, and that alone proves them distinct.
-    /// `leavingOutDropped`: not those a save left out (`dropObjectsDeleted(since:)`), which
-    /// have no row; the objects of other entities it left out (a nested one) are not here.
-    func distinctUnsaved(leavingOutDropped: Bool = false) -> Int {
-        var ids = objects.map(\.objectID)
-        if leavingOutDropped { ids.removeAll { $0.rowID == nil } }
+    /// Not those the save left out (`dropObjectsDeleted(since:)`), the only ones without a row.
+    func distinctUnsaved() -> Int {
+        let ids = objects.map(\.objectID).filter { $0.rowID != nil }
         let rows = ids.compactMap(\.rowID)
         return rows.count == ids.count && rows.ascendsStrictly ? ids.count : Set(ids).count
     }

@@ -30,10 +30,10 @@ extension ManagedObjectContext {
             guard recordsEdits else {
                 write.protectedEntities.append(entity.schema)
                 if write.fetchedAt != nil, !plan.inserted[position].isEmpty,
-                    let attribute = try remote.remoteKeyAttribute(in: entity) ?? entity.uniqueAttributes.first
+                    let attribute = try remote.namingAttribute(in: entity)
                 {
                     write.fetchedInsertKeys[entity.name] = try plan.inserted[position].map {
-                        try Self.key(of: $0, attribute, allowsMissing: true)
+                        Array(try Self.key(of: $0, attribute, allowsMissing: true).utf8)
                     }
                 }
                 continue
@@ -181,13 +181,9 @@ extension ManagedObjectContext {
         return try entering {
             var dropped = 0
             for state in identity.states {
-                guard let named = deleted[state.entity.name], let remote = state.entity.type as? any RemoteModel.Type,
-                    let attribute = try remote.remoteKeyAttribute(in: state.entity)
-                        ?? state.entity.uniqueAttributes.first
+                guard let keys = deleted[state.entity.name], let remote = state.entity.type as? any RemoteModel.Type,
+                    let attribute = try remote.namingAttribute(in: state.entity)
                 else { continue }
-                // By their bytes, as the store tells unique values apart: "café" in two Unicode
-                // forms is two objects.
-                let keys = Set(named.map { Array($0.utf8) })
                 for object in state.inserted where state.isLive(object) {
                     let key = try Self.key(of: object, attribute, allowsMissing: true)
                     guard !key.isEmpty, keys.contains(Array(key.utf8)) else { continue }
@@ -243,7 +239,7 @@ extension ManagedObjectContext {
                 let remote = entity.type as? any RemoteModel.Type,
                 let object = try? existingObject(with: objectID)
             else { return nil }
-            guard let attribute = try remote.remoteKeyAttribute(in: entity) ?? entity.uniqueAttributes.first else {
+            guard let attribute = try remote.namingAttribute(in: entity) else {
                 return nil
             }
             let key = try Self.key(of: object, attribute, allowsMissing: true)

@@ -68,12 +68,13 @@ package final class OutboxAcknowledgements: Sendable {
     }
 
     /// The keys of the `DELETE`s acknowledged after `mark`, by entity: the server still held
-    /// those objects when it answered a request sent at `mark`.
-    package func deletedKeys(since mark: OutboxMark) -> [String: Set<String>] {
+    /// those objects when it answered a request sent at `mark`. As UTF-8 bytes, as the store
+    /// tells unique values apart: "café" in two Unicode forms names two objects.
+    package func deletedKeys(since mark: OutboxMark) -> [String: Set<[UInt8]>] {
         state.withLock { state in
-            var keys: [String: Set<String>] = [:]
+            var keys: [String: Set<[UInt8]>] = [:]
             for entry in state.entries where entry.count > mark.count {
-                if let key = entry.deletedKey { keys[entry.entity, default: []].insert(key) }
+                if let key = entry.deletedKey { keys[entry.entity, default: []].insert(Array(key.utf8)) }
             }
             return keys
         }

@@ -53,9 +53,10 @@ package struct OutboxWrite {
     /// against) or were acknowledged since (the push's answer's is newer).
     var fetchedAt: OutboxMark?
     /// A fetch's save: the keys of its new objects, by entity name (the remote key, or the
-    /// first unique value, as text). One that a `DELETE` acknowledged since `fetchedAt` named
-    /// makes the store refuse the save (`ObjectsDeletedSinceFetch`).
-    var fetchedInsertKeys: [String: [String]] = [:]
+    /// first unique value, as UTF-8 text; empty while unknown). One that a `DELETE`
+    /// acknowledged since `fetchedAt` named makes the store refuse the save
+    /// (`ObjectsDeletedSinceFetch`).
+    var fetchedInsertKeys: [String: [[UInt8]]] = [:]
 
     package var isEmpty: Bool { records.isEmpty && acknowledged.isEmpty && etags.isEmpty && keys.isEmpty }
 }

@@ -44,6 +44,12 @@ extension RemoteModel {
         return try entity.attribute(for: remoteKey)
     }
 
+    /// The attribute whose value names an object on the API, as text in its operations:
+    /// `remoteKey`'s, or the first unique one.
+    static func namingAttribute(in entity: EntityDescription) throws -> AttributeDescription? {
+        try remoteKeyAttribute(in: entity) ?? entity.uniqueAttributes.first
+    }
+
     /// The slots of `localAttributes` in `entity`.
     static func localSlots(in entity: EntityDescription) throws -> AttributeSet {
         var slots = AttributeSet()

@@ -93,9 +93,6 @@ extension SQLiteStore: OutboxStore {
         return pending
     }
 
-    /// Notes the operations about to be removed as acknowledged, for the fetches in flight: a
-    /// `POST`'s row with all its columns, a `PATCH`'s with the attributes it sent (a `DELETE`'s
-    /// row is gone).
     /// Refuses a fetch's save that would make again an object a `DELETE` acknowledged since
     /// its request named: `dropObjectsDeleted(since:)` looked before the save, and a push may
     /// have been acknowledged since (its own look for such copies ran before this write). In
@@ -104,13 +101,13 @@ extension SQLiteStore: OutboxStore {
         let deleted = acknowledgements.deletedKeys(since: mark)
         for (entity, keys) in write.fetchedInsertKeys {
             guard let named = deleted[entity] else { continue }
-            let bytes = Set(named.map { Array($0.utf8) })
-            if keys.contains(where: { !$0.isEmpty && bytes.contains(Array($0.utf8)) }) {
-                throw ObjectsDeletedSinceFetch()
-            }
+            if keys.contains(where: { !$0.isEmpty && named.contains($0) }) { throw ObjectsDeletedSinceFetch() }
         }
     }
 
+    /// Notes the operations about to be removed as acknowledged, for the fetches in flight: a
+    /// `POST`'s row with all its columns, a `PATCH`'s with the attributes it sent, a `DELETE`'s
+    /// key (its row is gone).
     private func noteAcknowledged(_ sequences: [Int64], _ connection: SQLiteConnection) throws {
         var noted: [OutboxAcknowledgements.Acknowledged] = []
         let read = try connection.statement(

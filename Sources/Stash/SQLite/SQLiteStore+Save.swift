@@ -48,10 +48,15 @@ extension SQLiteStore {
             kept[position] = keeping
             changes.entities[position].deletes.removeAll(where: keeping.contains)
         }
-        if !kept.isEmpty { try refuseWritesDepending(on: kept, in: changes, connection) }
+        // The kept rows by table: what the refusals below compare links with.
+        var keptByTable: [String: Set<Int64>] = [:]
+        for (position, rows) in kept {
+            keptByTable[changes.entities[position].entity.name, default: []].formUnion(rows)
+        }
+        if !keptByTable.isEmpty { try refuseWritesDepending(on: keptByTable, in: changes, connection) }
         var result = try changes.write(with: SQLiteChangeWriter(store: self, connection: connection))
         // The lists' members are known once the inserts have row ids; refused, all rolls back.
-        if !kept.isEmpty { try refuseListsDropping(kept, in: changes) }
+        if !keptByTable.isEmpty { try refuseListsDropping(keptByTable, in: changes) }
         for (position, rows) in kept where position < result.entities.count {
             result.entities[position].keptDeletes = rows
         }
@@ -59,20 +64,15 @@ extension SQLiteStore {
         return result
     }
 
-    /// Refuses a save that keeps deleted rows (`kept`, by entity position: their edits wait to
-    /// be pushed) while it writes what their deletes' rules did to other rows: rows of a
+    /// Refuses a save that keeps deleted rows (`keptByTable`: their edits wait to be pushed) while it writes what their deletes' rules did to other rows: rows of a
     /// cascade deleted, links to a kept row set to NULL or elsewhere, a kept row left out of
     /// a many-to-many list. Written without the delete, those would take the kept row's
     /// children and links from it. Nothing is written; the error names both sides, and the
     /// saving context keeps its changes (a sync fetches again, and then leaves such a row).
     /// Read before the write changes them; lists are looked at after (`refuseListsDropping`).
     private func refuseWritesDepending(
-        on kept: [Int: Set<Int64>], in changes: StoreChangeSet, _ connection: SQLiteConnection
+        on keptByTable: [String: Set<Int64>], in changes: StoreChangeSet, _ connection: SQLiteConnection
     ) throws {
-        var keptByTable: [String: Set<Int64>] = [:]
-        for (position, rows) in kept {
-            keptByTable[changes.entities[position].entity.name, default: []].formUnion(rows)
-        }
         for changed in changes.entities {
             let schema = changed.entity
             let linking = schema.columns.indices.filter {
@@ -136,29 +136,38 @@ extension SQLiteStore {
                 throw Self.keptRowConflict(table, rowID, target, targetRow)
             }
         }
-        // The join tables that link a kept row to a deleted one: found by their foreign keys.
-        var joins: [String: [(column: String, table: String)]] = [:]
-        try connection.forEachRow(
-            "SELECT m.\"name\", k.\"from\", k.\"table\" FROM \"sqlite_master\" AS m, "
-                + "pragma_foreign_key_list(m.\"name\") AS k WHERE m.\"type\" = 'table' AND k.\"on_delete\" = 'CASCADE'"
-        ) { row in
-            joins[row.text(0), default: []].append((row.text(1), row.text(2)))
+        // The join tables that link a kept row to a deleted one: the store's tables whose two
+        // first columns go with the rows they reference.
+        for joinSQL in sql.values {
+            let columns = joinSQL.schema.columns
+            guard columns.count >= 2, columns[0].cascades, columns[1].cascades,
+                let first = columns[0].references, let second = columns[1].references
+            else { continue }
+            let join = joinSQL.schema.name
+            let sides = [(column: columns[0].name, table: first), (column: columns[1].name, table: second)]
+            try refuseJoinRows(of: join, sides, linking: keptByTable, to: deletedByTable, connection)
         }
-        for (join, columns) in joins where columns.count == 2 && schemas[join] == nil {
-            for (keptSide, deletedSide) in [(columns[0], columns[1]), (columns[1], columns[0])] {
-                guard let kept = keptByTable[keptSide.table], let deleted = deletedByTable[deletedSide.table] else {
-                    continue
-                }
-                let deletedRows = Array(deleted)
-                for start in stride(from: 0, to: deletedRows.count, by: filterBatchSize) {
-                    let batch = deletedRows[start..<min(start + filterBatchSize, deletedRows.count)]
-                    let sql =
-                        "SELECT \(quoted(keptSide.column)), \(quoted(deletedSide.column)) FROM \(quoted(join)) WHERE "
-                        + "\(quoted(deletedSide.column)) IN (\(Array(repeating: "?", count: batch.count).joined(separator: ", ")))"
-                    try connection.forEachRow(sql, batch.map { .integer($0) }) { row in
-                        guard kept.contains(row.int64(0)) else { return }
-                        throw Self.keptRowConflict(keptSide.table, row.int64(0), deletedSide.table, row.int64(1))
-                    }
+    }
+
+    /// The join rows of `join` that link a kept row on one side to a row the save deletes on
+    /// the other refuse the save.
+    private func refuseJoinRows(
+        of join: String, _ columns: [(column: String, table: String)], linking keptByTable: [String: Set<Int64>],
+        to deletedByTable: [String: Set<Int64>], _ connection: SQLiteConnection
+    ) throws {
+        for (keptSide, deletedSide) in [(columns[0], columns[1]), (columns[1], columns[0])] {
+            guard let kept = keptByTable[keptSide.table], let deleted = deletedByTable[deletedSide.table] else {
+                continue
+            }
+            let deletedRows = Array(deleted)
+            for start in stride(from: 0, to: deletedRows.count, by: filterBatchSize) {
+                let batch = deletedRows[start..<min(start + filterBatchSize, deletedRows.count)]
+                let select =
+                    "SELECT \(quoted(keptSide.column)), \(quoted(deletedSide.column)) FROM \(quoted(join)) WHERE "
+                    + "\(quoted(deletedSide.column)) IN (\(Array(repeating: "?", count: batch.count).joined(separator: ", ")))"
+                try connection.forEachRow(select, batch.map { .integer($0) }) { row in
+                    guard kept.contains(row.int64(0)) else { return }
+                    throw Self.keptRowConflict(keptSide.table, row.int64(0), deletedSide.table, row.int64(1))
                 }
             }
         }
@@ -166,13 +175,11 @@ extension SQLiteStore {
 
     /// Refuses a save that writes a many-to-many list without a row it read there that the
     /// store keeps (see `refuseWritesDepending`): the delete took it from the list in memory.
-    private func refuseListsDropping(_ kept: [Int: Set<Int64>], in changes: StoreChangeSet) throws {
+    private func refuseListsDropping(_ keptByTable: [String: Set<Int64>], in changes: StoreChangeSet) throws {
         for write in changes.joinWrites {
-            guard write.table.columns.count > 1, let table = write.table.columns[1].references, let known = write.known
+            guard write.table.columns.count > 1, let table = write.table.columns[1].references,
+                let rows = keptByTable[table], let known = write.known
             else { continue }
-            let rows = kept.filter { changes.entities[$0.key].entity.name == table }.values.reduce(
-                Set(), { $0.union($1) })
-            guard !rows.isEmpty else { continue }
             let related = Set(try write.related())
             if let dropped = known.intersection(rows).first(where: { !related.contains($0) }) {
                 throw Self.keptRowConflict(table, dropped, write.table.name, try write.owner())
