@@ -5,28 +5,10 @@ import StashREST
 import Synchronization
 import Testing
 
-/// A fetch answered before a pushed `DELETE`, decoded (or saved) after the push was
-/// acknowledged: what it makes again, counts and hands back.
-// Serialized: a test sets `RacedNote.willSaveInserted`, a static hook.
-@Suite(.serialized) struct DroppedDeletedImportTests {
-    let server: TestServer
-    let store: TemporaryStore
-    let container: PersistentContainer
-    let context: ManagedObjectContext
+// MARK: A fetch answered before a pushed `DELETE`, decoded (or saved) after the push was
+// acknowledged: what it makes again, counts and hands back.
 
-    init() async throws {
-        server = try await TestServer.start()
-        store = try TemporaryStore()
-        container = try PersistentContainer(
-            for: Bookmark.self, PushFolder.self, RacedNote.self, storeURL: store.file)
-        context = ManagedObjectContext(container)
-    }
-
-    /// A client whose first decode waits for a full push of the container.
-    func pushingBeforeItsDecode() -> RESTClient {
-        server.clientPushingBeforeItsDecode(container)
-    }
-
+extension OutboxRaceTests {
     /// The answer names a bookmark the push deleted and, by reference, its folder, which the
     /// push deleted too: both are left out, but only the bookmark is one of the fetched
     /// objects. The other bookmark, stored and unchanged, must count as unchanged.

@@ -7,7 +7,7 @@ import Testing
 
 /// Races between a push or a fetch and a save of another context, each made to happen at
 /// its worst moment through a hook the app controls (its encoder, its decoder, `willSave`).
-// Serialized: two tests set `SyncedNote.willSaveDeleted`, a static hook.
+// Serialized: tests set `SyncedNote.willSaveDeleted` and `RacedNote.willSaveInserted`, static hooks.
 @Suite(.serialized) struct OutboxRaceTests {
     let server: TestServer
     let store: TemporaryStore
@@ -18,7 +18,7 @@ import Testing
         server = try await TestServer.start()
         store = try TemporaryStore()
         container = try PersistentContainer(
-            for: Bookmark.self, PushFolder.self, SyncedNote.self, storeURL: store.file)
+            for: Bookmark.self, PushFolder.self, SyncedNote.self, RacedNote.self, storeURL: store.file)
         context = ManagedObjectContext(container)
     }
 
